@@ -1,0 +1,94 @@
+package waitingroom
+
+import (
+	"crypto/ed25519"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+)
+
+// SigningKey is the room operator's Ed25519 key. It signs passes (EdDSA JWTs that
+// origins verify with the public half) and, through a derived secret, tickets
+// (which only gateways read). Every node that serves a room must hold the same key.
+type SigningKey struct {
+	private   ed25519.PrivateKey
+	public    ed25519.PublicKey
+	kid       string
+	ticketKey []byte
+}
+
+// GenerateSigningKey makes a fresh random key.
+func GenerateSigningKey() (*SigningKey, error) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return NewSigningKey(priv), nil
+}
+
+// NewSigningKey wraps an existing Ed25519 private key.
+func NewSigningKey(priv ed25519.PrivateKey) *SigningKey {
+	pub := priv.Public().(ed25519.PublicKey)
+	// The ticket secret is derived, not the signing key itself, so that the two uses
+	// can never be confused and rotating one rotates both.
+	mac := hmac.New(sha256.New, priv.Seed())
+	mac.Write([]byte("foyer ticket key v1"))
+	return &SigningKey{
+		private:   priv,
+		public:    pub,
+		kid:       Thumbprint(pub),
+		ticketKey: mac.Sum(nil),
+	}
+}
+
+// ParseSigningKeyPEM reads a PKCS #8 "PRIVATE KEY" PEM block holding an Ed25519 key,
+// the format `openssl genpkey -algorithm ed25519` writes.
+func ParseSigningKeyPEM(data []byte) (*SigningKey, error) {
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, errors.New("no PEM block found")
+	}
+	if block.Type != "PRIVATE KEY" {
+		return nil, fmt.Errorf("PEM block is %q, want \"PRIVATE KEY\" (PKCS #8 Ed25519)", block.Type)
+	}
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("parsing PKCS #8 key: %w", err)
+	}
+	priv, ok := key.(ed25519.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("key is %T, want an Ed25519 key", key)
+	}
+	return NewSigningKey(priv), nil
+}
+
+// MarshalPEM encodes the private key as a PKCS #8 PEM block.
+func (k *SigningKey) MarshalPEM() ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(k.private)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+}
+
+// KeyID is the key's RFC 7638 thumbprint, used as the JWT "kid".
+func (k *SigningKey) KeyID() string { return k.kid }
+
+// Public returns the verifying half.
+func (k *SigningKey) Public() ed25519.PublicKey { return k.public }
+
+// JWK returns the public key as a JSON Web Key.
+func (k *SigningKey) JWK() JWK { return PublicJWK(k.public) }
+
+// Thumbprint computes the RFC 7638 SHA-256 thumbprint of an Ed25519 public key.
+func Thumbprint(pub ed25519.PublicKey) string {
+	// The members are fixed and in lexicographic order, as RFC 7638 requires.
+	canonical := `{"crv":"Ed25519","kty":"OKP","x":"` + base64.RawURLEncoding.EncodeToString(pub) + `"}`
+	sum := sha256.Sum256([]byte(canonical))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
