@@ -1,0 +1,12 @@
+// Package waitingroom is the heart of Foyer: rooms, tickets, admission passes, the
+// admission controller, the fair draw, positions and ETAs, and the Store interface
+// with its memory backend. Package storetest holds the conformance suite every
+// Store must pass.
+//
+// A room keeps a handful of counters per room, not one entry per waiting fan. A
+// fan's order key lives in their signed ticket, so answering "where am I?" needs no
+// store round trip; joining costs one, claiming a session costs one.
+//
+// This package must never import Caddy or net/http server plumbing: it is the part
+// that has to be right, and it is tested on its own with an injected clock.
+package waitingroom

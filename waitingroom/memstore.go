@@ -1,0 +1,407 @@
+package waitingroom
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// MemoryStore is the embedded Store for a single node: the same semantics as the
+// Redis store, no server to run. It keeps counters per room plus the live sessions
+// and the visitors who already had one; nothing per waiting visitor.
+type MemoryStore struct {
+	mu    sync.Mutex
+	rooms map[string]*memRoom
+}
+
+// NewMemoryStore returns an empty store.
+func NewMemoryStore() *MemoryStore { return &MemoryStore{rooms: make(map[string]*memRoom)} }
+
+var _ Store = (*MemoryStore)(nil)
+
+type memRoom struct {
+	mu         sync.Mutex
+	c          Counters
+	credit     float64
+	lastTick   int64
+	pending    int
+	batches    []batch
+	sessions   sessionHeap
+	live       map[string]*session
+	finished   map[string]time.Time // visitor -> forget at
+	finishedQ  []forget
+	returners  map[string]time.Time // visitor -> last asked
+	drawClosed bool
+	drawSize   uint64
+	seed       []byte
+	seedAt     time.Time
+	overrides  []byte
+	version    int64
+	revoked    []Revocation
+	revCursor  int64
+}
+
+// batch is one controller step's admissions: places [start, start+count).
+type batch struct {
+	start, count, claimed uint64
+	at                    time.Time
+}
+
+type forget struct {
+	visitor string
+	at      time.Time
+}
+
+func (s *MemoryStore) room(name string) (*memRoom, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.rooms[name]
+	if !ok {
+		return nil, ErrNoRoom
+	}
+	return r, nil
+}
+
+// Init implements Store.
+func (s *MemoryStore) Init(_ context.Context, name string, seed Seed) error {
+	s.mu.Lock()
+	r, ok := s.rooms[name]
+	created := !ok
+	if !ok {
+		r = &memRoom{
+			credit:    1, // a new room lets its first visitor straight in
+			live:      make(map[string]*session),
+			finished:  make(map[string]time.Time),
+			returners: make(map[string]time.Time),
+		}
+		s.rooms[name] = r
+	}
+	s.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.c = r.c.Max(seed.Counters)
+	if created {
+		for i := range seed.Held {
+			ses := &session{visitor: fmt.Sprintf("held:%d", i), expires: seed.HeldUntil}
+			heap.Push(&r.sessions, ses)
+			r.live[ses.visitor] = ses
+		}
+	}
+	return nil
+}
+
+// Drop forgets everything the store holds for a room, as a restarted server
+// without persistence would. Gateways then re-seed it from what they last saw.
+func (s *MemoryStore) Drop(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.rooms, name)
+}
+
+// Join implements Store.
+func (s *MemoryStore) Join(_ context.Context, name, visitor string, now time.Time, lim Limits) (JoinResult, error) {
+	r, err := s.room(name)
+	if err != nil {
+		return JoinResult{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.expireSessions(now)
+	key := r.c.Seq
+	r.c.Seq++
+	res := JoinResult{Key: key}
+	if lim.Open && key == r.c.Serving && r.credit >= 1 && r.free(lim) > 0 {
+		r.c.Serving++
+		r.c.Admitted++
+		r.credit--
+		res.Admitted = true
+		res.Expires = r.open(visitor, now, lim)
+	}
+	return res, nil
+}
+
+// Claim implements Store.
+func (s *MemoryStore) Claim(_ context.Context, name, visitor string, place uint64, now time.Time, lim Limits) (ClaimResult, error) {
+	r, err := s.room(name)
+	if err != nil {
+		return ClaimResult{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.expireSessions(now)
+	if ses, ok := r.live[visitor]; ok {
+		return ClaimResult{Status: Claimed, Expires: ses.expires}, nil
+	}
+	if at, ok := r.finished[visitor]; ok && now.Before(at) {
+		return ClaimResult{Status: Finished}, nil
+	}
+	if place >= r.c.Serving {
+		return ClaimResult{Status: NotYet}, nil
+	}
+	if b := r.batchOf(place); b != nil {
+		b.claimed++
+		r.pending--
+		return ClaimResult{Status: Claimed, Expires: r.open(visitor, now, lim)}, nil
+	}
+	// The admission lapsed unclaimed: the visitor goes to the front, into a slot
+	// no one else holds. The controller keeps one slot back for each returner.
+	delete(r.returners, visitor)
+	if len(r.live)+r.pending+len(r.returners) >= lim.Cap {
+		r.returners[visitor] = now
+		return ClaimResult{Status: Full}, nil
+	}
+	return ClaimResult{Status: Claimed, Expires: r.open(visitor, now, lim)}, nil
+}
+
+// Release implements Store.
+func (s *MemoryStore) Release(_ context.Context, name, visitor, passID string, passExpiry, now time.Time, lim Limits) error {
+	r, err := s.room(name)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ses, ok := r.live[visitor]; ok {
+		heap.Remove(&r.sessions, ses.index)
+		delete(r.live, visitor)
+	}
+	if passID != "" && passExpiry.After(now) {
+		r.revCursor++
+		r.revoked = append(r.revoked, Revocation{Cursor: r.revCursor, PassID: passID, ExpiresAt: passExpiry})
+	}
+	return nil
+}
+
+// Advance implements Store.
+func (s *MemoryStore) Advance(_ context.Context, name string, now time.Time, lim Limits) error {
+	r, err := s.room(name)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	tick := now.Unix()
+	if tick <= r.lastTick {
+		return nil
+	}
+	elapsed := tick - r.lastTick
+	if r.lastTick == 0 || elapsed > maxCatchUpTicks {
+		elapsed = 1
+	}
+	r.lastTick = tick
+
+	r.expireSessions(now)
+	r.forgetFinished(now)
+	r.expireRevocations(now)
+	for v, at := range r.returners {
+		if now.Sub(at) >= ReturnerWindow {
+			delete(r.returners, v)
+		}
+	}
+	for len(r.batches) > 0 && !now.Before(r.batches[0].at.Add(lim.Grace)) {
+		b := r.batches[0]
+		lapsed := b.count - b.claimed
+		r.pending -= int(lapsed)
+		r.c.Abandoned += lapsed
+		r.batches = r.batches[1:]
+	}
+	if lim.CloseDraw && !r.drawClosed {
+		r.drawClosed = true
+		// A draw over fans some of whom are already in would reorder the past;
+		// when admission has begun, the draw is empty and everyone stays FIFO.
+		if r.c.Serving == 0 {
+			r.drawSize = r.c.Seq
+		}
+	}
+	if !lim.Open {
+		r.credit = 0
+		return nil
+	}
+	r.credit = accrue(r.credit, lim.Rate, elapsed)
+	n := admissible(r.credit, r.free(lim), r.c.Seq-r.c.Serving)
+	if n == 0 {
+		return nil
+	}
+	r.batches = append(r.batches, batch{start: r.c.Serving, count: n, at: now})
+	r.c.Serving += n
+	r.c.Admitted += n
+	r.pending += int(n)
+	r.credit -= float64(n)
+	return nil
+}
+
+// maxCatchUpTicks bounds how many missed seconds of rate budget one step grants,
+// so a controller that stalled does not release a burst.
+const maxCatchUpTicks = 5
+
+// accrue adds elapsed seconds of rate budget, keeping at most one second's worth
+// (and at least one visitor's) banked.
+func accrue(credit float64, perMinute int, elapsed int64) float64 {
+	perSecond := float64(perMinute) / 60
+	return min(credit+perSecond*float64(elapsed), max(perSecond, 1))
+}
+
+// admissible is how many places one step may admit.
+func admissible(credit float64, free int, waiting uint64) uint64 {
+	if credit < 1 || free <= 0 || waiting == 0 {
+		return 0
+	}
+	return min(uint64(credit), uint64(free), waiting)
+}
+
+// Snapshot implements Store.
+func (s *MemoryStore) Snapshot(_ context.Context, name string, now time.Time, revokedAfter int64) (Snapshot, error) {
+	r, err := s.room(name)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.expireSessions(now)
+	snap := Snapshot{
+		Counters:   r.c,
+		Active:     len(r.live),
+		Pending:    r.pending,
+		Returning:  len(r.returners),
+		Credit:     r.credit,
+		DrawClosed: r.drawClosed,
+		DrawSize:   r.drawSize,
+		Version:    r.version,
+	}
+	for _, rv := range r.revoked {
+		if rv.Cursor > revokedAfter && rv.ExpiresAt.After(now) {
+			snap.Revocations = append(snap.Revocations, rv)
+		}
+	}
+	return snap, nil
+}
+
+// DrawSeed implements Store.
+func (s *MemoryStore) DrawSeed(_ context.Context, name string, candidate []byte, now time.Time) ([]byte, time.Time, error) {
+	r, err := s.room(name)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seed == nil {
+		r.seed = append([]byte(nil), candidate...)
+		r.seedAt = now
+	}
+	return append([]byte(nil), r.seed...), r.seedAt, nil
+}
+
+// Overrides implements Store.
+func (s *MemoryStore) Overrides(_ context.Context, name string) ([]byte, int64, error) {
+	r, err := s.room(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]byte(nil), r.overrides...), r.version, nil
+}
+
+// SaveOverrides implements Store.
+func (s *MemoryStore) SaveOverrides(_ context.Context, name string, data []byte, expect int64) (int64, error) {
+	r, err := s.room(name)
+	if err != nil {
+		return 0, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.version != expect {
+		return 0, ErrVersionConflict
+	}
+	r.overrides = append([]byte(nil), data...)
+	r.version++
+	return r.version, nil
+}
+
+// free is the number of slots the controller may hand out: the cap, less live
+// sessions, admissions not yet claimed, and slots held back for late returners.
+func (r *memRoom) free(lim Limits) int {
+	return lim.Cap - len(r.live) - r.pending - len(r.returners)
+}
+
+// open starts a session and remembers the visitor as having had one.
+func (r *memRoom) open(visitor string, now time.Time, lim Limits) time.Time {
+	exp := now.Add(lim.Session)
+	ses := &session{visitor: visitor, expires: exp}
+	heap.Push(&r.sessions, ses)
+	r.live[visitor] = ses
+	r.c.Claimed++
+	forgetAt := exp.Add(lim.Retention)
+	r.finished[visitor] = forgetAt
+	r.finishedQ = append(r.finishedQ, forget{visitor: visitor, at: forgetAt})
+	return exp
+}
+
+func (r *memRoom) expireSessions(now time.Time) {
+	for len(r.sessions) > 0 && !now.Before(r.sessions[0].expires) {
+		ses := heap.Pop(&r.sessions).(*session)
+		delete(r.live, ses.visitor)
+	}
+}
+
+func (r *memRoom) forgetFinished(now time.Time) {
+	i := 0
+	for ; i < len(r.finishedQ) && !now.Before(r.finishedQ[i].at); i++ {
+		f := r.finishedQ[i]
+		if at, ok := r.finished[f.visitor]; ok && !now.Before(at) {
+			delete(r.finished, f.visitor)
+		}
+	}
+	r.finishedQ = r.finishedQ[i:]
+}
+
+func (r *memRoom) expireRevocations(now time.Time) {
+	kept := r.revoked[:0]
+	for _, rv := range r.revoked {
+		if rv.ExpiresAt.After(now) {
+			kept = append(kept, rv)
+		}
+	}
+	r.revoked = kept
+}
+
+// batchOf finds the unexpired admission batch holding place, if any.
+func (r *memRoom) batchOf(place uint64) *batch {
+	i := sort.Search(len(r.batches), func(i int) bool { return r.batches[i].start+r.batches[i].count > place })
+	if i < len(r.batches) && r.batches[i].start <= place {
+		return &r.batches[i]
+	}
+	return nil
+}
+
+// session is a live session, kept in a heap ordered by expiry.
+type session struct {
+	visitor string
+	expires time.Time
+	index   int
+}
+
+type sessionHeap []*session
+
+func (h sessionHeap) Len() int           { return len(h) }
+func (h sessionHeap) Less(i, j int) bool { return h[i].expires.Before(h[j].expires) }
+func (h sessionHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index = i
+	h[j].index = j
+}
+func (h *sessionHeap) Push(x any) {
+	s := x.(*session)
+	s.index = len(*h)
+	*h = append(*h, s)
+}
+func (h *sessionHeap) Pop() any {
+	old := *h
+	s := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return s
+}

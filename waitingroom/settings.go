@@ -1,0 +1,166 @@
+package waitingroom
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+)
+
+// QueueingMethod says how a room orders and admits visitors.
+type QueueingMethod string
+
+const (
+	// FIFO admits visitors in the order they arrived (after any fair draw).
+	FIFO QueueingMethod = "fifo"
+	// Passthrough lets everyone through without a queue; passes are still issued.
+	Passthrough QueueingMethod = "passthrough"
+	// Reject turns new visitors away with the room's closed page; sessions already
+	// admitted continue.
+	Reject QueueingMethod = "reject"
+	// Random admits waiting visitors in a random order: each admission batch is a
+	// fresh fair draw over everyone waiting at that moment.
+	Random QueueingMethod = "random"
+)
+
+// Valid reports whether m is a known method.
+func (m QueueingMethod) Valid() bool {
+	switch m {
+	case FIFO, Passthrough, Reject, Random:
+		return true
+	}
+	return false
+}
+
+// Defaults for settings the operator leaves out.
+const (
+	DefaultNewUsersPerMinute = 200
+	DefaultTotalActiveUsers  = 200
+	DefaultSessionDuration   = 10 * time.Minute
+	DefaultAdmissionGrace    = 30 * time.Second
+	DefaultTicketLifetime    = 12 * time.Hour
+)
+
+// Settings are everything that governs a room. The configuration gives a room
+// its Settings; an admin may override some of them at runtime (see Overrides).
+type Settings struct {
+	// Title names the event on the waiting page.
+	Title string `json:"title,omitempty"`
+	// NewUsersPerMinute is the admission rate: how many waiting visitors may be let
+	// in per minute, smoothed per second.
+	NewUsersPerMinute int `json:"new_users_per_minute"`
+	// TotalActiveUsers caps the visitors holding a live session at once.
+	TotalActiveUsers int `json:"total_active_users"`
+	// SessionDuration is how long a pass is valid once a visitor is admitted.
+	SessionDuration time.Duration `json:"session_duration"`
+	// QueueingMethod is fifo, random, passthrough or reject.
+	QueueingMethod QueueingMethod `json:"queueing_method"`
+	// QueueAll holds everyone in the queue: nobody is admitted.
+	QueueAll bool `json:"queue_all,omitempty"`
+	// PrequeueStart opens the pre-queue: from then until EventStart visitors register.
+	PrequeueStart time.Time `json:"prequeue_start,omitzero"`
+	// EventStart is when admission begins. Zero: the room is open now.
+	EventStart time.Time `json:"event_start,omitzero"`
+	// EventEnd closes the room. Zero: it never closes on its own.
+	EventEnd time.Time `json:"event_end,omitzero"`
+	// ShuffleAtEventStart orders the pre-queue by a fair, verifiable random draw.
+	ShuffleAtEventStart bool `json:"shuffle_at_event_start,omitempty"`
+	// AdmissionGrace is how long an admitted visitor has to claim their session
+	// before the slot is counted as abandoned and freed.
+	AdmissionGrace time.Duration `json:"admission_grace,omitempty"`
+	// TicketLifetime is how long a ticket stays valid after it was last seen.
+	TicketLifetime time.Duration `json:"ticket_lifetime,omitempty"`
+	// Paused stops admission; waiting visitors keep their place.
+	Paused bool `json:"paused,omitempty"`
+	// SoldOut shows the sold-out page to everyone waiting and to new visitors.
+	SoldOut bool `json:"sold_out,omitempty"`
+}
+
+// WithDefaults fills in zero values that have a default.
+func (s Settings) WithDefaults() Settings {
+	if s.NewUsersPerMinute == 0 {
+		s.NewUsersPerMinute = DefaultNewUsersPerMinute
+	}
+	if s.TotalActiveUsers == 0 {
+		s.TotalActiveUsers = DefaultTotalActiveUsers
+	}
+	if s.SessionDuration == 0 {
+		s.SessionDuration = DefaultSessionDuration
+	}
+	if s.QueueingMethod == "" {
+		s.QueueingMethod = FIFO
+	}
+	if s.AdmissionGrace == 0 {
+		s.AdmissionGrace = DefaultAdmissionGrace
+	}
+	if s.TicketLifetime == 0 {
+		s.TicketLifetime = DefaultTicketLifetime
+	}
+	return s
+}
+
+// Upper bounds that keep arithmetic and memory sane whatever an admin types.
+const (
+	maxRate    = 10_000_000
+	maxActive  = 10_000_000
+	maxSession = 24 * time.Hour
+)
+
+// SettingError names the setting that is wrong, so that an operator reading
+// `foyer validate` output knows what to fix.
+type SettingError struct {
+	Setting string
+	Problem string
+}
+
+func (e *SettingError) Error() string { return e.Setting + ": " + e.Problem }
+
+func settingErr(name, format string, args ...any) error {
+	return &SettingError{Setting: name, Problem: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks settings after defaults were applied.
+func (s Settings) Validate() error {
+	var errs []error
+	if s.NewUsersPerMinute < 1 || s.NewUsersPerMinute > maxRate {
+		errs = append(errs, settingErr("new_users_per_minute", "must be between 1 and %d, got %d", maxRate, s.NewUsersPerMinute))
+	}
+	if s.TotalActiveUsers < 1 || s.TotalActiveUsers > maxActive {
+		errs = append(errs, settingErr("total_active_users", "must be between 1 and %d, got %d", maxActive, s.TotalActiveUsers))
+	}
+	if s.SessionDuration < time.Minute || s.SessionDuration > maxSession {
+		errs = append(errs, settingErr("session_duration", "must be between 1m and 24h, got %s", s.SessionDuration))
+	}
+	if !s.QueueingMethod.Valid() {
+		errs = append(errs, settingErr("queueing_method", "must be fifo, random, passthrough or reject, got %q", s.QueueingMethod))
+	}
+	if s.AdmissionGrace < 5*time.Second || s.AdmissionGrace > 10*time.Minute {
+		errs = append(errs, settingErr("admission_grace", "must be between 5s and 10m, got %s", s.AdmissionGrace))
+	}
+	if s.TicketLifetime < time.Minute || s.TicketLifetime > 7*24*time.Hour {
+		errs = append(errs, settingErr("ticket_lifetime", "must be between 1m and 168h, got %s", s.TicketLifetime))
+	}
+	if !s.PrequeueStart.IsZero() && s.EventStart.IsZero() {
+		errs = append(errs, settingErr("prequeue_start", "needs event_start"))
+	}
+	if !s.PrequeueStart.IsZero() && !s.EventStart.IsZero() && !s.PrequeueStart.Before(s.EventStart) {
+		errs = append(errs, settingErr("prequeue_start", "must be before event_start"))
+	}
+	if !s.EventEnd.IsZero() && !s.EventStart.IsZero() && !s.EventStart.Before(s.EventEnd) {
+		errs = append(errs, settingErr("event_end", "must be after event_start"))
+	}
+	if s.ShuffleAtEventStart && s.EventStart.IsZero() {
+		errs = append(errs, settingErr("shuffle_at_event_start", "needs event_start"))
+	}
+	if len(s.Title) > 200 {
+		errs = append(errs, settingErr("title", "must be at most 200 characters"))
+	}
+	return errors.Join(errs...)
+}
+
+var roomIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// ValidRoomID reports whether id can name a room: 1 to 64 letters, digits, '_', '.'
+// or '-', starting with a letter or digit. Room IDs appear in store keys, URLs and
+// pass audiences, so they are kept plain.
+func ValidRoomID(id string) bool { return roomIDPattern.MatchString(id) }

@@ -1,0 +1,180 @@
+package waitingroom
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Store is the shared engine of a room: a handful of counters per room, the live
+// sessions (never more than the cap), and the room's runtime overrides. Every
+// gateway node serving a room talks to the same Store; each method is atomic, so
+// nodes need no coordination among themselves.
+//
+// Times are passed in, never read inside, so that tests inject them and every node
+// decides with the same notion of "now" it used to compute the request.
+type Store interface {
+	// Init creates the room if the store has no record of it (with one visitor of
+	// rate budget banked, so the very first visitor walks straight in), or raises its
+	// counters to at least floor. Counters never go down: after the store lost its
+	// data, nodes re-seed it from the last state they saw so that no later arrival
+	// is placed ahead of an earlier ticket and serving does not jump.
+	Init(ctx context.Context, room string, seed Seed) error
+
+	// Join hands a new visitor the next order key. When the room is open, nobody
+	// is waiting, and the rate budget and a slot are free, the visitor is admitted
+	// on the spot and a session is opened for them.
+	Join(ctx context.Context, room, visitor string, now time.Time, lim Limits) (JoinResult, error)
+
+	// Claim opens a session for a visitor whose place is below serving. It is
+	// idempotent: claiming again while the session is live returns that session.
+	Claim(ctx context.Context, room, visitor string, place uint64, now time.Time, lim Limits) (ClaimResult, error)
+
+	// Release ends a visitor's session early (the origin is done with them) and
+	// records the pass as revoked until it would have expired anyway.
+	Release(ctx context.Context, room, visitor, passID string, passExpiry, now time.Time, lim Limits) error
+
+	// Advance is one step of the admission controller. Every node calls it every
+	// second; only the first call in a given second does anything. It expires
+	// sessions, counts unclaimed admissions as abandoned after the grace window,
+	// closes the fair draw when lim.CloseDraw is set, and, when lim.Open, moves
+	// serving forward by the smaller of the rate budget and the free slots.
+	Advance(ctx context.Context, room string, now time.Time, lim Limits) error
+
+	// Snapshot reads the room's state, with the revocations recorded after the
+	// given cursor (0: all that are still live).
+	Snapshot(ctx context.Context, room string, now time.Time, revokedAfter int64) (Snapshot, error)
+
+	// DrawSeed stores candidate as the room's draw seed unless one is stored
+	// already, and returns the stored seed with the time it was committed.
+	DrawSeed(ctx context.Context, room string, candidate []byte, now time.Time) ([]byte, time.Time, error)
+
+	// Overrides returns the room's runtime overrides (opaque JSON, empty if none)
+	// and their version (0 if none).
+	Overrides(ctx context.Context, room string) ([]byte, int64, error)
+
+	// SaveOverrides replaces the overrides if their version is still expect, and
+	// returns the new version; otherwise it fails with ErrVersionConflict.
+	SaveOverrides(ctx context.Context, room string, data []byte, expect int64) (int64, error)
+}
+
+// Errors a Store returns.
+var (
+	// ErrNoRoom means the store has no record of the room: it is new, or the
+	// store lost its data. The node calls Init and retries.
+	ErrNoRoom = errors.New("room not initialised in the store")
+	// ErrVersionConflict means the overrides changed since they were read.
+	ErrVersionConflict = errors.New("overrides changed concurrently")
+)
+
+// Limits are the settings a store operation needs. The node passes them on each
+// call, so the store never reads configuration and an admin change is in force as
+// soon as a node knows of it.
+type Limits struct {
+	Rate      int           // new users per minute
+	Cap       int           // total active users
+	Session   time.Duration // session length from claim
+	Grace     time.Duration // time an admitted visitor has to claim
+	Retention time.Duration // how long a finished visitor is remembered (ticket lifetime)
+	Open      bool          // admission may move forward
+	CloseDraw bool          // the event has started: close the pre-queue draw
+}
+
+// ReturnerWindow is how long a late returner who found no free slot keeps a slot
+// reserved for them by asking again. Status polls come well within it.
+const ReturnerWindow = 45 * time.Second
+
+// Seed is what a node knows of a room when it (re)creates it in the store.
+type Seed struct {
+	// Counters are raised to at least these values.
+	Counters
+	// Held sessions were live when the store lost its data. A store that creates
+	// the room holds that many slots until HeldUntil, so passes already out there
+	// still count against the cap. Ignored when the room exists.
+	Held      int
+	HeldUntil time.Time
+}
+
+// Counters are the monotone totals of a room. They only ever grow, which is what
+// lets Init re-seed a store from several nodes' views by taking the maximum.
+type Counters struct {
+	Seq       uint64 `json:"seq"`       // order keys issued (the next key)
+	Serving   uint64 `json:"serving"`   // places below this may claim
+	Admitted  uint64 `json:"admitted"`  // places let in, directly or by the controller
+	Claimed   uint64 `json:"claimed"`   // sessions opened
+	Abandoned uint64 `json:"abandoned"` // admitted places never claimed in time
+}
+
+// Max returns the field-wise maximum.
+func (c Counters) Max(o Counters) Counters {
+	return Counters{
+		Seq:       max(c.Seq, o.Seq),
+		Serving:   max(c.Serving, o.Serving),
+		Admitted:  max(c.Admitted, o.Admitted),
+		Claimed:   max(c.Claimed, o.Claimed),
+		Abandoned: max(c.Abandoned, o.Abandoned),
+	}
+}
+
+// Snapshot is what a node knows of a room between store calls.
+type Snapshot struct {
+	Counters
+	Active     int     // live sessions
+	Pending    int     // admitted, not yet claimed, still within grace
+	Returning  int     // late returners waiting for a free slot
+	Credit     float64 // unspent rate budget, in visitors
+	DrawClosed bool    // the pre-queue draw was made
+	DrawSize   uint64  // registrations the draw covers (keys below it)
+	Version    int64   // overrides version
+	// Revocations recorded after the cursor asked for, oldest first.
+	Revocations []Revocation
+}
+
+// Revocation is a pass that must no longer be honoured.
+type Revocation struct {
+	Cursor    int64
+	PassID    string
+	ExpiresAt time.Time
+}
+
+// JoinResult is the outcome of Join.
+type JoinResult struct {
+	Key      uint64
+	Admitted bool      // admitted on the spot: a session is open
+	Expires  time.Time // session end, when Admitted
+}
+
+// ClaimStatus is the outcome of a claim.
+type ClaimStatus int
+
+const (
+	// Claimed: a session is open (new or already live).
+	Claimed ClaimStatus = iota
+	// NotYet: the place is not below serving.
+	NotYet
+	// Full: the visitor's admission lapsed unclaimed; they go to the front, but no
+	// slot is free right now. Asking again soon keeps a slot reserved for them.
+	Full
+	// Finished: the visitor already had a session and it ended; they must rejoin.
+	Finished
+)
+
+func (s ClaimStatus) String() string {
+	switch s {
+	case Claimed:
+		return "claimed"
+	case NotYet:
+		return "not_yet"
+	case Full:
+		return "full"
+	case Finished:
+		return "finished"
+	}
+	return "unknown"
+}
+
+// ClaimResult is the outcome of Claim.
+type ClaimResult struct {
+	Status  ClaimStatus
+	Expires time.Time // session end, when Claimed
+}

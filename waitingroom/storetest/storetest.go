@@ -1,0 +1,719 @@
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// Harness tells the suite how to get at a backend.
+type Harness struct {
+	// New returns a store ready for use. Rooms are named uniquely per test, so a
+	// backend may share one server between tests running in parallel.
+	New func(t *testing.T) waitingroom.Store
+	// Pair returns two independent handles on one backend (two clients of one
+	// server), as two gateway nodes would hold. Nil: the suite uses New twice on
+	// the same store.
+	Pair func(t *testing.T) (waitingroom.Store, waitingroom.Store)
+	// Wipe makes the backend lose everything it holds for room, as a restarted
+	// server without persistence would.
+	Wipe func(t *testing.T, s waitingroom.Store, room string)
+}
+
+// Run runs the whole suite.
+func Run(t *testing.T, h Harness) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, Harness)
+	}{
+		{"UninitialisedRoom", testUninitialised},
+		{"KeysInJoinOrder", testKeysInJoinOrder},
+		{"FirstVisitorWalksIn", testFirstVisitorWalksIn},
+		{"ClosedRoomAdmitsNobody", testClosedRoom},
+		{"RateBudget", testRateBudget},
+		{"SlowRateBanksOneVisitor", testSlowRate},
+		{"OneStepPerSecond", testOneStepPerSecond},
+		{"CapBoundsSessions", testCap},
+		{"ClaimLifecycle", testClaimLifecycle},
+		{"SessionExpiryFreesSlot", testSessionExpiry},
+		{"ReleaseRevokes", testRelease},
+		{"AbandonedAdmissionsFreeSlots", testAbandonment},
+		{"LateReturnerGoesToFront", testLateReturner},
+		{"DrawClosesOnce", testDraw},
+		{"DrawEmptyAfterAdmissionBegan", testDrawAfterAdmission},
+		{"DrawSeedFirstWins", testDrawSeed},
+		{"OverridesCompareAndSwap", testOverrides},
+		{"InitNeverLowersCounters", testInitMax},
+		{"WipedStoreReseeded", testWipe},
+		{"ConcurrentJoins", testConcurrentJoins},
+		{"ConcurrentAdvance", testConcurrentAdvance},
+		{"ConcurrentClaimsNeverExceedCap", testConcurrentClaims},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, h)
+		})
+	}
+}
+
+// t0 is an arbitrary whole second; the suite's clock starts there.
+var t0 = time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
+
+func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
+
+func limits() waitingroom.Limits {
+	return waitingroom.Limits{
+		Rate:      600, // ten a second
+		Cap:       100,
+		Session:   10 * time.Minute,
+		Grace:     30 * time.Second,
+		Retention: time.Hour,
+		Open:      true,
+	}
+}
+
+func roomName(t *testing.T) string {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	return "t-" + hex.EncodeToString(b[:])
+}
+
+func visitor(i int) string { return fmt.Sprintf("v%06d", i) }
+
+// fixture is one room in one store, initialised.
+type fixture struct {
+	t    *testing.T
+	s    waitingroom.Store
+	room string
+	ctx  context.Context
+}
+
+func newFixture(t *testing.T, h Harness) *fixture {
+	t.Helper()
+	f := &fixture{t: t, s: h.New(t), room: roomName(t), ctx: context.Background()}
+	f.init(waitingroom.Seed{})
+	return f
+}
+
+func (f *fixture) init(seed waitingroom.Seed) {
+	f.t.Helper()
+	if err := f.s.Init(f.ctx, f.room, seed); err != nil {
+		f.t.Fatalf("Init: %v", err)
+	}
+}
+
+func (f *fixture) join(v string, now time.Time, lim waitingroom.Limits) waitingroom.JoinResult {
+	f.t.Helper()
+	res, err := f.s.Join(f.ctx, f.room, v, now, lim)
+	if err != nil {
+		f.t.Fatalf("Join(%s): %v", v, err)
+	}
+	return res
+}
+
+func (f *fixture) claim(v string, place uint64, now time.Time, lim waitingroom.Limits) waitingroom.ClaimResult {
+	f.t.Helper()
+	res, err := f.s.Claim(f.ctx, f.room, v, place, now, lim)
+	if err != nil {
+		f.t.Fatalf("Claim(%s, %d): %v", v, place, err)
+	}
+	return res
+}
+
+func (f *fixture) advance(now time.Time, lim waitingroom.Limits) {
+	f.t.Helper()
+	if err := f.s.Advance(f.ctx, f.room, now, lim); err != nil {
+		f.t.Fatalf("Advance: %v", err)
+	}
+}
+
+func (f *fixture) snap(now time.Time) waitingroom.Snapshot {
+	f.t.Helper()
+	s, err := f.s.Snapshot(f.ctx, f.room, now, 0)
+	if err != nil {
+		f.t.Fatalf("Snapshot: %v", err)
+	}
+	return s
+}
+
+// fill joins n visitors while the room is closed, so none is admitted on the spot.
+func (f *fixture) fill(n int, now time.Time) {
+	f.t.Helper()
+	closed := limits()
+	closed.Open = false
+	for i := range n {
+		f.join(visitor(i), now, closed)
+	}
+}
+
+func testUninitialised(t *testing.T, h Harness) {
+	s := h.New(t)
+	ctx := context.Background()
+	room := roomName(t)
+	if _, err := s.Join(ctx, room, "v", t0, limits()); !errors.Is(err, waitingroom.ErrNoRoom) {
+		t.Errorf("Join on an unknown room: got %v, want ErrNoRoom", err)
+	}
+	if _, err := s.Snapshot(ctx, room, t0, 0); !errors.Is(err, waitingroom.ErrNoRoom) {
+		t.Errorf("Snapshot of an unknown room: got %v, want ErrNoRoom", err)
+	}
+	if err := s.Advance(ctx, room, t0, limits()); !errors.Is(err, waitingroom.ErrNoRoom) {
+		t.Errorf("Advance on an unknown room: got %v, want ErrNoRoom", err)
+	}
+	if _, err := s.Claim(ctx, room, "v", 0, t0, limits()); !errors.Is(err, waitingroom.ErrNoRoom) {
+		t.Errorf("Claim on an unknown room: got %v, want ErrNoRoom", err)
+	}
+}
+
+func testKeysInJoinOrder(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	closed := limits()
+	closed.Open = false
+	for i := range 20 {
+		res := f.join(visitor(i), t0, closed)
+		if res.Key != uint64(i) || res.Admitted {
+			t.Fatalf("join %d: got key %d admitted %v, want key %d, not admitted", i, res.Key, res.Admitted, i)
+		}
+	}
+	if s := f.snap(t0); s.Seq != 20 || s.Serving != 0 {
+		t.Fatalf("after 20 joins: seq %d serving %d, want 20 and 0", s.Seq, s.Serving)
+	}
+}
+
+func testFirstVisitorWalksIn(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	lim := limits()
+	res := f.join("first", t0, lim)
+	if !res.Admitted || res.Key != 0 {
+		t.Fatalf("first visitor to an empty room: got %+v, want admitted with key 0", res)
+	}
+	if want := t0.Add(lim.Session); !res.Expires.Equal(want) {
+		t.Errorf("session end %v, want %v", res.Expires, want)
+	}
+	s := f.snap(t0)
+	if s.Active != 1 || s.Serving != 1 || s.Admitted != 1 || s.Claimed != 1 {
+		t.Errorf("after a direct admission: %+v, want 1 active, serving 1, 1 admitted and claimed", s)
+	}
+	// The budget banked for a new room is one visitor: the next one waits for a step.
+	if res := f.join("second", t0, lim); res.Admitted {
+		t.Errorf("second visitor in the same instant was admitted on the spot; the rate budget is spent")
+	}
+	f.advance(at(1), lim)
+	if s := f.snap(at(1)); s.Serving != 2 || s.Pending != 1 {
+		t.Errorf("after one step: serving %d pending %d, want 2 and 1", s.Serving, s.Pending)
+	}
+}
+
+func testClosedRoom(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	closed := limits()
+	closed.Open = false
+	if res := f.join("a", t0, closed); res.Admitted {
+		t.Fatal("a closed room admitted a visitor on the spot")
+	}
+	for i := 1; i <= 5; i++ {
+		f.advance(at(float64(i)), closed)
+	}
+	if s := f.snap(at(5)); s.Serving != 0 {
+		t.Fatalf("a closed room advanced serving to %d", s.Serving)
+	}
+	// Budget does not pile up while closed: opening admits one second's worth.
+	f.fill(50, at(5))
+	f.advance(at(6), limits())
+	if s := f.snap(at(6)); s.Serving != 10 {
+		t.Fatalf("first step after opening: serving %d, want 10 (one second of 600/min)", s.Serving)
+	}
+}
+
+func testRateBudget(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(100, t0)
+	lim := limits()
+	lim.Rate = 300 // five a second
+	for i := 1; i <= 4; i++ {
+		f.advance(at(float64(i)), lim)
+	}
+	if s := f.snap(at(4)); s.Serving != 20 || s.Pending != 20 {
+		t.Fatalf("after 4 steps at 300/min: serving %d pending %d, want 20 and 20", s.Serving, s.Pending)
+	}
+	// A stalled controller catches up on a few seconds only, never a burst.
+	f.advance(at(60), lim)
+	if s := f.snap(at(60)); s.Serving != 25 {
+		t.Fatalf("after a 56 s stall: serving %d, want 25 (one second's budget banked at most)", s.Serving)
+	}
+}
+
+func testSlowRate(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(10, t0)
+	lim := limits()
+	lim.Rate = 6 // one every ten seconds
+	for i := 1; i <= 30; i++ {
+		f.advance(at(float64(i)), lim)
+	}
+	if s := f.snap(at(30)); s.Serving != 3 {
+		t.Fatalf("30 s at 6/min: serving %d, want 3", s.Serving)
+	}
+}
+
+func testOneStepPerSecond(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(100, t0)
+	lim := limits()
+	f.advance(at(1), lim)
+	f.advance(at(1.2), lim)
+	f.advance(at(1.9), lim)
+	if s := f.snap(at(1.9)); s.Serving != 10 {
+		t.Fatalf("three calls within one second: serving %d, want 10 (one step)", s.Serving)
+	}
+	f.advance(at(1.5), lim) // a node whose clock lags must not step again
+	f.advance(at(2), lim)
+	if s := f.snap(at(2)); s.Serving != 20 {
+		t.Fatalf("next second: serving %d, want 20", s.Serving)
+	}
+}
+
+func testCap(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(50, t0)
+	lim := limits()
+	lim.Cap = 3
+	lim.Rate = 6000
+	f.advance(at(1), lim)
+	s := f.snap(at(1))
+	if s.Serving != 3 || s.Pending != 3 {
+		t.Fatalf("cap 3: serving %d pending %d, want 3 and 3", s.Serving, s.Pending)
+	}
+	for i := range 3 {
+		if res := f.claim(visitor(i), uint64(i), at(1.5), lim); res.Status != waitingroom.Claimed {
+			t.Fatalf("claim %d: %v", i, res.Status)
+		}
+	}
+	f.advance(at(2), lim)
+	if s := f.snap(at(2)); s.Serving != 3 || s.Active != 3 || s.Pending != 0 {
+		t.Fatalf("cap full: serving %d active %d pending %d, want 3, 3, 0", s.Serving, s.Active, s.Pending)
+	}
+	if res := f.join("late", at(2), lim); res.Admitted {
+		t.Fatal("a visitor was admitted on the spot into a full room")
+	}
+}
+
+func testClaimLifecycle(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(20, t0)
+	lim := limits()
+	if res := f.claim(visitor(0), 0, at(0.5), lim); res.Status != waitingroom.NotYet {
+		t.Fatalf("claim before admission: %v, want not_yet", res.Status)
+	}
+	f.advance(at(1), lim)
+	res := f.claim(visitor(3), 3, at(1.5), lim)
+	if res.Status != waitingroom.Claimed || !res.Expires.Equal(at(1.5).Add(lim.Session)) {
+		t.Fatalf("claim after admission: %+v", res)
+	}
+	again := f.claim(visitor(3), 3, at(2.5), lim)
+	if again.Status != waitingroom.Claimed || !again.Expires.Equal(res.Expires) {
+		t.Fatalf("second claim of a live session: %+v, want the same session %v", again, res.Expires)
+	}
+	if res := f.claim(visitor(15), 15, at(1.5), lim); res.Status != waitingroom.NotYet {
+		t.Fatalf("claim of place 15 with serving 10: %v, want not_yet", res.Status)
+	}
+	s := f.snap(at(2.5))
+	if s.Active != 1 || s.Pending != 9 || s.Claimed != 1 {
+		t.Fatalf("after one claim: active %d pending %d claimed %d, want 1, 9, 1", s.Active, s.Pending, s.Claimed)
+	}
+}
+
+func testSessionExpiry(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(10, t0)
+	lim := limits()
+	lim.Cap = 1
+	f.advance(at(1), lim)
+	f.claim(visitor(0), 0, at(1), lim)
+	end := at(1).Add(lim.Session)
+	f.advance(end.Add(-time.Second), lim)
+	if s := f.snap(end.Add(-time.Second)); s.Active != 1 || s.Serving != 1 {
+		t.Fatalf("before the session ends: active %d serving %d, want 1 and 1", s.Active, s.Serving)
+	}
+	f.advance(end, lim)
+	if s := f.snap(end); s.Active != 0 || s.Serving != 2 {
+		t.Fatalf("when the session ends: active %d serving %d, want 0 and 2", s.Active, s.Serving)
+	}
+	if res := f.claim(visitor(0), 0, end, lim); res.Status != waitingroom.Finished {
+		t.Fatalf("claim after the session ended: %v, want finished", res.Status)
+	}
+}
+
+func testRelease(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(10, t0)
+	lim := limits()
+	lim.Cap = 1
+	f.advance(at(1), lim)
+	res := f.claim(visitor(0), 0, at(1), lim)
+	if err := f.s.Release(f.ctx, f.room, visitor(0), "pass-0", res.Expires, at(2), lim); err != nil {
+		t.Fatal(err)
+	}
+	s := f.snap(at(2))
+	if s.Active != 0 {
+		t.Fatalf("after release: %d active, want 0", s.Active)
+	}
+	if len(s.Revocations) != 1 || s.Revocations[0].PassID != "pass-0" || !s.Revocations[0].ExpiresAt.Equal(res.Expires) {
+		t.Fatalf("revocations %+v, want pass-0 until %v", s.Revocations, res.Expires)
+	}
+	cursor := s.Revocations[0].Cursor
+	if later, _ := f.s.Snapshot(f.ctx, f.room, at(2), cursor); len(later.Revocations) != 0 {
+		t.Fatalf("revocations after the cursor: %+v, want none", later.Revocations)
+	}
+	f.advance(at(3), lim)
+	if s := f.snap(at(3)); s.Serving != 2 {
+		t.Fatalf("the released slot went to the next visitor: serving %d, want 2", s.Serving)
+	}
+	if res := f.claim(visitor(0), 0, at(3), lim); res.Status != waitingroom.Finished {
+		t.Fatalf("a released visitor claimed again: %v, want finished", res.Status)
+	}
+	// Revocations are forgotten once the pass would have expired anyway.
+	if s := f.snap(res.Expires.Add(time.Second)); len(s.Revocations) != 0 {
+		t.Fatalf("revocations after the pass expired: %+v", s.Revocations)
+	}
+	// Releasing a visitor without a session is harmless.
+	if err := f.s.Release(f.ctx, f.room, "nobody", "", time.Time{}, at(3), lim); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testAbandonment(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(10, t0)
+	lim := limits()
+	lim.Cap = 2
+	f.advance(at(1), lim) // admits places 0 and 1
+	f.claim(visitor(0), 0, at(2), lim)
+	f.advance(at(30), lim)
+	if s := f.snap(at(30)); s.Serving != 2 || s.Pending != 1 {
+		t.Fatalf("within grace: serving %d pending %d, want 2 and 1", s.Serving, s.Pending)
+	}
+	f.advance(at(31), lim) // grace of place 1 ends at 31
+	s := f.snap(at(31))
+	if s.Abandoned != 1 || s.Pending != 1 || s.Serving != 3 {
+		t.Fatalf("after grace: abandoned %d pending %d serving %d, want 1, 1, 3", s.Abandoned, s.Pending, s.Serving)
+	}
+}
+
+func testLateReturner(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(10, t0)
+	lim := limits()
+	lim.Cap = 1
+	f.advance(at(1), lim)  // admits place 0
+	f.advance(at(31), lim) // place 0 lapses; place 1 is admitted
+	f.claim(visitor(1), 1, at(32), lim)
+	// Visitor 0 comes back while the only slot is taken.
+	if res := f.claim(visitor(0), 0, at(40), lim); res.Status != waitingroom.Full {
+		t.Fatalf("late returner into a full room: %v, want full", res.Status)
+	}
+	if s := f.snap(at(40)); s.Returning != 1 {
+		t.Fatalf("returning %d, want 1", s.Returning)
+	}
+	// The slot frees; the controller holds it back for the returner instead of
+	// admitting place 2.
+	if err := f.s.Release(f.ctx, f.room, visitor(1), "", time.Time{}, at(41), lim); err != nil {
+		t.Fatal(err)
+	}
+	f.advance(at(42), lim)
+	if s := f.snap(at(42)); s.Serving != 2 {
+		t.Fatalf("with a returner waiting: serving %d, want 2 (slot held back)", s.Serving)
+	}
+	if res := f.claim(visitor(0), 0, at(43), lim); res.Status != waitingroom.Claimed {
+		t.Fatalf("late returner with a slot held: %v, want claimed", res.Status)
+	}
+	s := f.snap(at(43))
+	if s.Active != 1 || s.Returning != 0 {
+		t.Fatalf("after the returner got in: active %d returning %d, want 1 and 0", s.Active, s.Returning)
+	}
+	// A returner who stops asking gives the slot back after the window.
+	g := newFixture(t, h)
+	g.fill(10, t0)
+	g.advance(at(1), lim)
+	g.advance(at(31), lim)
+	g.claim(visitor(1), 1, at(32), lim)
+	g.claim(visitor(0), 0, at(40), lim)
+	if err := g.s.Release(g.ctx, g.room, visitor(1), "", time.Time{}, at(41), lim); err != nil {
+		t.Fatal(err)
+	}
+	late := at(40).Add(waitingroom.ReturnerWindow)
+	g.advance(late, lim)
+	if s := g.snap(late); s.Returning != 0 || s.Serving != 3 {
+		t.Fatalf("after the returner window: returning %d serving %d, want 0 and 3", s.Returning, s.Serving)
+	}
+}
+
+func testDraw(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(25, t0)
+	closed := limits()
+	closed.Open = false
+	f.advance(at(1), closed)
+	if s := f.snap(at(1)); s.DrawClosed {
+		t.Fatal("draw closed before it was asked to")
+	}
+	start := limits()
+	start.CloseDraw = true
+	f.advance(at(2), start)
+	s := f.snap(at(2))
+	if !s.DrawClosed || s.DrawSize != 25 {
+		t.Fatalf("draw: closed %v size %d, want true and 25", s.DrawClosed, s.DrawSize)
+	}
+	f.fill(5, at(2))
+	f.advance(at(3), start)
+	if s := f.snap(at(3)); s.DrawSize != 25 {
+		t.Fatalf("draw size changed to %d after it closed", s.DrawSize)
+	}
+}
+
+func testDrawAfterAdmission(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(25, t0)
+	f.advance(at(1), limits())
+	start := limits()
+	start.CloseDraw = true
+	f.advance(at(2), start)
+	if s := f.snap(at(2)); !s.DrawClosed || s.DrawSize != 0 {
+		t.Fatalf("draw after admission began: closed %v size %d, want true and 0", s.DrawClosed, s.DrawSize)
+	}
+}
+
+func testDrawSeed(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	a := []byte("seed-a-0123456789abcdef0123456789")
+	b := []byte("seed-b-0123456789abcdef0123456789")
+	got, when, err := f.s.DrawSeed(f.ctx, f.room, a, at(1))
+	if err != nil || string(got) != string(a) || !when.Equal(at(1)) {
+		t.Fatalf("first DrawSeed: %q %v %v", got, when, err)
+	}
+	got, when, err = f.s.DrawSeed(f.ctx, f.room, b, at(2))
+	if err != nil || string(got) != string(a) || !when.Equal(at(1)) {
+		t.Fatalf("second DrawSeed: %q %v %v, want the first seed kept", got, when, err)
+	}
+}
+
+func testOverrides(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	data, v, err := f.s.Overrides(f.ctx, f.room)
+	if err != nil || len(data) != 0 || v != 0 {
+		t.Fatalf("fresh room overrides: %q v%d %v", data, v, err)
+	}
+	v1, err := f.s.SaveOverrides(f.ctx, f.room, []byte(`{"paused":true}`), 0)
+	if err != nil || v1 != 1 {
+		t.Fatalf("first save: v%d %v", v1, err)
+	}
+	if _, err := f.s.SaveOverrides(f.ctx, f.room, []byte(`{"paused":false}`), 0); !errors.Is(err, waitingroom.ErrVersionConflict) {
+		t.Fatalf("save on a stale version: %v, want ErrVersionConflict", err)
+	}
+	data, v, _ = f.s.Overrides(f.ctx, f.room)
+	if string(data) != `{"paused":true}` || v != 1 {
+		t.Fatalf("overrides after a refused save: %q v%d", data, v)
+	}
+	if s := f.snap(t0); s.Version != 1 {
+		t.Fatalf("snapshot version %d, want 1", s.Version)
+	}
+}
+
+func testInitMax(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(10, t0)
+	f.init(waitingroom.Seed{Counters: waitingroom.Counters{Seq: 5, Serving: 3}})
+	if s := f.snap(t0); s.Seq != 10 || s.Serving != 3 {
+		t.Fatalf("Init with a partly lower floor: seq %d serving %d, want 10 and 3", s.Seq, s.Serving)
+	}
+	f.init(waitingroom.Seed{Counters: waitingroom.Counters{Seq: 2}, Held: 50, HeldUntil: at(100)})
+	if s := f.snap(t0); s.Seq != 10 || s.Serving != 3 {
+		t.Fatalf("Init with a lower floor lowered counters: seq %d serving %d", s.Seq, s.Serving)
+	} else if s.Active != 0 {
+		t.Fatalf("Init of an existing room added %d held sessions; it must not", s.Active)
+	}
+}
+
+func testWipe(t *testing.T, h Harness) {
+	if h.Wipe == nil {
+		t.Skip("backend cannot lose its data")
+	}
+	f := newFixture(t, h)
+	f.fill(30, t0)
+	f.advance(at(1), limits())
+	before := f.snap(at(1))
+	h.Wipe(t, f.s, f.room)
+	if _, err := f.s.Join(f.ctx, f.room, "after", at(2), limits()); !errors.Is(err, waitingroom.ErrNoRoom) {
+		t.Fatalf("Join after the store lost the room: %v, want ErrNoRoom (never a key from 0 again)", err)
+	}
+	lim := limits()
+	lim.Cap = 15
+	f.init(waitingroom.Seed{Counters: before.Counters, Held: before.Active + before.Pending, HeldUntil: at(2).Add(lim.Session)})
+	res := f.join("after", at(2), lim)
+	if res.Key < before.Seq {
+		t.Fatalf("key %d after re-seeding, want at least %d", res.Key, before.Seq)
+	}
+	if s := f.snap(at(2)); s.Serving != before.Serving {
+		t.Fatalf("serving %d after re-seeding, want %d", s.Serving, before.Serving)
+	}
+	// The ten admitted before the loss still hold their slots: with a cap of 15,
+	// five more may come in, not fifteen.
+	f.advance(at(3), lim)
+	if s := f.snap(at(3)); s.Serving != before.Serving+5 || s.Active != 10 {
+		t.Fatalf("after re-seeding with 10 held: serving %d active %d, want %d and 10", s.Serving, s.Active, before.Serving+5)
+	}
+	f.advance(at(4).Add(lim.Session), lim)
+	if s := f.snap(at(4).Add(lim.Session)); s.Active != 0 {
+		t.Fatalf("held slots outlived the session: %d active", s.Active)
+	}
+}
+
+func testConcurrentJoins(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	const workers, each = 16, 25
+	closed := limits()
+	closed.Open = false
+	keys := make(chan uint64, workers*each)
+	var wg sync.WaitGroup
+	for w := range workers {
+		s := f.s
+		if w%2 == 1 && h.Pair != nil {
+			_, s = h.Pair(t)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				res, err := s.Join(f.ctx, f.room, visitor(w*each+i), t0, closed)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				keys <- res.Key
+			}
+		}()
+	}
+	wg.Wait()
+	close(keys)
+	seen := make(map[uint64]bool)
+	for k := range keys {
+		if seen[k] {
+			t.Fatalf("key %d handed out twice", k)
+		}
+		seen[k] = true
+	}
+	for k := range uint64(workers * each) {
+		if !seen[k] {
+			t.Fatalf("key %d never handed out: keys must be dense", k)
+		}
+	}
+}
+
+func testConcurrentAdvance(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(500, t0)
+	a, b := f.s, f.s
+	if h.Pair != nil {
+		a, b = h.Pair(t)
+	}
+	lim := limits()
+	for sec := 1; sec <= 5; sec++ {
+		var wg sync.WaitGroup
+		for i := range 20 {
+			s := a
+			if i%2 == 1 {
+				s = b
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := s.Advance(f.ctx, f.room, at(float64(sec)+float64(i)/100), lim); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	if s := f.snap(at(6)); s.Serving != 50 {
+		t.Fatalf("20 nodes stepping for 5 s at 600/min: serving %d, want 50", s.Serving)
+	}
+}
+
+func testConcurrentClaims(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	lim := limits()
+	lim.Cap = 7
+	lim.Rate = 60000
+	a, b := f.s, f.s
+	if h.Pair != nil {
+		a, b = h.Pair(t)
+	}
+	// Visitors join while the room is open and keep claiming while the
+	// controller steps; sessions end and lapse along the way.
+	var wg sync.WaitGroup
+	const fans = 120
+	for i := range fans {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			now := at(float64(i % 5))
+			res, err := s.Join(f.ctx, f.room, visitor(i), now, lim)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for sec := 0; sec < 40 && !res.Admitted; sec++ {
+				now := at(float64(sec))
+				if err := s.Advance(f.ctx, f.room, now, lim); err != nil {
+					t.Error(err)
+					return
+				}
+				c, err := s.Claim(f.ctx, f.room, visitor(i), res.Key, now, lim)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if c.Status == waitingroom.Claimed {
+					return
+				}
+			}
+		}()
+	}
+	done := make(chan struct{})
+	var over error
+	go func() {
+		defer close(done)
+		for sec := 0; sec < 40; sec++ {
+			s, err := a.Snapshot(f.ctx, f.room, at(float64(sec)), 0)
+			if err != nil {
+				over = err
+				return
+			}
+			if s.Active+s.Pending > lim.Cap {
+				over = fmt.Errorf("at %ds: %d active + %d pending over the cap of %d", sec, s.Active, s.Pending, lim.Cap)
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	<-done
+	if over != nil {
+		t.Fatal(over)
+	}
+	if s := f.snap(at(40)); s.Active > lim.Cap || s.Claimed > uint64(lim.Cap) {
+		t.Fatalf("sessions opened %d, active %d: more than the cap of %d while none ended", s.Claimed, s.Active, lim.Cap)
+	}
+}

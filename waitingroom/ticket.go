@@ -1,0 +1,143 @@
+package waitingroom
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"time"
+)
+
+// ErrInvalidTicket is returned for any ticket that cannot be trusted: garbage, a
+// bad MAC, another room's ticket, an unknown version, an expired ticket. Callers
+// treat the holder as a new visitor; they never answer with a server error.
+var ErrInvalidTicket = errors.New("invalid ticket")
+
+// Ticket is a visitor's place in a room. It lives in a signed, HttpOnly cookie, so
+// that answering "where am I?" needs nothing from the store. Only gateways read
+// tickets; they are authenticated with a secret derived from the signing key.
+type Ticket struct {
+	Room    string
+	Visitor VisitorID
+	// Key is the order key handed out at join. Before a fair draw it is the
+	// registration index; the draw maps it to a place.
+	Key uint64
+	// Joined is when the visitor joined; Seen is when the ticket was last renewed.
+	Joined, Seen time.Time
+	// FirstAhead and LastAhead are the first and the latest number of people
+	// ahead that this visitor was shown (plus one; 0 = never shown). LastAhead is
+	// what keeps a position from ever rising; FirstAhead drives the progress bar.
+	FirstAhead, LastAhead uint64
+	// Claimed is set once the visitor was given a session. A claimed ticket cannot
+	// be used again once that session ends: the holder joins afresh.
+	Claimed bool
+}
+
+// VisitorID identifies a visitor: 128 random bits.
+type VisitorID [16]byte
+
+// NewVisitorID returns a random visitor ID.
+func NewVisitorID() VisitorID {
+	var v VisitorID
+	if _, err := rand.Read(v[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return v
+}
+
+// String is the URL-safe form used in passes ("sub") and the store.
+func (v VisitorID) String() string { return base64.RawURLEncoding.EncodeToString(v[:]) }
+
+const (
+	ticketVersion = 1
+	ticketMACSize = 16 // 128-bit tag: forging one is out of reach
+	// MaxTicketSize bounds a cookie value we are willing to decode.
+	MaxTicketSize = 256
+	flagClaimed   = 1 << 0
+)
+
+var ticketEncoding = base64.RawURLEncoding
+
+// SealTicket encodes and authenticates a ticket as a cookie value.
+func (k *SigningKey) SealTicket(t Ticket) string {
+	buf := make([]byte, 0, 96)
+	buf = append(buf, ticketVersion)
+	var flags byte
+	if t.Claimed {
+		flags |= flagClaimed
+	}
+	buf = append(buf, flags)
+	buf = append(buf, t.Visitor[:]...)
+	buf = binary.AppendUvarint(buf, t.Key)
+	buf = binary.AppendUvarint(buf, uint64(t.Joined.Unix()))
+	buf = binary.AppendUvarint(buf, uint64(t.Seen.Unix()))
+	buf = binary.AppendUvarint(buf, t.FirstAhead)
+	buf = binary.AppendUvarint(buf, t.LastAhead)
+	buf = append(buf, byte(len(t.Room)))
+	buf = append(buf, t.Room...)
+	buf = append(buf, k.ticketMAC(buf)...)
+	return ticketEncoding.EncodeToString(buf)
+}
+
+func (k *SigningKey) ticketMAC(payload []byte) []byte {
+	m := hmac.New(sha256.New, k.ticketKey)
+	m.Write(payload)
+	return m.Sum(nil)[:ticketMACSize]
+}
+
+// OpenTicket authenticates and decodes a cookie value. It checks the room and that
+// the ticket was seen within lifetime of now.
+func (k *SigningKey) OpenTicket(value, room string, now time.Time, lifetime time.Duration) (Ticket, error) {
+	if len(value) == 0 || len(value) > MaxTicketSize {
+		return Ticket{}, ErrInvalidTicket
+	}
+	raw, err := ticketEncoding.DecodeString(value)
+	if err != nil || len(raw) < 2+16+ticketMACSize {
+		return Ticket{}, ErrInvalidTicket
+	}
+	payload, mac := raw[:len(raw)-ticketMACSize], raw[len(raw)-ticketMACSize:]
+	if !hmac.Equal(mac, k.ticketMAC(payload)) {
+		return Ticket{}, ErrInvalidTicket
+	}
+	t, ok := decodeTicket(payload)
+	if !ok || t.Room != room {
+		return Ticket{}, ErrInvalidTicket
+	}
+	if now.Sub(t.Seen) > lifetime {
+		return Ticket{}, ErrInvalidTicket
+	}
+	return t, nil
+}
+
+func decodeTicket(p []byte) (Ticket, bool) {
+	var t Ticket
+	if p[0] != ticketVersion {
+		return t, false
+	}
+	t.Claimed = p[1]&flagClaimed != 0
+	copy(t.Visitor[:], p[2:18])
+	p = p[18:]
+	var fields [5]uint64
+	for i := range fields {
+		v, n := binary.Uvarint(p)
+		if n <= 0 {
+			return t, false
+		}
+		fields[i], p = v, p[n:]
+	}
+	if len(p) < 1 || len(p) != 1+int(p[0]) {
+		return t, false
+	}
+	const maxUnix = 1 << 40 // far beyond any real date; keeps time.Unix sane
+	if fields[1] > maxUnix || fields[2] > maxUnix {
+		return t, false
+	}
+	t.Key = fields[0]
+	t.Joined = time.Unix(int64(fields[1]), 0)
+	t.Seen = time.Unix(int64(fields[2]), 0)
+	t.FirstAhead, t.LastAhead = fields[3], fields[4]
+	t.Room = string(p[1:])
+	return t, true
+}
