@@ -84,6 +84,7 @@ func (s *MemoryStore) Init(_ context.Context, name string, seed Seed) error {
 	defer r.mu.Unlock()
 	r.c = r.c.Max(seed.Counters)
 	if created {
+		r.drawClosed, r.drawSize = seed.DrawClosed, seed.DrawSize
 		for i := range seed.Held {
 			ses := &session{visitor: fmt.Sprintf("held:%d", i), expires: seed.HeldUntil}
 			heap.Push(&r.sessions, ses)

@@ -93,6 +93,10 @@ type Seed struct {
 	// still count against the cap. Ignored when the room exists.
 	Held      int
 	HeldUntil time.Time
+	// DrawClosed and DrawSize restore a fair draw that was already made, so the
+	// places it gave do not change. Ignored when the room exists.
+	DrawClosed bool
+	DrawSize   uint64
 }
 
 // Counters are the monotone totals of a room. They only ever grow, which is what

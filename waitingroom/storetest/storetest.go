@@ -549,21 +549,32 @@ func testWipe(t *testing.T, h Harness) {
 	}
 	f := newFixture(t, h)
 	f.fill(30, t0)
-	f.advance(at(1), limits())
+	start := limits()
+	start.CloseDraw = true
+	f.advance(at(1), start)
 	before := f.snap(at(1))
+	if !before.DrawClosed || before.DrawSize != 30 {
+		t.Fatalf("draw before the loss: closed %v size %d, want true and 30", before.DrawClosed, before.DrawSize)
+	}
 	h.Wipe(t, f.s, f.room)
 	if _, err := f.s.Join(f.ctx, f.room, "after", at(2), limits()); !errors.Is(err, waitingroom.ErrNoRoom) {
 		t.Fatalf("Join after the store lost the room: %v, want ErrNoRoom (never a key from 0 again)", err)
 	}
 	lim := limits()
 	lim.Cap = 15
-	f.init(waitingroom.Seed{Counters: before.Counters, Held: before.Active + before.Pending, HeldUntil: at(2).Add(lim.Session)})
+	f.init(waitingroom.Seed{
+		Counters:   before.Counters,
+		Held:       before.Active + before.Pending,
+		HeldUntil:  at(2).Add(lim.Session),
+		DrawClosed: before.DrawClosed,
+		DrawSize:   before.DrawSize,
+	})
 	res := f.join("after", at(2), lim)
 	if res.Key < before.Seq {
 		t.Fatalf("key %d after re-seeding, want at least %d", res.Key, before.Seq)
 	}
-	if s := f.snap(at(2)); s.Serving != before.Serving {
-		t.Fatalf("serving %d after re-seeding, want %d", s.Serving, before.Serving)
+	if s := f.snap(at(2)); s.Serving != before.Serving || !s.DrawClosed || s.DrawSize != 30 {
+		t.Fatalf("after re-seeding: serving %d draw %v/%d, want %d and the draw of 30 kept", s.Serving, s.DrawClosed, s.DrawSize, before.Serving)
 	}
 	// The ten admitted before the loss still hold their slots: with a cap of 15,
 	// five more may come in, not fifteen.
