@@ -30,6 +30,11 @@ type Ticket struct {
 	// ahead that this visitor was shown (plus one; 0 = never shown). LastAhead is
 	// what keeps a position from ever rising; FirstAhead drives the progress bar.
 	FirstAhead, LastAhead uint64
+	// Place is the visitor's place in line once it is known (Placed): the key
+	// itself, or where the fair draw put it. Kept here so the draw's permutation
+	// is computed once per visitor, not on every poll.
+	Place  uint64
+	Placed bool
 	// Claimed is set once the visitor was given a session. A claimed ticket cannot
 	// be used again once that session ends: the holder joins afresh.
 	Claimed bool
@@ -56,6 +61,7 @@ const (
 	// MaxTicketSize bounds a cookie value we are willing to decode.
 	MaxTicketSize = 256
 	flagClaimed   = 1 << 0
+	flagPlaced    = 1 << 1
 )
 
 var ticketEncoding = base64.RawURLEncoding
@@ -68,6 +74,9 @@ func (k *SigningKey) SealTicket(t Ticket) string {
 	if t.Claimed {
 		flags |= flagClaimed
 	}
+	if t.Placed {
+		flags |= flagPlaced
+	}
 	buf = append(buf, flags)
 	buf = append(buf, t.Visitor[:]...)
 	buf = binary.AppendUvarint(buf, t.Key)
@@ -75,6 +84,7 @@ func (k *SigningKey) SealTicket(t Ticket) string {
 	buf = binary.AppendUvarint(buf, uint64(t.Seen.Unix()))
 	buf = binary.AppendUvarint(buf, t.FirstAhead)
 	buf = binary.AppendUvarint(buf, t.LastAhead)
+	buf = binary.AppendUvarint(buf, t.Place)
 	buf = append(buf, byte(len(t.Room)))
 	buf = append(buf, t.Room...)
 	buf = append(buf, k.ticketMAC(buf)...)
@@ -117,9 +127,10 @@ func decodeTicket(p []byte) (Ticket, bool) {
 		return t, false
 	}
 	t.Claimed = p[1]&flagClaimed != 0
+	t.Placed = p[1]&flagPlaced != 0
 	copy(t.Visitor[:], p[2:18])
 	p = p[18:]
-	var fields [5]uint64
+	var fields [6]uint64
 	for i := range fields {
 		v, n := binary.Uvarint(p)
 		if n <= 0 {
@@ -137,7 +148,7 @@ func decodeTicket(p []byte) (Ticket, bool) {
 	t.Key = fields[0]
 	t.Joined = time.Unix(int64(fields[1]), 0)
 	t.Seen = time.Unix(int64(fields[2]), 0)
-	t.FirstAhead, t.LastAhead = fields[3], fields[4]
+	t.FirstAhead, t.LastAhead, t.Place = fields[3], fields[4], fields[5]
 	t.Room = string(p[1:])
 	return t, true
 }

@@ -1,0 +1,54 @@
+package waitingroom
+
+import "time"
+
+// Phase is where a room stands in its schedule, before runtime switches (pause,
+// sold out) are taken into account.
+type Phase int
+
+const (
+	// NotYetOpen: before the pre-queue opens. Visitors are told when it will.
+	NotYetOpen Phase = iota
+	// Prequeue: between prequeue_start (or the beginning of time) and
+	// event_start. Visitors register; nobody is admitted.
+	Prequeue
+	// Live: the sale is on; the controller admits.
+	Live
+	// Ended: after event_end. Nobody new is admitted.
+	Ended
+)
+
+// PhaseAt tells the phase of a room with settings s at now.
+func (s Settings) PhaseAt(now time.Time) Phase {
+	switch {
+	case !s.EventEnd.IsZero() && !now.Before(s.EventEnd):
+		return Ended
+	case !s.EventStart.IsZero() && now.Before(s.EventStart):
+		if !s.PrequeueStart.IsZero() && now.Before(s.PrequeueStart) {
+			return NotYetOpen
+		}
+		return Prequeue
+	}
+	return Live
+}
+
+// admitting reports whether the controller may move serving forward.
+func (s Settings) admitting(now time.Time) bool {
+	if s.Paused || s.SoldOut || s.QueueAll || s.QueueingMethod == Reject {
+		return false
+	}
+	return s.PhaseAt(now) == Live
+}
+
+// limitsAt are the Limits store calls run with.
+func (s Settings) limitsAt(now time.Time) Limits {
+	return Limits{
+		Rate:      s.NewUsersPerMinute,
+		Cap:       s.TotalActiveUsers,
+		Session:   s.SessionDuration,
+		Grace:     s.AdmissionGrace,
+		Retention: s.TicketLifetime,
+		Open:      s.admitting(now),
+		CloseDraw: s.ShuffleAtEventStart && !s.EventStart.IsZero() && !now.Before(s.EventStart),
+	}
+}

@@ -1,0 +1,336 @@
+package waitingroom
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config describes a room to NewRoom.
+type Config struct {
+	ID       string
+	Settings Settings
+	Store    Store
+	Key      *SigningKey
+	// Trusted are extra public keys whose passes are honoured (for example the
+	// previous key, during a rotation).
+	Trusted []ed25519.PublicKey
+	// Issuer is the "iss" of the passes the room issues and accepts.
+	Issuer string
+	// Now is the clock; nil means time.Now. Tests inject one.
+	Now func() time.Time
+}
+
+// Room is one node's handle on a waiting room: it answers visitors from a view of
+// the shared store that it refreshes twice a second, calls the store only to join
+// and to claim, and runs its share of the admission controller.
+type Room struct {
+	id       string
+	base     Settings
+	store    Store
+	key      *SigningKey
+	issuer   string
+	now      func() time.Time
+	verifier *PassVerifier
+	passes   *passCache
+	revoked  revocations
+	stats    Stats
+
+	view atomic.Pointer[view]
+
+	// mu guards what the refresh loop maintains.
+	mu          sync.Mutex
+	overrides   Overrides
+	version     int64
+	revCursor   int64
+	lastAdvance int64
+	flow        flow
+	maxKey      uint64 // the highest key this node handed out, plus one
+	seed        []byte
+	seedAt      time.Time
+	draw        *Draw
+	lastOK      time.Time
+	known       bool // a snapshot was read since start
+}
+
+// view is an immutable picture of the room that request paths read without locks.
+type view struct {
+	room        string
+	settings    Settings // configuration with overrides applied
+	snap        Snapshot
+	at          time.Time
+	healthy     bool
+	servingRate float64 // places per second, 0 when unknown
+	showUp      float64
+	draw        *Draw
+}
+
+// NewRoom checks the configuration and prepares a room. Call Start before use.
+func NewRoom(cfg Config) (*Room, error) {
+	if !ValidRoomID(cfg.ID) {
+		return nil, settingErr("room", "%q is not a valid room id (1-64 letters, digits, '_', '.', '-')", cfg.ID)
+	}
+	if cfg.Store == nil || cfg.Key == nil {
+		return nil, errors.New("room needs a store and a signing key")
+	}
+	s := cfg.Settings.WithDefaults()
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Issuer == "" {
+		cfg.Issuer = DefaultIssuer
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	keys := map[string]ed25519.PublicKey{cfg.Key.KeyID(): cfg.Key.Public()}
+	for _, k := range cfg.Trusted {
+		keys[Thumbprint(k)] = k
+	}
+	r := &Room{
+		id:     cfg.ID,
+		base:   s,
+		store:  cfg.Store,
+		key:    cfg.Key,
+		issuer: cfg.Issuer,
+		now:    cfg.Now,
+		passes: newPassCache(4*s.TotalActiveUsers + 1024),
+	}
+	r.verifier = NewPassVerifier(keys, WithIssuer(cfg.Issuer), WithClock(cfg.Now), WithLeeway(5*time.Second))
+	r.publish(r.now(), Snapshot{}, false)
+	return r, nil
+}
+
+// ID is the room's identifier.
+func (r *Room) ID() string { return r.id }
+
+// Stats are the room's counters of events on this node.
+func (r *Room) Stats() *Stats { return &r.stats }
+
+// Start creates the room in the store if needed and reads its state. A store
+// that cannot be reached is not fatal: the room starts in the failure mode of
+// DESIGN.md and recovers on a later Tick.
+func (r *Room) Start(ctx context.Context) error {
+	if err := r.store.Init(ctx, r.id, Seed{}); err != nil {
+		r.storeFailed()
+		return fmt.Errorf("initialising room %s: %w", r.id, err)
+	}
+	return r.refresh(ctx, r.now())
+}
+
+// Run drives the room until ctx ends: a controller step and a refresh of the
+// view every half second. Steps are idempotent per second in the store, so many
+// nodes running this make exactly one advance per second between them.
+func (r *Room) Run(ctx context.Context) {
+	t := time.NewTicker(RefreshInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = r.Tick(ctx)
+		}
+	}
+}
+
+// RefreshInterval is how often a node refreshes its view of the room.
+const RefreshInterval = 500 * time.Millisecond
+
+// Tick runs one controller step (at most one per second) and refreshes the view.
+func (r *Room) Tick(ctx context.Context) error {
+	now := r.now()
+	r.mu.Lock()
+	due := now.Unix() != r.lastAdvance
+	r.mu.Unlock()
+	if due {
+		lim := r.settings().limitsAt(now)
+		err := r.store.Advance(ctx, r.id, now, lim)
+		if errors.Is(err, ErrNoRoom) {
+			err = r.reseed(ctx, now)
+		}
+		if err != nil {
+			r.storeFailed()
+			return err
+		}
+		r.mu.Lock()
+		r.lastAdvance = now.Unix()
+		r.mu.Unlock()
+	}
+	return r.refresh(ctx, now)
+}
+
+// refresh reads the store's state into a new view.
+func (r *Room) refresh(ctx context.Context, now time.Time) error {
+	r.mu.Lock()
+	cursor := r.revCursor
+	r.mu.Unlock()
+	snap, err := r.store.Snapshot(ctx, r.id, now, cursor)
+	if errors.Is(err, ErrNoRoom) {
+		if err = r.reseed(ctx, now); err == nil {
+			snap, err = r.store.Snapshot(ctx, r.id, now, cursor)
+		}
+	}
+	if err != nil {
+		r.storeFailed()
+		return err
+	}
+	if err := r.syncOverrides(ctx, snap.Version); err != nil {
+		r.storeFailed()
+		return err
+	}
+	if err := r.syncDraw(ctx, now, snap); err != nil {
+		r.storeFailed()
+		return err
+	}
+	for _, rv := range snap.Revocations {
+		r.revoked.add(rv.PassID, rv.ExpiresAt)
+	}
+	r.revoked.prune(now)
+	r.mu.Lock()
+	if n := len(snap.Revocations); n > 0 {
+		r.revCursor = snap.Revocations[n-1].Cursor
+	}
+	r.flow.add(now, snap.Counters)
+	r.lastOK = now
+	r.known = true
+	r.mu.Unlock()
+	r.publish(now, snap, true)
+	return nil
+}
+
+// syncOverrides reads the overrides when their version moved.
+func (r *Room) syncOverrides(ctx context.Context, version int64) error {
+	r.mu.Lock()
+	current := r.version
+	r.mu.Unlock()
+	if version == current {
+		return nil
+	}
+	data, v, err := r.store.Overrides(ctx, r.id)
+	if err != nil {
+		return err
+	}
+	var o Overrides
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &o); err != nil {
+			return fmt.Errorf("room %s: stored overrides are unreadable: %w", r.id, err)
+		}
+	}
+	r.mu.Lock()
+	r.overrides, r.version = o, v
+	r.mu.Unlock()
+	return nil
+}
+
+// syncDraw makes sure the room's seed is committed before anyone registers, and
+// builds the permutation once the store says the draw was made.
+func (r *Room) syncDraw(ctx context.Context, now time.Time, snap Snapshot) error {
+	if !r.base.ShuffleAtEventStart {
+		return nil
+	}
+	r.mu.Lock()
+	seed, built := r.seed, r.draw != nil
+	r.mu.Unlock()
+	if seed == nil {
+		got, at, err := r.store.DrawSeed(ctx, r.id, NewDrawSeed(), now)
+		if err != nil {
+			return err
+		}
+		r.mu.Lock()
+		r.seed, r.seedAt, seed = got, at, got
+		r.mu.Unlock()
+	}
+	if snap.DrawClosed && !built {
+		d := NewDraw(seed, snap.DrawSize)
+		r.mu.Lock()
+		r.draw = d
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+// reseed recreates the room in a store that lost it, from what this node saw
+// last. Keys restart above any this node knows of, with a margin for the keys
+// other nodes handed out since its last refresh, so nobody who joins now is
+// placed ahead of a ticket issued before the loss.
+func (r *Room) reseed(ctx context.Context, now time.Time) error {
+	v := r.view.Load()
+	r.mu.Lock()
+	seed := Seed{Counters: v.snap.Counters, DrawClosed: v.snap.DrawClosed, DrawSize: v.snap.DrawSize}
+	if r.known {
+		margin := uint64(math.Ceil(r.flow.joinRate()*(now.Sub(v.at).Seconds()+1))) + reseedMargin
+		seed.Seq = max(seed.Seq, r.maxKey) + margin
+		seed.Held = v.snap.Active + v.snap.Pending
+		seed.HeldUntil = now.Add(v.settings.SessionDuration)
+	}
+	drawSeed, drawAt := r.seed, r.seedAt
+	r.flow.reset()
+	r.mu.Unlock()
+	if err := r.store.Init(ctx, r.id, seed); err != nil {
+		return err
+	}
+	r.stats.Reseeds.Add(1)
+	if drawSeed != nil {
+		// Put back the committed seed, with its original commitment time.
+		if _, _, err := r.store.DrawSeed(ctx, r.id, drawSeed, drawAt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reseedMargin is added to the order keys on re-seeding, beyond the measured
+// join rate, to cover keys handed out by other nodes that this one never saw.
+const reseedMargin = 100
+
+func (r *Room) storeFailed() {
+	r.stats.StoreErrors.Add(1)
+	now := r.now()
+	r.mu.Lock()
+	stale := now.Sub(r.lastOK) > 2*time.Second
+	r.mu.Unlock()
+	if v := r.view.Load(); stale && v.healthy {
+		r.publish(now, v.snap, false)
+	}
+}
+
+// publish builds and stores a new view.
+func (r *Room) publish(now time.Time, snap Snapshot, healthy bool) {
+	r.mu.Lock()
+	s := r.overrides.Apply(r.base)
+	rate, ok := r.flow.servingRate()
+	if !ok {
+		rate = 0
+	}
+	v := &view{
+		room:        r.id,
+		settings:    s,
+		snap:        snap,
+		at:          now,
+		healthy:     healthy,
+		servingRate: rate,
+		showUp:      r.flow.showUp(),
+		draw:        r.draw,
+	}
+	r.mu.Unlock()
+	r.view.Store(v)
+}
+
+// settings are the configured settings with the overrides applied.
+func (r *Room) settings() Settings { return r.view.Load().settings }
+
+// Settings returns the settings in force.
+func (r *Room) Settings() Settings { return r.settings() }
+
+// Healthy reports whether the room's store answered recently.
+func (r *Room) Healthy() bool { return r.view.Load().healthy }
+
+// Snapshot returns the room's state as this node last saw it.
+func (r *Room) Snapshot() Snapshot { return r.view.Load().snap }

@@ -1,0 +1,569 @@
+package waitingroom
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+)
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *fakeClock { return &fakeClock{t: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+type roomEnv struct {
+	t     *testing.T
+	ctx   context.Context
+	clock *fakeClock
+	store Store
+	key   *SigningKey
+}
+
+func newEnv(t *testing.T) *roomEnv {
+	return &roomEnv{t: t, ctx: context.Background(), clock: newClock(), store: NewMemoryStore(), key: testKey(t)}
+}
+
+// node starts a gateway node's handle on the room.
+func (e *roomEnv) node(id string, s Settings) *Room {
+	e.t.Helper()
+	r, err := NewRoom(Config{ID: id, Settings: s, Store: e.store, Key: e.key, Now: e.clock.Now})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := r.Start(e.ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	return r
+}
+
+// step lets n seconds pass, ticking every node once per half second.
+func (e *roomEnv) step(n int, nodes ...*Room) {
+	e.t.Helper()
+	for range 2 * n {
+		e.clock.Add(500 * time.Millisecond)
+		for _, r := range nodes {
+			if err := r.Tick(e.ctx); err != nil {
+				e.t.Fatalf("tick: %v", err)
+			}
+		}
+	}
+}
+
+func (e *roomEnv) join(r *Room) Visit {
+	e.t.Helper()
+	v, err := r.Join(e.ctx)
+	if err != nil {
+		e.t.Fatalf("join: %v", err)
+	}
+	return v
+}
+
+func (e *roomEnv) poll(r *Room, tk Ticket) Visit {
+	e.t.Helper()
+	v, err := r.Poll(e.ctx, tk)
+	if err != nil {
+		e.t.Fatalf("poll: %v", err)
+	}
+	return v
+}
+
+func (e *roomEnv) pass(r *Room, tok string) Pass {
+	e.t.Helper()
+	p, err := r.CheckPass(tok)
+	if err != nil {
+		e.t.Fatalf("pass refused: %v", err)
+	}
+	return p
+}
+
+func TestCapOneFirstInSecondWaitsUntilRevoked(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("concert", Settings{TotalActiveUsers: 1, NewUsersPerMinute: 60})
+	first := e.join(r)
+	if first.Pass == "" || first.Status.State != StateAdmitted || !first.Ticket.Claimed {
+		t.Fatalf("first visitor: %+v, want admitted with a pass", first.Status)
+	}
+	second := e.join(r)
+	// The node's view may be half a second old, so "next" may show as one ahead.
+	if second.Pass != "" || second.Status.State != StateQueued || *second.Status.Position > 1 {
+		t.Fatalf("second visitor: %+v, want queued, next in line", second.Status)
+	}
+	e.step(1, r)
+	if v := e.poll(r, second.Ticket); *v.Status.Position != 0 {
+		t.Fatalf("second visitor after a refresh: position %d, want 0", *v.Status.Position)
+	}
+	e.step(5, r)
+	if v := e.poll(r, second.Ticket); v.Status.State != StateQueued {
+		t.Fatalf("second visitor while the first holds the only slot: %s", v.Status.State)
+	}
+	if err := r.Revoke(e.ctx, e.pass(r, first.Pass)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.CheckPass(first.Pass); !errors.Is(err, ErrInvalidPass) {
+		t.Fatalf("revoked pass: %v, want refused", err)
+	}
+	e.step(1, r)
+	v := e.poll(r, second.Ticket)
+	if v.Status.State != StateAdmitted || v.Pass == "" {
+		t.Fatalf("second visitor after the first was revoked: %+v", v.Status)
+	}
+	if p := e.pass(r, v.Pass); p.Subject != second.Ticket.Visitor.String() || p.Room != "concert" {
+		t.Fatalf("pass %+v is not for the second visitor", p)
+	}
+	// The first visitor's ticket is spent: coming back puts them at the back.
+	again := e.poll(r, first.Ticket)
+	if !again.Rejoined || again.Ticket.Key <= second.Ticket.Key {
+		t.Fatalf("first visitor after revocation: rejoined %v key %d, want a new key after %d", again.Rejoined, again.Ticket.Key, second.Ticket.Key)
+	}
+}
+
+func TestControllerAdmitsAtTheRate(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("concert", Settings{TotalActiveUsers: 1000, NewUsersPerMinute: 120, QueueAll: true})
+	var tickets []Ticket
+	for range 100 {
+		tickets = append(tickets, e.join(r).Ticket)
+	}
+	if _, err := r.Patch(e.ctx, Overrides{QueueAll: ptr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	// The clock runs from :00.5 to :10.0, so the controller steps in eleven
+	// distinct seconds, each admitting two.
+	e.step(10, r)
+	const want = 22
+	admitted := 0
+	for i, tk := range tickets {
+		v := e.poll(r, tk)
+		if v.Status.State == StateAdmitted {
+			admitted++
+		}
+		// Admission is in join order.
+		if (i < want) != (v.Status.State == StateAdmitted) {
+			t.Fatalf("visitor %d: %s, want the first %d admitted and no others", i, v.Status.State, want)
+		}
+	}
+	if admitted != want {
+		t.Fatalf("11 steps at 120/min admitted %d, want %d", admitted, want)
+	}
+}
+
+func TestAbandonedSlotReleasedAndReturnerLetInFirst(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("concert", Settings{TotalActiveUsers: 1, NewUsersPerMinute: 600, QueueAll: true})
+	a, b, c := e.join(r).Ticket, e.join(r).Ticket, e.join(r).Ticket
+	if _, err := r.Patch(e.ctx, Overrides{QueueAll: ptr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, r) // A's turn; A is not looking
+	e.step(int(DefaultAdmissionGrace/time.Second), r)
+	vb := e.poll(r, b)
+	if vb.Status.State != StateAdmitted {
+		t.Fatalf("B after A's grace ran out: %s, want admitted", vb.Status.State)
+	}
+	if s := r.Snapshot(); s.Abandoned != 1 {
+		t.Fatalf("abandoned %d, want 1", s.Abandoned)
+	}
+	// A comes back: the slot is B's, so A waits at the front, ahead of C.
+	va := e.poll(r, a)
+	if va.Status.State != StateQueued || *va.Status.Position != 0 {
+		t.Fatalf("A back while full: %+v, want queued at the front", va.Status)
+	}
+	if err := r.Revoke(e.ctx, e.pass(r, vb.Pass)); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, r)
+	if v := e.poll(r, c); v.Status.State == StateAdmitted {
+		t.Fatal("C was let in ahead of the returning A")
+	}
+	if v := e.poll(r, a); v.Status.State != StateAdmitted || v.Pass == "" {
+		t.Fatalf("A after a slot freed: %+v, want admitted", v.Status)
+	}
+}
+
+func TestPositionNeverRises(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("concert", Settings{TotalActiveUsers: 40, NewUsersPerMinute: 1200, QueueAll: true})
+	rng := rand.New(rand.NewPCG(1, 2))
+	const fans = 800
+	type fan struct {
+		tk       Ticket
+		last     uint64
+		gaveUp   bool
+		leaveAt  int // second at which an admitted fan's shopping is done
+		pass     string
+		finished bool
+	}
+	crowd := make([]*fan, fans)
+	for i := range crowd {
+		crowd[i] = &fan{tk: e.join(r).Ticket, last: ^uint64(0)}
+	}
+	if _, err := r.Patch(e.ctx, Overrides{QueueAll: ptr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	moved := 0
+	for sec := range 600 {
+		// The show-up rate swings: in some stretches most fans ahead give up, in
+		// others all stay. Estimates move with it; no position may go up.
+		quitRate := 0.02 * float64((sec/30)%2)
+		e.step(1, r)
+		for i, f := range crowd {
+			switch {
+			case f.finished || f.gaveUp:
+				continue
+			case f.pass != "":
+				if sec >= f.leaveAt {
+					if err := r.Revoke(e.ctx, e.pass(r, f.pass)); err != nil {
+						t.Fatal(err)
+					}
+					f.finished = true
+				}
+				continue
+			case rng.Float64() < quitRate:
+				f.gaveUp = true
+				continue
+			}
+			v := e.poll(r, f.tk)
+			f.tk = v.Ticket
+			if v.Pass != "" {
+				f.pass, f.leaveAt = v.Pass, sec+5+rng.IntN(20)
+				continue
+			}
+			if v.Status.State != StateQueued {
+				continue
+			}
+			pos := *v.Status.Position
+			if pos > f.last {
+				t.Fatalf("second %d, fan %d: position rose from %d to %d", sec, i, f.last, pos)
+			}
+			if pos < f.last && f.last != ^uint64(0) {
+				moved++
+			}
+			f.last = pos
+		}
+	}
+	for i, f := range crowd {
+		if !f.gaveUp && f.pass == "" {
+			t.Fatalf("fan %d neither gave up nor got in within 600 s", i)
+		}
+	}
+	if r.Snapshot().Abandoned == 0 || moved == 0 {
+		t.Fatal("the test exercised no abandonment or no movement")
+	}
+}
+
+func TestPrequeueFairDraw(t *testing.T) {
+	e := newEnv(t)
+	now := e.clock.Now()
+	s := Settings{
+		TotalActiveUsers: 1000, NewUsersPerMinute: 6000,
+		PrequeueStart:       now.Add(time.Minute),
+		EventStart:          now.Add(time.Hour),
+		ShuffleAtEventStart: true,
+	}
+	r := e.node("concert", s)
+	info := r.DrawInfo()
+	if info.Commitment == "" || info.Seed != "" || info.Closed {
+		t.Fatalf("draw before the pre-queue: %+v, want a commitment and no seed", info)
+	}
+	early := e.join(r)
+	if early.Status.State != StateClosed || early.Ticket.Room != "" || early.Status.OpensAt == nil {
+		t.Fatalf("visitor before the pre-queue opened: %+v, want closed, no ticket, opens_at", early.Status)
+	}
+	e.clock.Add(time.Minute)
+	const n = 50
+	var regs []Ticket
+	for i := range n {
+		v := e.join(r)
+		if v.Status.State != StatePrequeue || v.Status.Position != nil || *v.Status.DrawIndex != uint64(i) {
+			t.Fatalf("registrant %d: %+v, want prequeue, no position yet, draw index %d", i, v.Status, i)
+		}
+		regs = append(regs, v.Ticket)
+	}
+	e.clock.Add(time.Hour - time.Minute - time.Second)
+	e.step(2, r) // the sale starts: the draw is made
+	info = r.DrawInfo()
+	if !info.Closed || info.Seed == "" || *info.Size != n {
+		t.Fatalf("draw after the start: %+v, want closed, seed revealed, size %d", info, n)
+	}
+	seed, _ := hex.DecodeString(info.Seed)
+	if sum := sha256.Sum256(seed); hex.EncodeToString(sum[:]) != info.Commitment {
+		t.Fatal("revealed seed does not match the commitment")
+	}
+	// Anyone can recompute every place from the seed, the size and their index.
+	d := NewDraw(seed, n)
+	late := e.join(r)
+	if late.Ticket.Key != n {
+		t.Fatalf("first visitor after the start got key %d, want %d (behind the draw)", late.Ticket.Key, n)
+	}
+	e.step(1, r) // 100 a second: everyone drawn is in
+	for i, tk := range regs {
+		v := e.poll(r, tk)
+		if v.Ticket.Place != d.Place(uint64(i)) {
+			t.Fatalf("registrant %d placed at %d, the published draw says %d", i, v.Ticket.Place, d.Place(uint64(i)))
+		}
+	}
+}
+
+func TestDrawOrderIsAdmissionOrder(t *testing.T) {
+	e := newEnv(t)
+	now := e.clock.Now()
+	r := e.node("concert", Settings{
+		TotalActiveUsers: 1000, NewUsersPerMinute: 60, // one a second
+		EventStart: now.Add(time.Minute), ShuffleAtEventStart: true,
+	})
+	var regs []Ticket
+	for range 20 {
+		regs = append(regs, e.join(r).Ticket)
+	}
+	e.clock.Add(time.Minute - 500*time.Millisecond)
+	e.step(1, r)
+	d := NewDraw(r.seed, 20)
+	for sec := range 10 {
+		e.step(1, r)
+		for i, tk := range regs {
+			if tk.Claimed {
+				continue // in, with a pass: they no longer poll
+			}
+			v := e.poll(r, tk)
+			regs[i] = v.Ticket
+			// The start's own step admitted place 0; each second since, one more.
+			want := d.Place(uint64(i)) <= uint64(sec)+1
+			if (v.Status.State == StateAdmitted || v.Ticket.Claimed) != want {
+				t.Fatalf("second %d: registrant %d (place %d) admitted=%v", sec, i, d.Place(uint64(i)), !want)
+			}
+		}
+	}
+}
+
+func TestSoldOutAndClosed(t *testing.T) {
+	e := newEnv(t)
+	now := e.clock.Now()
+	r := e.node("concert", Settings{TotalActiveUsers: 1, EventEnd: now.Add(time.Hour)})
+	in := e.join(r)
+	waiting := e.join(r)
+	if _, err := r.Patch(e.ctx, Overrides{SoldOut: ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if v := e.poll(r, waiting.Ticket); v.Status.State != StateSoldOut {
+		t.Fatalf("waiting visitor after sell-out: %s", v.Status.State)
+	}
+	if v := e.join(r); v.Status.State != StateSoldOut || v.Ticket.Room != "" {
+		t.Fatalf("new visitor after sell-out: %+v", v.Status)
+	}
+	// Shoppers inside keep their session to finish checking out.
+	e.pass(r, in.Pass)
+	if _, err := r.Patch(e.ctx, Overrides{SoldOut: ptr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(time.Hour)
+	if v := e.join(r); v.Status.State != StateClosed {
+		t.Fatalf("visitor after event_end: %s, want closed", v.Status.State)
+	}
+}
+
+func TestPatchIsSeenByOtherNodes(t *testing.T) {
+	e := newEnv(t)
+	a := e.node("concert", Settings{})
+	b := e.node("concert", Settings{})
+	if _, err := a.Patch(e.ctx, Overrides{NewUsersPerMinute: ptr(42), Paused: ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, b)
+	if s := b.Settings(); s.NewUsersPerMinute != 42 || !s.Paused {
+		t.Fatalf("node B after node A's patch: rate %d paused %v", s.NewUsersPerMinute, s.Paused)
+	}
+	if _, err := a.Patch(e.ctx, Overrides{TotalActiveUsers: ptr(-1)}); err == nil {
+		t.Fatal("a patch making the cap negative was accepted")
+	}
+	var se *SettingError
+	if _, err := a.Patch(e.ctx, Overrides{TotalActiveUsers: ptr(0)}); !errors.As(err, &se) || se.Setting != "total_active_users" {
+		t.Fatalf("invalid patch: %v, want a SettingError naming total_active_users", err)
+	}
+	e.step(1, b)
+	if s := b.Settings(); s.TotalActiveUsers != DefaultTotalActiveUsers {
+		t.Fatalf("a refused patch changed the cap to %d", s.TotalActiveUsers)
+	}
+}
+
+func TestRevocationReachesOtherNodes(t *testing.T) {
+	e := newEnv(t)
+	a := e.node("concert", Settings{})
+	b := e.node("concert", Settings{})
+	v := e.join(a)
+	p := e.pass(b, v.Pass)
+	if err := a.Revoke(e.ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, b)
+	if _, err := b.CheckPass(v.Pass); !errors.Is(err, ErrInvalidPass) {
+		t.Fatalf("node B honours a pass node A revoked: %v", err)
+	}
+}
+
+func TestTwoNodesNeverExceedTheCap(t *testing.T) {
+	e := newEnv(t)
+	const limit = 25
+	s := Settings{TotalActiveUsers: limit, NewUsersPerMinute: 6000}
+	nodes := []*Room{e.node("concert", s), e.node("concert", s)}
+	var (
+		mu     sync.Mutex
+		passes = map[string]bool{}
+		wg     sync.WaitGroup
+	)
+	for w := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := nodes[w%2]
+			for range 10 {
+				v, err := r.Join(e.ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for range 20 {
+					e.clock.Add(10 * time.Millisecond)
+					if v.Pass != "" {
+						mu.Lock()
+						passes[v.Ticket.Visitor.String()] = true
+						mu.Unlock()
+						break
+					}
+					_ = r.Tick(e.ctx)
+					if v, err = r.Poll(e.ctx, v.Ticket); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// Sessions last ten minutes and the clock moved at most 80 s: every pass is
+	// live, so there can be no more of them than the cap.
+	if len(passes) != limit {
+		t.Fatalf("%d visitors hold a session, want exactly the cap of %d", len(passes), limit)
+	}
+}
+
+func TestStoreFailure(t *testing.T) {
+	e := newEnv(t)
+	fs := &flakyStore{Store: e.store}
+	e.store = fs
+	r := e.node("concert", Settings{TotalActiveUsers: 1})
+	in := e.join(r)
+	waiting := e.join(r)
+	fs.fail(true)
+	e.clock.Add(3 * time.Second)
+	_ = r.Tick(e.ctx)
+	if _, err := r.Join(e.ctx); !errors.Is(err, ErrStoreUnavailable) {
+		t.Fatalf("join with the store down: %v, want ErrStoreUnavailable", err)
+	}
+	v := e.poll(r, waiting.Ticket)
+	if !v.Status.Reconnecting || v.Status.State != StateQueued || v.Ticket.Key != waiting.Ticket.Key {
+		t.Fatalf("waiting visitor with the store down: %+v, want queued, same place, reconnecting", v.Status)
+	}
+	e.pass(r, in.Pass) // admitted visitors keep flowing
+	fs.fail(false)
+	e.step(1, r)
+	if v := e.poll(r, waiting.Ticket); v.Status.Reconnecting {
+		t.Fatal("still reconnecting after the store came back")
+	}
+}
+
+func TestReseedAfterStoreLoss(t *testing.T) {
+	e := newEnv(t)
+	mem := e.store.(*MemoryStore)
+	r := e.node("concert", Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60})
+	var last Ticket
+	for range 30 {
+		last = e.join(r).Ticket
+	}
+	e.step(3, r)
+	before := r.Snapshot()
+	mem.Drop("concert")
+	v := e.join(r)
+	if v.Ticket.Key <= last.Key {
+		t.Fatalf("after the store lost its data a newcomer got key %d, ahead of an earlier ticket's %d", v.Ticket.Key, last.Key)
+	}
+	e.step(1, r)
+	after := r.Snapshot()
+	if after.Serving < before.Serving || after.Serving > before.Serving+1 {
+		t.Fatalf("serving went from %d to %d across the loss, want no jump", before.Serving, after.Serving)
+	}
+	if after.Active+after.Pending < before.Active+before.Pending {
+		t.Fatalf("slots held before the loss were forgotten: %d+%d after, %d+%d before", after.Active, after.Pending, before.Active, before.Pending)
+	}
+	if r.Stats().Reseeds.Load() == 0 {
+		t.Fatal("no reseed counted")
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// flakyStore fails every call while told to.
+type flakyStore struct {
+	Store
+	mu   sync.Mutex
+	down bool
+}
+
+var errDown = errors.New("store down")
+
+func (f *flakyStore) fail(down bool) { f.mu.Lock(); f.down = down; f.mu.Unlock() }
+
+func (f *flakyStore) err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down {
+		return errDown
+	}
+	return nil
+}
+
+func (f *flakyStore) Join(ctx context.Context, room, v string, now time.Time, lim Limits) (JoinResult, error) {
+	if err := f.err(); err != nil {
+		return JoinResult{}, err
+	}
+	return f.Store.Join(ctx, room, v, now, lim)
+}
+
+func (f *flakyStore) Claim(ctx context.Context, room, v string, p uint64, now time.Time, lim Limits) (ClaimResult, error) {
+	if err := f.err(); err != nil {
+		return ClaimResult{}, err
+	}
+	return f.Store.Claim(ctx, room, v, p, now, lim)
+}
+
+func (f *flakyStore) Advance(ctx context.Context, room string, now time.Time, lim Limits) error {
+	if err := f.err(); err != nil {
+		return err
+	}
+	return f.Store.Advance(ctx, room, now, lim)
+}
+
+func (f *flakyStore) Snapshot(ctx context.Context, room string, now time.Time, after int64) (Snapshot, error) {
+	if err := f.err(); err != nil {
+		return Snapshot{}, err
+	}
+	return f.Store.Snapshot(ctx, room, now, after)
+}

@@ -1,0 +1,16 @@
+package waitingroom
+
+import "sync/atomic"
+
+// Stats count what happened on this node, for metrics. They are plain atomics so
+// the core needs no metrics library; the gateway exports them.
+type Stats struct {
+	Joins          atomic.Uint64 // visitors given a ticket
+	DirectAdmits   atomic.Uint64 // visitors let straight in on joining
+	Polls          atomic.Uint64 // status answers
+	Claims         atomic.Uint64 // sessions opened by a claim
+	PassesRejected atomic.Uint64 // passes that failed verification or were revoked
+	Revokes        atomic.Uint64 // sessions ended by the origin
+	StoreErrors    atomic.Uint64 // store calls that failed
+	Reseeds        atomic.Uint64 // times the store was found to have lost the room
+}

@@ -1,0 +1,183 @@
+package waitingroom
+
+import (
+	"math"
+	"time"
+)
+
+// State is what a visitor is told about where they stand.
+type State string
+
+// The states of DESIGN's public contract.
+const (
+	StatePrequeue State = "prequeue"
+	StateQueued   State = "queued"
+	StateAdmitted State = "admitted"
+	StateSoldOut  State = "sold_out"
+	StateClosed   State = "closed"
+	StatePaused   State = "paused"
+)
+
+// Status is the answer to "where am I?", served as JSON and rendered on the page.
+type Status struct {
+	Room  string `json:"room"`
+	Title string `json:"title,omitempty"`
+	State State  `json:"state"`
+	// Position is the estimated number of people ahead (0 = next). It never rises
+	// between two polls of the same visitor. Null while it cannot be known (before
+	// the pre-queue's draw).
+	Position *uint64 `json:"position"`
+	// ETASeconds is the estimated wait; null when the queue is not moving.
+	ETASeconds *int64 `json:"eta_seconds"`
+	// RefreshSeconds is when to ask again.
+	RefreshSeconds int `json:"refresh_seconds"`
+	// Progress runs from 0 at the visitor's first look to 1 at the front.
+	Progress float64 `json:"progress"`
+	// Waiting is the estimated number of people waiting in the room.
+	Waiting uint64 `json:"waiting"`
+	// OpensAt is when the pre-queue opens (not yet open) or the sale starts
+	// (pre-queue).
+	OpensAt *time.Time `json:"opens_at,omitempty"`
+	// DrawIndex is the visitor's registration index in the fair draw, with which
+	// anyone can recompute their place once the seed is revealed.
+	DrawIndex *uint64 `json:"draw_index,omitempty"`
+	// SessionEnds is when an admitted visitor's pass expires.
+	SessionEnds *time.Time `json:"session_ends,omitempty"`
+	// Reconnecting is set while the room cannot reach its store: the visitor
+	// keeps their place, but nobody is admitted until it is back.
+	Reconnecting bool `json:"reconnecting,omitempty"`
+}
+
+// Refresh bounds. The longest interval stays well inside the admission grace so
+// that a visitor admitted between two polls claims in time.
+const (
+	minRefresh = 2
+	maxRefresh = 20
+)
+
+func (v *view) maxRefresh() int {
+	return max(minRefresh, min(maxRefresh, int(v.settings.AdmissionGrace.Seconds()/2)-2))
+}
+
+// outflow is the expected number of places admitted per second: the measured
+// rate once the queue has moved for a while, otherwise what the settings allow
+// (the rate, or the cap turning over once a session).
+func (v *view) outflow() float64 {
+	if v.servingRate > 0 {
+		return v.servingRate
+	}
+	s := v.settings
+	return min(float64(s.NewUsersPerMinute)/60, float64(s.TotalActiveUsers)/s.SessionDuration.Seconds())
+}
+
+// status computes a visitor's status from the node's view, with no store call,
+// and returns the ticket updated with what they were shown.
+func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
+	s := v.settings
+	st := Status{
+		Room:         v.room,
+		Title:        s.Title,
+		Reconnecting: !v.healthy,
+		Waiting:      uint64(math.Round(float64(v.snap.Seq-min(v.snap.Serving, v.snap.Seq)) * v.showUp)),
+	}
+	t.Seen = now
+	phase := s.PhaseAt(now)
+	switch {
+	case s.SoldOut:
+		st.State = StateSoldOut
+		return st.refreshIn(60), t
+	case phase == Ended || s.QueueingMethod == Reject:
+		st.State = StateClosed
+		return st.refreshIn(60), t
+	case phase == NotYetOpen:
+		st.State = StateClosed
+		opens := s.PrequeueStart
+		st.OpensAt = &opens
+		return st.refreshIn(untilRefresh(opens.Sub(now), v.maxRefresh())), t
+	}
+
+	t = v.place(t)
+	if !t.Placed {
+		// Registered for the draw, which has not been made yet.
+		st.State = StatePrequeue
+		idx := t.Key
+		st.DrawIndex = &idx
+		start := s.EventStart
+		st.OpensAt = &start
+		return st.refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
+	}
+	if v.draw != nil && t.Key < v.draw.Size() {
+		idx := t.Key
+		st.DrawIndex = &idx
+	}
+	if t.Place < v.snap.Serving {
+		st.State = StateAdmitted
+		zero := uint64(0)
+		st.Position, st.Progress = &zero, 1
+		t.LastAhead = 1
+		return st, t
+	}
+
+	places := t.Place - v.snap.Serving
+	ahead := uint64(math.Round(float64(places) * v.showUp))
+	if t.LastAhead > 0 {
+		ahead = min(ahead, t.LastAhead-1)
+	}
+	t.LastAhead = ahead + 1
+	if t.FirstAhead == 0 {
+		t.FirstAhead = ahead + 1
+	}
+	st.Position = &ahead
+	if first := t.FirstAhead - 1; first > 0 {
+		st.Progress = 1 - float64(ahead)/float64(first)
+	} else {
+		st.Progress = 1
+	}
+
+	switch {
+	case phase == Prequeue:
+		st.State = StatePrequeue
+		start := s.EventStart
+		st.OpensAt = &start
+		eta := int64(math.Ceil(start.Sub(now).Seconds() + float64(places)/v.outflow()))
+		st.ETASeconds = &eta
+		return st.refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
+	case s.Paused || s.QueueAll:
+		st.State = StatePaused
+		return st.refreshIn(v.maxRefresh()), t
+	}
+	st.State = StateQueued
+	eta := int64(math.Ceil(float64(places+1) / v.outflow()))
+	st.ETASeconds = &eta
+	// Ask often near the front, seldom far back: the load of polling falls on
+	// those it matters least to.
+	return st.refreshIn(max(minRefresh, min(v.maxRefresh(), int(eta/4)))), t
+}
+
+func (st Status) refreshIn(sec int) Status {
+	st.RefreshSeconds = sec
+	return st
+}
+
+// untilRefresh asks again at the latest when d has passed, but not sooner than
+// minRefresh.
+func untilRefresh(d time.Duration, most int) int {
+	return max(minRefresh, min(most, int(math.Ceil(d.Seconds()))))
+}
+
+// place fills in the ticket's place once it can be known.
+func (v *view) place(t Ticket) Ticket {
+	if t.Placed {
+		return t
+	}
+	switch {
+	case v.draw != nil:
+		t.Place, t.Placed = v.draw.Place(t.Key), true
+	case v.settings.ShuffleAtEventStart:
+		// The draw is still to come (or its seed is not known here yet): no
+		// place yet.
+	default:
+		t.Place, t.Placed = t.Key, true
+	}
+	return t
+}

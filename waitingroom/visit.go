@@ -1,0 +1,248 @@
+package waitingroom
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Visit is the outcome of a visitor's request: their status, the ticket to hand
+// back, and, when they were admitted, their pass.
+type Visit struct {
+	Status Status
+	Ticket Ticket
+	// Pass is the signed admission pass when the visitor holds a session.
+	Pass        string
+	PassExpires time.Time
+	// Rejoined is set when the visitor's old ticket was spent (their session had
+	// ended) and they were given a new place at the back.
+	Rejoined bool
+}
+
+// ErrStoreUnavailable wraps a store failure on a path that needs the store, such
+// as a new visitor joining. The caller answers 503 with Retry-After.
+var ErrStoreUnavailable = errors.New("waiting room store unavailable")
+
+// Join gives a new visitor a ticket. When the room is open with a free slot and
+// nobody waiting, the visitor is admitted at once and Visit.Pass is set.
+func (r *Room) Join(ctx context.Context) (Visit, error) {
+	now := r.now()
+	v := r.view.Load()
+	s := v.settings
+	t := Ticket{Room: r.id, Visitor: NewVisitorID(), Joined: now, Seen: now}
+	// Visitors who come before the pre-queue opens, after the room closed, or to a
+	// sold-out or rejecting room get no place: there is no line to join.
+	if s.SoldOut || s.QueueingMethod == Reject || s.PhaseAt(now) == NotYetOpen || s.PhaseAt(now) == Ended {
+		st, _ := v.status(t, now)
+		return Visit{Status: st}, nil
+	}
+	lim := s.limitsAt(now)
+	res, err := r.store.Join(ctx, r.id, t.Visitor.String(), now, lim)
+	if errors.Is(err, ErrNoRoom) {
+		if err = r.reseed(ctx, now); err == nil {
+			res, err = r.store.Join(ctx, r.id, t.Visitor.String(), now, lim)
+		}
+	}
+	if err != nil {
+		r.storeFailed()
+		return Visit{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+	}
+	r.stats.Joins.Add(1)
+	r.mu.Lock()
+	r.maxKey = max(r.maxKey, res.Key+1)
+	r.mu.Unlock()
+	t.Key = res.Key
+	if res.Admitted {
+		r.stats.DirectAdmits.Add(1)
+		t.Place, t.Placed = res.Key, true
+		return r.admitted(t, res.Expires, v, now)
+	}
+	st, t := v.status(t, now)
+	r.stats.Polls.Add(1)
+	return Visit{Status: st, Ticket: t}, nil
+}
+
+// Poll answers a visitor holding a ticket: their place, from this node's view,
+// with no store call, unless they have reached the front; then it claims their
+// session (one store call) and returns the pass.
+func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
+	if t.Claimed {
+		// Their session ended (or was ended): the ticket is spent.
+		vis, err := r.Join(ctx)
+		vis.Rejoined = true
+		return vis, err
+	}
+	now := r.now()
+	v := r.view.Load()
+	r.stats.Polls.Add(1)
+	st, t := v.status(t, now)
+	if st.State != StateAdmitted {
+		return Visit{Status: st, Ticket: t}, nil
+	}
+	if !v.healthy {
+		// Nobody is admitted while the store is away, even those whose turn came:
+		// the store may not have them down as admitted.
+		return r.holding(st, t), nil
+	}
+	res, err := r.store.Claim(ctx, r.id, t.Visitor.String(), t.Place, now, v.settings.limitsAt(now))
+	if errors.Is(err, ErrNoRoom) {
+		if err = r.reseed(ctx, now); err == nil {
+			res, err = r.store.Claim(ctx, r.id, t.Visitor.String(), t.Place, now, v.settings.limitsAt(now))
+		}
+	}
+	if err != nil {
+		r.storeFailed()
+		st.Reconnecting = true
+		return r.holding(st, t), nil
+	}
+	switch res.Status {
+	case Claimed:
+		r.stats.Claims.Add(1)
+		return r.admitted(t, res.Expires, v, now)
+	case Finished:
+		vis, err := r.Join(ctx)
+		vis.Rejoined = true
+		return vis, err
+	default: // NotYet (this node's view ran ahead of the store) or Full
+		return r.holding(st, t), nil
+	}
+}
+
+// holding tells a visitor at the front to stay on the page a moment longer.
+func (r *Room) holding(st Status, t Ticket) Visit {
+	st.State = StateQueued
+	st.RefreshSeconds = minRefresh
+	return Visit{Status: st, Ticket: t}
+}
+
+// admitted signs the pass for a visitor who holds a session.
+func (r *Room) admitted(t Ticket, expires time.Time, v *view, now time.Time) (Visit, error) {
+	pass, err := r.key.IssuePass(Pass{
+		Room:      r.id,
+		Subject:   t.Visitor.String(),
+		OrderKey:  t.Place,
+		IssuedAt:  now,
+		ExpiresAt: expires,
+	}, r.issuer)
+	if err != nil {
+		return Visit{}, err
+	}
+	t.Claimed = true
+	t.Seen = now
+	zero := uint64(0)
+	ends := expires
+	st := Status{
+		Room:        r.id,
+		Title:       v.settings.Title,
+		State:       StateAdmitted,
+		Position:    &zero,
+		Progress:    1,
+		SessionEnds: &ends,
+	}
+	return Visit{Status: st, Ticket: t, Pass: pass, PassExpires: expires}, nil
+}
+
+// OpenTicket reads a ticket cookie for this room.
+func (r *Room) OpenTicket(value string) (Ticket, error) {
+	return r.key.OpenTicket(value, r.id, r.now(), r.settings().TicketLifetime)
+}
+
+// SealTicket encodes a ticket as a cookie value.
+func (r *Room) SealTicket(t Ticket) string { return r.key.SealTicket(t) }
+
+// CheckPass verifies a pass for this room: a map lookup when this node has seen
+// it before, an EdDSA verification otherwise. Revoked passes are refused.
+func (r *Room) CheckPass(token string) (Pass, error) {
+	now := r.now()
+	p, ok := r.passes.get(token, now)
+	if !ok {
+		var err error
+		p, err = r.verifier.Verify(token, r.id)
+		if err != nil {
+			r.stats.PassesRejected.Add(1)
+			return Pass{}, err
+		}
+		r.passes.put(token, p, now)
+	}
+	if r.revoked.has(p.ID) {
+		r.stats.PassesRejected.Add(1)
+		return Pass{}, fmt.Errorf("%w: revoked", ErrInvalidPass)
+	}
+	return p, nil
+}
+
+// Revoke ends the session a pass belongs to (the origin is done with the
+// visitor) and refuses the pass from now on, on every node.
+func (r *Room) Revoke(ctx context.Context, p Pass) error {
+	now := r.now()
+	r.revoked.add(p.ID, p.ExpiresAt)
+	err := r.store.Release(ctx, r.id, p.Subject, p.ID, p.ExpiresAt, now, r.settings().limitsAt(now))
+	if err != nil {
+		r.storeFailed()
+		return err
+	}
+	r.stats.Revokes.Add(1)
+	return nil
+}
+
+// IssuePassthrough signs a pass with no session behind it, for a room whose
+// queueing method is passthrough: everyone goes in, and the origin still gets a
+// pass to trust.
+func (r *Room) IssuePassthrough() (string, time.Time, error) {
+	now := r.now()
+	exp := now.Add(r.settings().SessionDuration)
+	tok, err := r.key.IssuePass(Pass{Room: r.id, Subject: NewVisitorID().String(), IssuedAt: now, ExpiresAt: exp}, r.issuer)
+	return tok, exp, err
+}
+
+// Patch applies an admin's change to the room's runtime settings, in the store,
+// so that every node serving the room follows it within a refresh. The result
+// must validate; a change that does not is refused and nothing is stored.
+func (r *Room) Patch(ctx context.Context, patch Overrides) (Settings, error) {
+	for range 8 {
+		data, version, err := r.store.Overrides(ctx, r.id)
+		if errors.Is(err, ErrNoRoom) {
+			if err = r.reseed(ctx, r.now()); err == nil {
+				continue
+			}
+		}
+		if err != nil {
+			r.storeFailed()
+			return Settings{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+		}
+		var current Overrides
+		if len(data) > 0 {
+			if err := json.Unmarshal(data, &current); err != nil {
+				return Settings{}, fmt.Errorf("stored overrides are unreadable: %w", err)
+			}
+		}
+		merged := current.Merge(patch)
+		eff := merged.Apply(r.base)
+		if err := eff.Validate(); err != nil {
+			return Settings{}, err
+		}
+		out, err := json.Marshal(merged)
+		if err != nil {
+			return Settings{}, err
+		}
+		nv, err := r.store.SaveOverrides(ctx, r.id, out, version)
+		if errors.Is(err, ErrVersionConflict) {
+			continue
+		}
+		if err != nil {
+			r.storeFailed()
+			return Settings{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+		}
+		r.mu.Lock()
+		if nv > r.version {
+			r.overrides, r.version = merged, nv
+		}
+		r.mu.Unlock()
+		v := r.view.Load()
+		r.publish(r.now(), v.snap, v.healthy)
+		return eff, nil
+	}
+	return Settings{}, errors.New("overrides kept changing under concurrent updates; try again")
+}
