@@ -1,0 +1,67 @@
+package booking
+
+import "time"
+
+// Idempotency follows Stripe's rules: a key names one request of one caller;
+// a second request with the same key and the same parameters replays the first
+// response; the same key with other parameters is refused (422); a key whose
+// first request is still running is refused (409) so that a client retrying
+// too fast never runs the operation twice.
+const (
+	// MaxIdempotencyKeyLength is Stripe's limit.
+	MaxIdempotencyKeyLength = 255
+	// IdempotencyKeyTTL is how long a saved response is replayed.
+	IdempotencyKeyTTL = 24 * time.Hour
+	// IdempotencyClaimTimeout is how long a claim may stay unfinished before a
+	// retry may take it over: a process that died mid-request must not lock
+	// the key forever.
+	IdempotencyClaimTimeout = time.Minute
+)
+
+// IdempotencyKey identifies one request: the caller (Scope, e.g. the
+// customer), the client's Key, and a Fingerprint of method, path and body.
+type IdempotencyKey struct {
+	Scope       string
+	Key         string
+	Fingerprint string
+}
+
+// IdempotencyState is what BeginIdempotent found.
+type IdempotencyState int
+
+// Idempotency states.
+const (
+	// IdempotencyNew: the key is claimed for this request; run it, then
+	// CompleteIdempotent or AbandonIdempotent.
+	IdempotencyNew IdempotencyState = iota + 1
+	// IdempotencyReplay: the request already ran; send Response again.
+	IdempotencyReplay
+	// IdempotencyInFlight: the first request with the key is still running.
+	IdempotencyInFlight
+	// IdempotencyMismatch: the key was used with other parameters.
+	IdempotencyMismatch
+)
+
+// IdempotencyResult is the outcome of claiming a key.
+type IdempotencyResult struct {
+	State    IdempotencyState
+	Response SavedResponse
+}
+
+// SavedResponse is a response kept for replay.
+type SavedResponse struct {
+	Status int
+	Body   []byte
+}
+
+// InvariantReport is the invariant checker's finding. Violations is empty when
+// every invariant holds.
+type InvariantReport struct {
+	Events     int      `json:"events"`
+	Seats      int      `json:"seats"`
+	Tickets    int      `json:"tickets"`
+	Violations []string `json:"violations"`
+}
+
+// OK reports whether every invariant holds.
+func (r InvariantReport) OK() bool { return len(r.Violations) == 0 }

@@ -1,0 +1,178 @@
+package inventorytest
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/foyer-dev/foyer/booking"
+)
+
+// race runs fn(i) for i in [0, n) at once: the goroutines start together on a
+// closed channel so the store sees real contention.
+func race(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			fn(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+}
+
+func testRaceOneSeat(t *testing.T, f *fixture) {
+	e := f.event(SmallVenue())
+	var mu sync.Mutex
+	won, lost := 0, 0
+	var unexpected []error
+	race(50, func(i int) {
+		_, err := f.s.Hold(f.ctx, booking.HoldRequest{EventID: e.ID, CustomerID: fmt.Sprintf("c%d", i),
+			Seats: []string{"A-2-3"}, TTL: HoldTTL}, Epoch)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			won++
+		case booking.KindOf(err) == booking.KindConflict:
+			lost++
+		default:
+			unexpected = append(unexpected, err)
+		}
+	})
+	if won != 1 || lost != 49 || len(unexpected) > 0 {
+		t.Fatalf("50 customers for one seat: %d holds, %d conflicts, other errors %v", won, lost, unexpected)
+	}
+}
+
+func testRaceBestAvailable(t *testing.T, f *fixture) {
+	spec := SmallVenue()
+	spec.Sections = append(spec.Sections, booking.SectionSpec{ID: "C", Rows: 10, SeatsPerRow: 25, Price: 3000})
+	e := f.event(spec)
+	var mu sync.Mutex
+	owner := map[string]int{}
+	held, soldOut := 0, 0
+	var failures []string
+	race(200, func(i int) {
+		q := 1 + i%3
+		h, err := f.s.Hold(f.ctx, booking.HoldRequest{EventID: e.ID, CustomerID: fmt.Sprintf("c%d", i),
+			Section: "C", Quantity: q, TTL: HoldTTL}, Epoch)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			if len(h.Seats) != q {
+				failures = append(failures, fmt.Sprintf("partial hold: asked %d, got %v", q, h.Seats))
+			}
+			for _, s := range h.Seats {
+				if prev, ok := owner[s]; ok {
+					failures = append(failures, fmt.Sprintf("seat %s held by c%d and c%d", s, prev, i))
+				}
+				owner[s] = i
+			}
+			held += len(h.Seats)
+		case booking.KindOf(err) == booking.KindConflict:
+			soldOut++
+		default:
+			failures = append(failures, err.Error())
+		}
+	})
+	if len(failures) > 0 {
+		t.Fatalf("200 shoppers, best available: %d failures, first: %v", len(failures), failures[:min(5, len(failures))])
+	}
+	// 200 shoppers ask for 1+2+3 seats in turn, 399 in all, for 250 seats:
+	// the section must fill up, and only shoppers who came too late fail.
+	if held < 250-2 {
+		t.Fatalf("only %d of 250 seats held (%d refused)", held, soldOut)
+	}
+	if m := f.seatMap(e.ID, Epoch); m.Sections[2].Held != held {
+		t.Fatalf("seat map says %d held, holds say %d", m.Sections[2].Held, held)
+	}
+}
+
+func testOverlappingHolds(t *testing.T, f *fixture) {
+	spec := SmallVenue()
+	spec.Sections = []booking.SectionSpec{{ID: "D", Rows: 1, SeatsPerRow: 12, Price: 1000}}
+	e := f.event(spec)
+	// Every customer wants a window of three seats that overlaps its
+	// neighbours', listed in a different order each time.
+	var mu sync.Mutex
+	var unexpected []error
+	won := 0
+	race(40, func(i int) {
+		a := 1 + i%10
+		seats := []string{booking.SeatID("D", 1, a+2), booking.SeatID("D", 1, a), booking.SeatID("D", 1, a+1)}
+		_, err := f.s.Hold(f.ctx, booking.HoldRequest{EventID: e.ID, CustomerID: fmt.Sprintf("c%d", i), Seats: seats, TTL: HoldTTL}, Epoch)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			won++
+		case booking.KindOf(err) != booking.KindConflict:
+			unexpected = append(unexpected, err)
+		}
+	})
+	if len(unexpected) > 0 || won == 0 {
+		t.Fatalf("overlapping holds: %d won, errors other than conflicts: %v", won, unexpected)
+	}
+}
+
+func testRaceZone(t *testing.T, f *fixture) {
+	spec := SmallVenue()
+	spec.Zones = []booking.ZoneSpec{{ID: "PIT", Capacity: 100, Price: 2000}}
+	e := f.event(spec)
+	var mu sync.Mutex
+	held := 0
+	var unexpected []error
+	race(80, func(i int) {
+		_, err := f.s.Hold(f.ctx, booking.HoldRequest{EventID: e.ID, CustomerID: fmt.Sprintf("c%d", i),
+			Zone: "PIT", Quantity: 2, TTL: HoldTTL}, Epoch)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			held += 2
+		case booking.KindOf(err) != booking.KindConflict:
+			unexpected = append(unexpected, err)
+		}
+	})
+	if len(unexpected) > 0 || held != 100 {
+		t.Fatalf("80 buyers of 2 in a zone of 100: %d held, errors %v", held, unexpected)
+	}
+}
+
+func testConcurrentConfirm(t *testing.T, f *fixture) {
+	e := f.event(SmallVenue())
+	h := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Seats: []string{"A-1-1", "A-1-2", "A-1-3"}}, Epoch)
+	o, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var errs []error
+	race(5, func(i int) {
+		_, err := f.s.ConfirmPayment(f.ctx, booking.PaymentConfirmation{
+			ProviderEventID: "evt_dup", ProviderPaymentID: "pi_1", OrderID: o.ID, Amount: o.Amount,
+		}, Epoch.Add(time.Duration(i)*time.Second))
+		if err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}
+	})
+	if len(errs) > 0 {
+		t.Fatalf("duplicate confirmations failed: %v", errs)
+	}
+	got, err := f.s.Order(f.ctx, o.ID, "alice")
+	if err != nil || got.Status != booking.OrderPaid || len(got.Tickets) != 3 {
+		t.Fatalf("order = %+v, %v", got, err)
+	}
+	if msgs, _ := f.s.PendingOutbox(f.ctx, 10); len(msgs) != 1 {
+		t.Fatalf("outbox has %d messages, want 1", len(msgs))
+	}
+}

@@ -1,0 +1,227 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/foyer-dev/foyer/booking"
+)
+
+// BeginCheckout extends the hold and opens its order, once.
+func (s *Store) BeginCheckout(_ context.Context, holdID, customerID string, extendTo, now time.Time) (booking.Order, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.holds[holdID]
+	if !ok || h.CustomerID != customerID {
+		return booking.Order{}, errHoldNotFound(holdID)
+	}
+	if id, ok := s.orderByHold[holdID]; ok {
+		return s.orderLocked(s.orders[id]), nil
+	}
+	if err := booking.CheckoutAllowed(*h, now); err != nil {
+		return booking.Order{}, err
+	}
+	e := s.events[h.EventID]
+	if extendTo.After(h.ExpiresAt) {
+		h.ExpiresAt = extendTo.UTC()
+		for _, id := range h.Seats {
+			if st := e.seats[id]; st.holdID == h.ID {
+				st.heldUntil = h.ExpiresAt
+			}
+		}
+	}
+	o := booking.NewOrder(*h, e.Currency, now)
+	s.orders[o.ID] = &o
+	s.orderByHold[holdID] = o.ID
+	return s.orderLocked(&o), nil
+}
+
+// AttachPayment records the provider's side of the payment.
+func (s *Store) AttachPayment(_ context.Context, orderID, providerPaymentID, payURL string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.orders[orderID]
+	if !ok {
+		return errOrderNotFound(orderID)
+	}
+	if o.Payment.ProviderPaymentID == "" {
+		o.Payment.ProviderPaymentID = providerPaymentID
+		o.Payment.PayURL = payURL
+	}
+	return nil
+}
+
+// ConfirmPayment turns a paid order's hold into tickets, once per provider
+// event.
+func (s *Store) ConfirmPayment(_ context.Context, c booking.PaymentConfirmation, now time.Time) (booking.Order, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.orders[c.OrderID]
+	if !ok {
+		return booking.Order{}, errOrderNotFound(c.OrderID)
+	}
+	if s.providerEvents[c.ProviderEventID] {
+		return s.orderLocked(o), nil
+	}
+	s.providerEvents[c.ProviderEventID] = true
+	if o.Status != booking.OrderPendingPayment {
+		return s.orderLocked(o), nil
+	}
+	if o.Payment.ProviderPaymentID == "" {
+		o.Payment.ProviderPaymentID = c.ProviderPaymentID
+	}
+	o.Payment.Status = booking.PaymentSucceeded
+	h := s.holds[o.HoldID]
+	e := s.events[o.EventID]
+	if c.Amount != o.Amount || !s.secureLocked(e, h, c.MaxPerCustomer, now) {
+		if h.Status == booking.HoldActive {
+			s.returnPlacesLocked(e, h)
+			h.Status = booking.HoldExpired
+		}
+		o.Status = booking.OrderRefundPending
+		return s.orderLocked(o), nil
+	}
+	for _, id := range h.Seats {
+		st := e.seats[id]
+		st.status, st.holdID, st.heldUntil, st.orderID = booking.SeatSold, "", time.Time{}, o.ID
+	}
+	if h.Zone != "" {
+		z := e.zones[h.Zone]
+		z.held -= h.Quantity
+		z.sold += h.Quantity
+	}
+	h.Status = booking.HoldOrdered
+	o.Status = booking.OrderPaid
+	paidAt := now.UTC()
+	o.PaidAt = &paidAt
+	o.Tickets = booking.NewTickets(*o)
+	var ids []string
+	for _, t := range o.Tickets {
+		if t.Seat != "" {
+			e.seatTicket[t.Seat] = t.ID
+		} else {
+			e.zones[t.Zone].tickets++
+		}
+		ids = append(ids, t.ID)
+	}
+	payload, _ := json.Marshal(booking.OrderPaidPayload{OrderID: o.ID, EventID: o.EventID, CustomerID: o.CustomerID, TicketIDs: ids})
+	s.nextOutboxID++
+	s.outbox = append(s.outbox, &outboxRow{msg: booking.OutboxMessage{ID: s.nextOutboxID, Topic: booking.TopicOrderPaid, Payload: payload, CreatedAt: now.UTC()}})
+	return s.orderLocked(o), nil
+}
+
+// secureLocked makes sure the hold's places are the order's: still held, or
+// taken again if the hold lapsed and they are free. It changes nothing when it
+// reports false.
+func (s *Store) secureLocked(e *event, h *booking.Hold, maxPerCustomer int, now time.Time) bool {
+	if h.Status == booking.HoldActive {
+		mine := true
+		for _, id := range h.Seats {
+			if st := e.seats[id]; st.status != booking.SeatHeld || st.holdID != h.ID {
+				mine = false
+			}
+		}
+		if mine {
+			return true // places are ours, even past expiry if nobody took them
+		}
+		// Some seats went to someone else after the hold lapsed: let go of the
+		// rest and try again from scratch below.
+		s.returnPlacesLocked(e, h)
+		h.Status = booking.HoldExpired
+	}
+	if maxPerCustomer <= 0 {
+		maxPerCustomer = booking.DefaultMaxPerCustomer
+	}
+	if e.quotas[h.CustomerID]+h.Quantity > maxPerCustomer {
+		return false
+	}
+	for _, id := range h.Seats {
+		if effectiveStatus(e.seats[id], now) != booking.SeatAvailable {
+			return false
+		}
+	}
+	if h.Zone != "" {
+		z := e.zones[h.Zone]
+		if z.capacity-z.held-z.sold < h.Quantity {
+			s.reclaimZoneLocked(e, h.Zone, now)
+		}
+		if z.capacity-z.held-z.sold < h.Quantity {
+			return false
+		}
+		z.held += h.Quantity
+	}
+	for _, id := range h.Seats {
+		st := e.seats[id]
+		st.status, st.holdID, st.heldUntil = booking.SeatHeld, h.ID, now
+	}
+	e.quotas[h.CustomerID] += h.Quantity
+	h.Status = booking.HoldActive
+	return true
+}
+
+// MarkRefunded closes a refund_pending order.
+func (s *Store) MarkRefunded(_ context.Context, orderID string, _ time.Time) (booking.Order, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.orders[orderID]
+	if !ok {
+		return booking.Order{}, errOrderNotFound(orderID)
+	}
+	switch o.Status {
+	case booking.OrderRefundPending:
+		o.Status = booking.OrderRefunded
+		o.Payment.Status = booking.PaymentRefunded
+	case booking.OrderRefunded:
+	default:
+		return booking.Order{}, booking.Errorf(booking.KindConflict, booking.CodeInvalidRequest, "order %s is %s, not awaiting a refund", o.ID, o.Status)
+	}
+	return s.orderLocked(o), nil
+}
+
+// Order returns an order with its tickets and deliveries.
+func (s *Store) Order(_ context.Context, id, customerID string) (booking.Order, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.orders[id]
+	if !ok || (customerID != "" && o.CustomerID != customerID) {
+		return booking.Order{}, errOrderNotFound(id)
+	}
+	return s.orderLocked(o), nil
+}
+
+// OrdersAwaitingRefund lists refund_pending orders.
+func (s *Store) OrdersAwaitingRefund(_ context.Context, limit int) ([]booking.Order, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []booking.Order
+	for _, o := range s.orders {
+		if o.Status == booking.OrderRefundPending {
+			out = append(out, s.orderLocked(o))
+		}
+	}
+	slices.SortFunc(out, func(a, b booking.Order) int { return cmp.Compare(a.ID, b.ID) })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func (s *Store) orderLocked(o *booking.Order) booking.Order {
+	c := *o
+	c.Seats = slices.Clone(o.Seats)
+	c.Tickets = make([]booking.Ticket, len(o.Tickets))
+	for i, t := range o.Tickets {
+		if d, ok := s.deliveries[t.ID]; ok {
+			t.Delivery = &d
+		}
+		c.Tickets[i] = t
+	}
+	return c
+}
+
+func errOrderNotFound(id string) error {
+	return booking.Errorf(booking.KindNotFound, booking.CodeOrderNotFound, "no order %q", id)
+}

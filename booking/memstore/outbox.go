@@ -1,0 +1,65 @@
+package memstore
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/foyer-dev/foyer/booking"
+)
+
+// PendingOutbox returns unpublished messages, oldest first.
+func (s *Store) PendingOutbox(_ context.Context, limit int) ([]booking.OutboxMessage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []booking.OutboxMessage
+	for _, r := range s.outbox {
+		if len(out) >= limit {
+			break
+		}
+		if !r.published {
+			m := r.msg
+			m.Payload = slices.Clone(m.Payload)
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// MarkPublished flags messages as relayed.
+func (s *Store) MarkPublished(_ context.Context, ids []int64, _ time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.outbox {
+		if slices.Contains(ids, r.msg.ID) {
+			r.published = true
+		}
+	}
+	return nil
+}
+
+// RecordDelivery keeps the first delivery of each ticket.
+func (s *Store) RecordDelivery(_ context.Context, d booking.Delivery) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.ticketExistsLocked(d.TicketID) {
+		return false, booking.Errorf(booking.KindNotFound, booking.CodeNotFound, "no ticket %q", d.TicketID)
+	}
+	if _, ok := s.deliveries[d.TicketID]; ok {
+		return false, nil
+	}
+	d.DeliveredAt = d.DeliveredAt.UTC()
+	s.deliveries[d.TicketID] = d
+	return true, nil
+}
+
+func (s *Store) ticketExistsLocked(id string) bool {
+	for _, o := range s.orders {
+		for _, t := range o.Tickets {
+			if t.ID == id {
+				return true
+			}
+		}
+	}
+	return false
+}

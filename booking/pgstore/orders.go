@@ -1,0 +1,367 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/foyer-dev/foyer/booking"
+)
+
+// BeginCheckout extends an active hold and opens its order and payment, once
+// per hold.
+func (s *Store) BeginCheckout(ctx context.Context, holdID, customerID string, extendTo, now time.Time) (booking.Order, error) {
+	var o booking.Order
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		h, err := loadHold(ctx, tx, holdID, customerID, true)
+		if err != nil {
+			return err
+		}
+		var existing string
+		err = tx.QueryRow(ctx, `SELECT id FROM orders WHERE hold_id = $1`, holdID).Scan(&existing)
+		if err == nil {
+			o, err = loadOrder(ctx, tx, existing, "")
+			return err
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if err := booking.CheckoutAllowed(h, now); err != nil {
+			return err
+		}
+		if extendTo.After(h.ExpiresAt) {
+			h.ExpiresAt = extendTo.UTC()
+			if _, err := tx.Exec(ctx, `UPDATE holds SET expires_at = $2 WHERE id = $1`, h.ID, h.ExpiresAt); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE seats SET held_until = $2 WHERE hold_id = $1 AND status = 'HELD'`, h.ID, h.ExpiresAt); err != nil {
+				return err
+			}
+		}
+		e, err := s.Event(ctx, h.EventID)
+		if err != nil {
+			return err
+		}
+		o = booking.NewOrder(h, e.Currency, now)
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO orders (id, hold_id, event_id, customer_id, status, amount_cents, currency, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			o.ID, o.HoldID, o.EventID, o.CustomerID, string(o.Status), int64(o.Amount), o.Currency, o.CreatedAt); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `
+			INSERT INTO payments (id, order_id, status, amount_cents, idempotency_key, refund_key)
+			VALUES ($1, $2, $3, $4, $5, $6)`,
+			o.Payment.ID, o.ID, string(o.Payment.Status), int64(o.Payment.Amount), o.Payment.IdempotencyKey, o.Payment.RefundKey)
+		return err
+	})
+	return o, err
+}
+
+// AttachPayment records the provider's payment id and pay page, once.
+func (s *Store) AttachPayment(ctx context.Context, orderID, providerPaymentID, payURL string) error {
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE payments SET provider_payment_id = coalesce(provider_payment_id, NULLIF($2, '')), pay_url = coalesce(pay_url, NULLIF($3, ''))
+		WHERE order_id = $1`, orderID, providerPaymentID, payURL)
+	if err != nil {
+		return classify(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return errOrderNotFound(orderID)
+	}
+	return nil
+}
+
+// ConfirmPayment applies a payment-succeeded event once: tickets, sold seats
+// and an outbox message in one transaction, or refund_pending when the
+// places are gone.
+func (s *Store) ConfirmPayment(ctx context.Context, c booking.PaymentConfirmation, now time.Time) (booking.Order, error) {
+	var o booking.Order
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		// The order row lock makes concurrent deliveries of one payment queue
+		// here; the provider event id then tells the second one it is late.
+		o, err = loadOrderForUpdate(ctx, tx, c.OrderID)
+		if err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO provider_events (id, order_id, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+			c.ProviderEventID, o.ID, now)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 || o.Status != booking.OrderPendingPayment {
+			o, err = loadOrder(ctx, tx, o.ID, "")
+			return err
+		}
+		if _, err := tx.Exec(ctx, `
+			UPDATE payments SET status = 'succeeded', provider_payment_id = coalesce(provider_payment_id, NULLIF($2, ''))
+			WHERE order_id = $1`, o.ID, c.ProviderPaymentID); err != nil {
+			return err
+		}
+		h, err := loadHold(ctx, tx, o.HoldID, o.CustomerID, true)
+		if err != nil {
+			return err
+		}
+		secured := false
+		if c.Amount == o.Amount {
+			if secured, err = s.secure(ctx, tx, &h, c.MaxPerCustomer, now); err != nil {
+				return err
+			}
+		}
+		if !secured {
+			if h.Status == booking.HoldActive {
+				if err := endHold(ctx, tx, holdRowOf(h), booking.HoldExpired); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.Exec(ctx, `UPDATE orders SET status = 'refund_pending' WHERE id = $1`, o.ID); err != nil {
+				return err
+			}
+			o, err = loadOrder(ctx, tx, o.ID, "")
+			return err
+		}
+		if err := sell(ctx, tx, h, o, now); err != nil {
+			return err
+		}
+		o, err = loadOrder(ctx, tx, o.ID, "")
+		return err
+	})
+	return o, err
+}
+
+func holdRowOf(h booking.Hold) holdRow {
+	return holdRow{id: h.ID, customerID: h.CustomerID, eventID: h.EventID, quantity: h.Quantity}
+}
+
+// secure makes sure the hold's places belong to the order: still held (even
+// past expiry, if nobody took them), or taken again. It runs the re-take in a
+// savepoint so a failed attempt leaves no trace.
+func (s *Store) secure(ctx context.Context, tx pgx.Tx, h *booking.Hold, maxPerCustomer int, now time.Time) (bool, error) {
+	if h.Status == booking.HoldActive {
+		var mine int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM seats WHERE hold_id = $1 AND status = 'HELD'`, h.ID).Scan(&mine); err != nil {
+			return false, err
+		}
+		if mine == len(h.Seats) {
+			return true, nil
+		}
+		if err := endHold(ctx, tx, holdRowOf(*h), booking.HoldExpired); err != nil {
+			return false, err
+		}
+		h.Status = booking.HoldExpired
+	}
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	err = s.retake(ctx, sp, *h, maxPerCustomer, now)
+	var be *booking.Error
+	if errors.As(err, &be) {
+		return false, sp.Rollback(ctx)
+	}
+	if err != nil {
+		return false, err
+	}
+	h.Status = booking.HoldActive
+	return true, sp.Commit(ctx)
+}
+
+// retake takes a lapsed hold's places again for its late payment.
+func (s *Store) retake(ctx context.Context, tx pgx.Tx, h booking.Hold, maxPerCustomer int, now time.Time) error {
+	if err := takeQuota(ctx, tx, h.EventID, h.CustomerID, h.Quantity, maxPerCustomer); err != nil {
+		return err
+	}
+	if len(h.Seats) > 0 {
+		if _, err := holdSeatList(ctx, tx, h.EventID, h.ID, h.Seats, now, now); err != nil {
+			return err
+		}
+	}
+	if h.Zone != "" {
+		if err := s.takeZone(ctx, tx, h.EventID, h.Zone, h.ID, h.Quantity, now); err != nil {
+			return err
+		}
+	}
+	_, err := tx.Exec(ctx, `UPDATE holds SET status = 'active' WHERE id = $1`, h.ID)
+	return err
+}
+
+// sell turns the held places into sold ones with tickets and writes the
+// outbox message, all in the caller's transaction.
+func sell(ctx context.Context, tx pgx.Tx, h booking.Hold, o booking.Order, now time.Time) error {
+	if _, err := tx.Exec(ctx, `
+		UPDATE seats SET status = 'SOLD', hold_id = NULL, held_until = NULL, order_id = $2
+		WHERE hold_id = $1 AND status = 'HELD'`, h.ID, o.ID); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `
+		UPDATE zone_shards z SET held = z.held - a.quantity, sold = z.sold + a.quantity
+		FROM zone_allocations a
+		WHERE a.hold_id = $1 AND z.event_id = a.event_id AND z.zone_id = a.zone_id AND z.shard = a.shard`, h.ID); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE holds SET status = 'ordered' WHERE id = $1`, h.ID); err != nil {
+		return err
+	}
+	o.Seats, o.Zone, o.Quantity = h.Seats, h.Zone, h.Quantity
+	tickets := booking.NewTickets(o)
+	ids := make([]string, len(tickets))
+	rows := make([][]any, len(tickets))
+	for i, t := range tickets {
+		ids[i] = t.ID
+		rows[i] = []any{t.ID, t.OrderID, t.EventID, nullable(t.Seat), nullable(t.Zone)}
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tickets"}, []string{"id", "order_id", "event_id", "seat_id", "zone_id"},
+		pgx.CopyFromRows(rows)); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE orders SET status = 'paid', paid_at = $2 WHERE id = $1`, o.ID, now); err != nil {
+		return err
+	}
+	payload, err := json.Marshal(booking.OrderPaidPayload{OrderID: o.ID, EventID: o.EventID, CustomerID: o.CustomerID, TicketIDs: ids})
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO outbox (topic, payload, created_at) VALUES ($1, $2, $3)`, booking.TopicOrderPaid, payload, now)
+	return err
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// MarkRefunded closes a refund_pending order.
+func (s *Store) MarkRefunded(ctx context.Context, orderID string, _ time.Time) (booking.Order, error) {
+	var o booking.Order
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		o, err = loadOrderForUpdate(ctx, tx, orderID)
+		if err != nil {
+			return err
+		}
+		switch o.Status {
+		case booking.OrderRefunded:
+			return nil
+		case booking.OrderRefundPending:
+		default:
+			return booking.Errorf(booking.KindConflict, booking.CodeInvalidRequest, "order %s is %s, not awaiting a refund", o.ID, o.Status)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE orders SET status = 'refunded' WHERE id = $1`, orderID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE payments SET status = 'refunded' WHERE order_id = $1`, orderID); err != nil {
+			return err
+		}
+		o, err = loadOrder(ctx, tx, orderID, "")
+		return err
+	})
+	return o, err
+}
+
+// Order returns an order with its tickets and deliveries.
+func (s *Store) Order(ctx context.Context, id, customerID string) (booking.Order, error) {
+	o, err := loadOrder(ctx, s.pool, id, customerID)
+	return o, classify(err)
+}
+
+// OrdersAwaitingRefund lists refund_pending orders.
+func (s *Store) OrdersAwaitingRefund(ctx context.Context, limit int) ([]booking.Order, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM orders WHERE status = 'refund_pending' ORDER BY id LIMIT $1`, limit)
+	if err != nil {
+		return nil, classify(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, classify(err)
+	}
+	out := make([]booking.Order, 0, len(ids))
+	for _, id := range ids {
+		o, err := s.Order(ctx, id, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+func loadOrderForUpdate(ctx context.Context, tx pgx.Tx, id string) (booking.Order, error) {
+	var locked string
+	err := tx.QueryRow(ctx, `SELECT id FROM orders WHERE id = $1 FOR UPDATE`, id).Scan(&locked)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return booking.Order{}, errOrderNotFound(id)
+	}
+	if err != nil {
+		return booking.Order{}, err
+	}
+	return loadOrder(ctx, tx, id, "")
+}
+
+func loadOrder(ctx context.Context, q querier, id, customerID string) (booking.Order, error) {
+	var o booking.Order
+	var providerID, payURL *string
+	err := q.QueryRow(ctx, `
+		SELECT o.id, o.hold_id, o.event_id, o.customer_id, o.status, o.amount_cents, o.currency, o.created_at, o.paid_at,
+		       h.quantity, coalesce(h.zone_id, ''),
+		       p.id, p.provider_payment_id, p.status, p.amount_cents, p.pay_url, p.idempotency_key, p.refund_key
+		FROM orders o JOIN holds h ON h.id = o.hold_id JOIN payments p ON p.order_id = o.id
+		WHERE o.id = $1 AND ($2 = '' OR o.customer_id = $2)`, id, customerID).Scan(
+		&o.ID, &o.HoldID, &o.EventID, &o.CustomerID, (*string)(&o.Status), (*int64)(&o.Amount), &o.Currency, &o.CreatedAt, &o.PaidAt,
+		&o.Quantity, &o.Zone,
+		&o.Payment.ID, &providerID, (*string)(&o.Payment.Status), (*int64)(&o.Payment.Amount), &payURL,
+		&o.Payment.IdempotencyKey, &o.Payment.RefundKey)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return booking.Order{}, errOrderNotFound(id)
+	}
+	if err != nil {
+		return booking.Order{}, err
+	}
+	o.CreatedAt = o.CreatedAt.UTC()
+	if o.PaidAt != nil {
+		t := o.PaidAt.UTC()
+		o.PaidAt = &t
+	}
+	if providerID != nil {
+		o.Payment.ProviderPaymentID = *providerID
+	}
+	if payURL != nil {
+		o.Payment.PayURL = *payURL
+	}
+	rows, err := q.Query(ctx, `SELECT seat_id FROM hold_seats WHERE hold_id = $1 ORDER BY seat_id`, o.HoldID)
+	if err != nil {
+		return booking.Order{}, err
+	}
+	if o.Seats, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return booking.Order{}, err
+	}
+	rows, err = q.Query(ctx, `
+		SELECT t.id, t.order_id, t.event_id, coalesce(t.seat_id, ''), coalesce(t.zone_id, ''), d.code, d.delivered_at
+		FROM tickets t LEFT JOIN deliveries d ON d.ticket_id = t.id
+		WHERE t.order_id = $1 ORDER BY t.seat_id NULLS LAST, t.id`, o.ID)
+	if err != nil {
+		return booking.Order{}, err
+	}
+	o.Tickets, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Ticket, error) {
+		var t booking.Ticket
+		var code *string
+		var at *time.Time
+		if err := r.Scan(&t.ID, &t.OrderID, &t.EventID, &t.Seat, &t.Zone, &code, &at); err != nil {
+			return t, err
+		}
+		if code != nil && at != nil {
+			t.Delivery = &booking.Delivery{TicketID: t.ID, Code: *code, DeliveredAt: at.UTC()}
+		}
+		return t, nil
+	})
+	return o, err
+}
+
+func errOrderNotFound(id string) error {
+	return booking.Errorf(booking.KindNotFound, booking.CodeOrderNotFound, "no order %q", id)
+}

@@ -1,0 +1,49 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/foyer-dev/foyer/booking"
+)
+
+// PendingOutbox returns unpublished messages, oldest first.
+func (s *Store) PendingOutbox(ctx context.Context, limit int) ([]booking.OutboxMessage, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT id, topic, payload, created_at FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1`, limit)
+	if err != nil {
+		return nil, classify(err)
+	}
+	msgs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.OutboxMessage, error) {
+		var m booking.OutboxMessage
+		err := r.Scan(&m.ID, &m.Topic, &m.Payload, &m.CreatedAt)
+		m.CreatedAt = m.CreatedAt.UTC()
+		return m, err
+	})
+	return msgs, classify(err)
+}
+
+// MarkPublished flags messages as relayed.
+func (s *Store) MarkPublished(ctx context.Context, ids []int64, now time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE outbox SET published_at = $2 WHERE id = ANY($1) AND published_at IS NULL`, ids, now)
+	return classify(err)
+}
+
+// RecordDelivery keeps the first delivery of each ticket.
+func (s *Store) RecordDelivery(ctx context.Context, d booking.Delivery) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `
+		INSERT INTO deliveries (ticket_id, code, delivered_at) VALUES ($1, $2, $3) ON CONFLICT (ticket_id) DO NOTHING`,
+		d.TicketID, d.Code, d.DeliveredAt)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23503" { // foreign key: no such ticket
+		return false, booking.Errorf(booking.KindNotFound, booking.CodeNotFound, "no ticket %q", d.TicketID)
+	}
+	if err != nil {
+		return false, classify(err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
