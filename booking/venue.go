@@ -10,10 +10,10 @@ import (
 // Limits on a venue description. They keep one request from allocating an
 // unbounded seat table and keep seat ids short and unambiguous.
 const (
-	MaxRowsPerSection = 200
-	MaxSeatsPerRow    = 200
-	MaxZoneCapacity   = 1_000_000
-	MaxSeatsPerEvent  = 200_000
+	MaxRowsPerSection  = 200
+	MaxSeatsPerRow     = 200
+	MaxZoneCapacity    = 1_000_000
+	MaxSeatsPerEvent   = 200_000
 	MaxSectionsOrZones = 100
 )
 

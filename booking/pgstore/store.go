@@ -2,7 +2,7 @@ package pgstore
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
