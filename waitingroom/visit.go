@@ -13,9 +13,10 @@ import (
 type Visit struct {
 	Status Status
 	Ticket Ticket
-	// Pass is the signed admission pass when the visitor holds a session.
-	Pass        string
-	PassExpires time.Time
+	// Pass is the signed admission pass when the visitor holds a session, and
+	// Admission what it says.
+	Pass      string
+	Admission Pass
 	// Rejoined is set when the visitor's old ticket was spent (their session had
 	// ended) and they were given a new place at the back.
 	Rejoined bool
@@ -57,7 +58,7 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 	if res.Admitted {
 		r.stats.DirectAdmits.Add(1)
 		t.Place, t.Placed = res.Key, true
-		return r.admitted(t, res.Expires, v, now)
+		return r.admitted(t, res.Expires, now)
 	}
 	st, t := v.status(t, now)
 	r.stats.Polls.Add(1)
@@ -100,7 +101,7 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 	switch res.Status {
 	case Claimed:
 		r.stats.Claims.Add(1)
-		return r.admitted(t, res.Expires, v, now)
+		return r.admitted(t, res.Expires, now)
 	case Finished:
 		vis, err := r.Join(ctx)
 		vis.Rejoined = true
@@ -118,30 +119,22 @@ func (r *Room) holding(st Status, t Ticket) Visit {
 }
 
 // admitted signs the pass for a visitor who holds a session.
-func (r *Room) admitted(t Ticket, expires time.Time, v *view, now time.Time) (Visit, error) {
-	pass, err := r.key.IssuePass(Pass{
+func (r *Room) admitted(t Ticket, expires time.Time, now time.Time) (Visit, error) {
+	p := Pass{
+		ID:        NewPassID(),
 		Room:      r.id,
 		Subject:   t.Visitor.String(),
 		OrderKey:  t.Place,
 		IssuedAt:  now,
 		ExpiresAt: expires,
-	}, r.issuer)
+	}
+	tok, err := r.key.IssuePass(p, r.issuer)
 	if err != nil {
 		return Visit{}, err
 	}
 	t.Claimed = true
 	t.Seen = now
-	zero := uint64(0)
-	ends := expires
-	st := Status{
-		Room:        r.id,
-		Title:       v.settings.Title,
-		State:       StateAdmitted,
-		Position:    &zero,
-		Progress:    1,
-		SessionEnds: &ends,
-	}
-	return Visit{Status: st, Ticket: t, Pass: pass, PassExpires: expires}, nil
+	return Visit{Status: r.AdmittedStatus(p), Ticket: t, Pass: tok, Admission: p}, nil
 }
 
 // OpenTicket reads a ticket cookie for this room.
@@ -190,11 +183,17 @@ func (r *Room) Revoke(ctx context.Context, p Pass) error {
 // IssuePassthrough signs a pass with no session behind it, for a room whose
 // queueing method is passthrough: everyone goes in, and the origin still gets a
 // pass to trust.
-func (r *Room) IssuePassthrough() (string, time.Time, error) {
+func (r *Room) IssuePassthrough() (string, Pass, error) {
 	now := r.now()
-	exp := now.Add(r.settings().SessionDuration)
-	tok, err := r.key.IssuePass(Pass{Room: r.id, Subject: NewVisitorID().String(), IssuedAt: now, ExpiresAt: exp}, r.issuer)
-	return tok, exp, err
+	p := Pass{
+		ID:        NewPassID(),
+		Room:      r.id,
+		Subject:   NewVisitorID().String(),
+		IssuedAt:  now,
+		ExpiresAt: now.Add(r.settings().SessionDuration),
+	}
+	tok, err := r.key.IssuePass(p, r.issuer)
+	return tok, p, err
 }
 
 // Patch applies an admin's change to the room's runtime settings, in the store,
@@ -245,4 +244,29 @@ func (r *Room) Patch(ctx context.Context, patch Overrides) (Settings, error) {
 		return eff, nil
 	}
 	return Settings{}, errors.New("overrides kept changing under concurrent updates; try again")
+}
+
+// AdmittedStatus is the status of a visitor holding pass p.
+func (r *Room) AdmittedStatus(p Pass) Status {
+	zero := uint64(0)
+	ends := p.ExpiresAt
+	return Status{
+		Room:        r.id,
+		Title:       r.settings().Title,
+		State:       StateAdmitted,
+		Position:    &zero,
+		Progress:    1,
+		SessionEnds: &ends,
+	}
+}
+
+// JWKS is the key set origins verify passes with.
+func (r *Room) JWKS() JWKS {
+	set := JWKS{Keys: []JWK{r.key.JWK()}}
+	for kid, pub := range r.verifier.keys {
+		if kid != r.key.KeyID() {
+			set.Keys = append(set.Keys, PublicJWK(pub))
+		}
+	}
+	return set
 }

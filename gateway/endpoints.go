@@ -1,0 +1,39 @@
+package gateway
+
+import (
+	"net/http"
+)
+
+// serveEndpoint answers the room's own endpoints under the path prefix. They
+// never reach the origin.
+func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, name string) error {
+	stripInbound(r.Header)
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		return writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "The waiting room's endpoints answer GET only.")
+	}
+	switch name {
+	case "status":
+		return h.serveStatus(w, r)
+	case "jwks.json":
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		return writeJSON(w, http.StatusOK, h.room.JWKS())
+	case "draw":
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		return writeJSON(w, http.StatusOK, h.room.DrawInfo())
+	}
+	return writeError(w, http.StatusNotFound, "not_found", "No such waiting room endpoint.")
+}
+
+// serveStatus answers "where am I?" as JSON. A visitor with a valid pass is told
+// they are in; one with a ticket gets their place (and their pass, when their
+// turn has come); anyone else joins the line.
+func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
+	a, err := h.admit(w, r)
+	if err != nil {
+		r.Header.Set("Accept", "application/json")
+		return h.unavailable(w, r, err)
+	}
+	return h.writeStatus(w, a.status)
+}

@@ -1,0 +1,103 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// Commands an origin may give in X-Waiting-Room-Command.
+const (
+	// commandRevoke: this visitor is done (checked out, logged out); free their
+	// slot now rather than when the session would end.
+	commandRevoke = "revoke"
+	// commandSoldOut: nothing is left to sell; show everyone waiting, and every
+	// newcomer, the sold-out page.
+	commandSoldOut = "sold-out"
+)
+
+// commandWriter watches the origin's response headers for a command, acts on it
+// and strips it before the response leaves.
+type commandWriter struct {
+	*caddyhttp.ResponseWriterWrapper
+	h       *Handler
+	r       *http.Request
+	pass    waitingroom.Pass
+	written bool
+}
+
+// WriteHeader implements http.ResponseWriter.
+func (cw *commandWriter) WriteHeader(code int) {
+	// Informational responses (100 Continue, 103 Early Hints) come before the
+	// real one; wait for it, except 101, which is the last the client sees.
+	if !cw.written && (code >= 200 || code == http.StatusSwitchingProtocols) {
+		cw.written = true
+		cw.act()
+	}
+	cw.ResponseWriterWrapper.WriteHeader(code)
+}
+
+// Write implements http.ResponseWriter.
+func (cw *commandWriter) Write(b []byte) (int, error) {
+	if !cw.written {
+		cw.WriteHeader(http.StatusOK)
+	}
+	return cw.ResponseWriterWrapper.Write(b)
+}
+
+// ReadFrom keeps io.Copy from writing the header behind our back.
+func (cw *commandWriter) ReadFrom(r io.Reader) (int64, error) {
+	if !cw.written {
+		cw.WriteHeader(http.StatusOK)
+	}
+	return cw.ResponseWriterWrapper.ReadFrom(r)
+}
+
+func (cw *commandWriter) act() {
+	hdr := cw.Header()
+	cmds := hdr.Values(headerCommand)
+	for name := range hdr {
+		if len(name) >= len(headerPrefix) && strings.EqualFold(name[:len(headerPrefix)], headerPrefix) {
+			delete(hdr, name)
+		}
+	}
+	for _, c := range cmds {
+		for _, cmd := range strings.Split(c, ",") {
+			cw.run(strings.ToLower(strings.TrimSpace(cmd)))
+		}
+	}
+}
+
+func (cw *commandWriter) run(cmd string) {
+	h := cw.h
+	// The visitor's request may be cancelled while we act on the origin's word;
+	// the command must still be carried out.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(cw.r.Context()), commandTimeout)
+	defer cancel()
+	var err error
+	switch cmd {
+	case "":
+		return
+	case commandRevoke:
+		err = h.room.Revoke(ctx, cw.pass)
+		h.clearPass(cw, cw.r)
+	case commandSoldOut:
+		sold := true
+		_, err = h.room.Patch(ctx, waitingroom.Overrides{SoldOut: &sold})
+	default:
+		h.logger.Warn("unknown command from origin", zap.String("room", h.Room), zap.String("command", cmd))
+		return
+	}
+	if err != nil {
+		h.logger.Error("carrying out origin command", zap.String("room", h.Room), zap.String("command", cmd), zap.Error(err))
+	}
+}
+
+const commandTimeout = 5 * time.Second

@@ -1,0 +1,176 @@
+package gateway
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"math"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/foyer-dev/foyer/static"
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// pageData is what the waiting page template is given. Operators writing their
+// own page (the page setting) get the same fields.
+type pageData struct {
+	Status    waitingroom.Status
+	Title     string
+	Headline  string
+	Lead      string
+	StatusURL string
+	DrawURL   string
+	// Refresh is the no-JavaScript reload interval, and the first poll's delay.
+	Refresh      int
+	Position     string
+	ETA          string
+	Progress     int
+	DrawIndex    string
+	ShowFigures  bool
+	ShowProgress bool
+	Determinate  bool
+	KeepOpen     bool
+}
+
+func loadPage(path string) (*template.Template, error) {
+	if path == "" {
+		return template.ParseFS(static.Waiting, static.WaitingPage)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("page: %w", err)
+	}
+	t, err := template.New("page").Parse(string(src))
+	if err != nil {
+		return nil, fmt.Errorf("page %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// newPageData words a status for people.
+func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageData {
+	d := pageData{
+		Status:    st,
+		Title:     st.Title,
+		StatusURL: prefix + "/status",
+		DrawURL:   prefix + "/draw",
+		Refresh:   st.RefreshSeconds,
+		Progress:  int(math.Round(st.Progress * 100)),
+		ETA:       formatETA(st.ETASeconds),
+	}
+	if d.Title == "" {
+		d.Title = "Waiting room"
+	}
+	if st.Position != nil {
+		d.Position = formatCount(*st.Position)
+	}
+	if st.DrawIndex != nil {
+		d.DrawIndex = formatCount(*st.DrawIndex)
+	}
+	switch {
+	case unavailable:
+		d.Headline = "We're very busy right now"
+		d.Lead = "So many people are arriving that we could not give you a place in line just yet. This page will try again in a few seconds."
+		d.Refresh = retryAfterUnavailable
+		d.StatusURL = ""
+	case st.State == waitingroom.StateQueued:
+		d.Headline = "You're in line"
+		if st.Position != nil && *st.Position == 0 {
+			d.Headline = "You're next"
+		}
+		d.Lead = "Thanks for your patience. We let people in a few at a time so that the site stays fast for everyone."
+		d.ShowFigures, d.ShowProgress, d.Determinate, d.KeepOpen = true, true, true, true
+	case st.State == waitingroom.StatePrequeue:
+		d.Headline = "You're registered"
+		d.ShowProgress, d.KeepOpen = true, true
+		when := formatWhen(st.OpensAt)
+		if st.Position == nil {
+			d.Lead = "The sale starts at " + when + ". Everyone registered before then gets a place by a fair random draw, so there is no advantage in arriving early — or in opening many tabs."
+			d.Position = "drawn at start"
+		} else {
+			d.Lead = "The sale starts at " + when + ". You keep your place in line until then."
+			d.ShowFigures = true
+		}
+	case st.State == waitingroom.StatePaused:
+		d.Headline = "The line is paused"
+		d.Lead = "The sale is paused for a moment. You keep your place, and the line moves again as soon as it resumes."
+		d.ShowFigures, d.ShowProgress, d.Determinate, d.KeepOpen = true, true, true, true
+	case st.State == waitingroom.StateSoldOut:
+		d.Headline = "Sold out"
+		d.Lead = "Every ticket has been sold. Thank you for waiting with us."
+	case st.State == waitingroom.StateClosed && st.OpensAt != nil:
+		d.Headline = "Not open yet"
+		d.Lead = "The line opens at " + formatWhen(st.OpensAt) + ". This page will let you in when it does."
+		d.KeepOpen = true
+	case st.State == waitingroom.StateClosed:
+		d.Headline = "This sale is closed"
+		d.Lead = "The sale is not taking new visitors."
+	case st.State == waitingroom.StateAdmitted:
+		d.Headline = "It's your turn"
+		d.Lead = "Taking you to the site…"
+		d.Refresh = 1
+	}
+	return d
+}
+
+// retryAfterUnavailable is the Retry-After given to a visitor who could not join
+// because the store did not answer.
+const retryAfterUnavailable = 10
+
+func (h *Handler) renderPage(w http.ResponseWriter, code int, d pageData) error {
+	var buf bytes.Buffer
+	if err := h.page.Execute(&buf, d); err != nil {
+		return err
+	}
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/html; charset=utf-8")
+	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(code)
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func formatETA(sec *int64) string {
+	switch {
+	case sec == nil:
+		return "—"
+	case *sec < 60:
+		return "under a minute"
+	}
+	minutes := int64(math.Round(float64(*sec) / 60))
+	if minutes < 60 {
+		if minutes == 1 {
+			return "about 1 minute"
+		}
+		return fmt.Sprintf("about %d minutes", minutes)
+	}
+	h, m := minutes/60, minutes%60
+	if m == 0 {
+		return fmt.Sprintf("about %d h", h)
+	}
+	return fmt.Sprintf("about %d h %d min", h, m)
+}
+
+// formatCount writes 1234567 as "1,234,567".
+func formatCount(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	var b []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+func formatWhen(t *time.Time) string {
+	if t == nil {
+		return "the start"
+	}
+	return t.UTC().Format("15:04 MST on Mon 2 Jan")
+}

@@ -1,0 +1,124 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+const caddyLockTimeout = 30 * time.Second
+
+// rooms holds the live rooms of this process. A room (its view, its pass cache,
+// its controller loop) outlives config reloads as long as its identity and
+// settings are unchanged; the memory store outlives them as long as any room
+// uses it, so a reload never empties a queue.
+var (
+	rooms  = caddy.NewUsagePool()
+	stores = caddy.NewUsagePool()
+)
+
+type roomHandle struct {
+	room     *waitingroom.Room
+	storeKey string
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+// Destruct stops the room's controller and lets go of its store.
+func (rh *roomHandle) Destruct() error {
+	rh.cancel()
+	<-rh.done
+	_, err := stores.Delete(rh.storeKey)
+	return err
+}
+
+type storeHandle struct {
+	store waitingroom.Store
+	close func() error
+}
+
+func (sh *storeHandle) Destruct() error {
+	if sh.close == nil {
+		return nil
+	}
+	return sh.close()
+}
+
+// roomIdentity is what makes two handlers share one room in this process: the
+// same room on the same store with the same key and settings.
+func roomIdentity(h *Handler, storeKey string) string {
+	b, _ := json.Marshal(struct {
+		Store    string
+		Room     string
+		Kid      string
+		Issuer   string
+		Settings waitingroom.Settings
+	}{storeKey, h.Room, h.key.KeyID(), h.Issuer, h.settings})
+	sum := sha256.Sum256(b)
+	return "room:" + h.Room + ":" + hex.EncodeToString(sum[:8])
+}
+
+func storeIdentity(sc *StoreConfig) string {
+	if sc == nil || sc.Backend == "" || sc.Backend == "memory" {
+		return "memory"
+	}
+	return sc.Backend + " " + sc.URL
+}
+
+func acquireStore(key string, sc *StoreConfig) (waitingroom.Store, error) {
+	v, _, err := stores.LoadOrNew(key, func() (caddy.Destructor, error) {
+		return &storeHandle{store: waitingroom.NewMemoryStore()}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*storeHandle).store, nil
+}
+
+// acquireRoom finds or starts the room for h.
+func acquireRoom(ctx caddy.Context, h *Handler, logger *zap.Logger) (*roomHandle, string, error) {
+	storeKey := storeIdentity(h.Store)
+	key := roomIdentity(h, storeKey)
+	v, _, err := rooms.LoadOrNew(key, func() (caddy.Destructor, error) {
+		store, err := acquireStore(storeKey, h.Store)
+		if err != nil {
+			return nil, err
+		}
+		room, err := waitingroom.NewRoom(waitingroom.Config{
+			ID:       h.Room,
+			Settings: h.settings,
+			Store:    store,
+			Key:      h.key,
+			Issuer:   h.Issuer,
+		})
+		if err != nil {
+			_, _ = stores.Delete(storeKey)
+			return nil, err
+		}
+		// The room runs on its own context: it must outlive the config that
+		// created it when a reload keeps it, and stop when the pool drops it.
+		runCtx, cancel := context.WithCancel(context.Background())
+		if err := room.Start(runCtx); err != nil {
+			// Not fatal: the room serves in its failure mode and recovers
+			// when the store answers.
+			logger.Warn("waiting room store unreachable at start", zap.String("room", h.Room), zap.Error(err))
+		}
+		rh := &roomHandle{room: room, storeKey: storeKey, cancel: cancel, done: make(chan struct{})}
+		go func() {
+			defer close(rh.done)
+			room.Run(runCtx)
+		}()
+		return rh, nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return v.(*roomHandle), key, nil
+}

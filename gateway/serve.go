@@ -1,0 +1,214 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// Headers of the contract between gateway and origin.
+const (
+	headerPrefix  = "X-Waiting-Room-"
+	headerPass    = "X-Waiting-Room-Pass"
+	headerCommand = "X-Waiting-Room-Command"
+)
+
+// ServeHTTP implements caddyhttp.MiddlewareHandler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if rest, ok := h.underPrefix(r.URL.Path); ok {
+		return h.serveEndpoint(w, r, rest)
+	}
+	stripInbound(r.Header)
+	a, err := h.admit(w, r)
+	if err != nil {
+		return h.unavailable(w, r, err)
+	}
+	if a.token != "" {
+		return h.forward(w, r, next, a.token, a.pass)
+	}
+	return h.waiting(w, r, a.status)
+}
+
+// admission is what the gateway decided for a request: either a pass to go in
+// with, or a status to show while waiting.
+type admission struct {
+	token  string
+	pass   waitingroom.Pass
+	status waitingroom.Status
+}
+
+// admit decides a visitor's fate and sets their cookies. A visitor holding a
+// valid pass goes in; in a passthrough room everyone is given one; anyone else
+// polls their place with their ticket, or joins the line, and is given a pass
+// when their turn has come.
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, error) {
+	if tok, p, ok := h.validPass(r); ok {
+		return admission{token: tok, pass: p, status: h.room.AdmittedStatus(p)}, nil
+	}
+	if h.room.Settings().QueueingMethod == waitingroom.Passthrough {
+		return h.passThrough(w, r)
+	}
+	vis, err := h.visit(r)
+	if errors.Is(err, waitingroom.ErrStoreUnavailable) && h.OnStoreFailure == storeFailureOpen {
+		// The operator chose to let everyone through rather than turn anyone
+		// away while the store is down.
+		return h.passThrough(w, r)
+	}
+	if err != nil {
+		return admission{}, err
+	}
+	h.setTicket(w, r, vis)
+	if vis.Pass != "" {
+		h.setPass(w, r, vis.Pass, vis.Admission)
+	}
+	return admission{token: vis.Pass, pass: vis.Admission, status: vis.Status}, nil
+}
+
+// passThrough gives the visitor a pass with no session behind it.
+func (h *Handler) passThrough(w http.ResponseWriter, r *http.Request) (admission, error) {
+	tok, p, err := h.room.IssuePassthrough()
+	if err != nil {
+		return admission{}, err
+	}
+	h.setPass(w, r, tok, p)
+	return admission{token: tok, pass: p, status: h.room.AdmittedStatus(p)}, nil
+}
+
+// underPrefix reports whether path is one of the room's own endpoints.
+func (h *Handler) underPrefix(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, h.prefix)
+	if !ok || (rest != "" && rest[0] != '/') {
+		return "", false
+	}
+	return strings.TrimPrefix(rest, "/"), true
+}
+
+// stripInbound removes every X-Waiting-Room-* header a client sent: only the
+// gateway speaks that language to the origin.
+func stripInbound(hdr http.Header) {
+	for name := range hdr {
+		if len(name) >= len(headerPrefix) && strings.EqualFold(name[:len(headerPrefix)], headerPrefix) {
+			delete(hdr, name)
+		}
+	}
+}
+
+// validPass returns the request's pass if it holds a valid one for this room.
+func (h *Handler) validPass(r *http.Request) (string, waitingroom.Pass, bool) {
+	c, err := r.Cookie(h.passCk)
+	if err != nil || c.Value == "" {
+		return "", waitingroom.Pass{}, false
+	}
+	p, err := h.room.CheckPass(c.Value)
+	if err != nil {
+		if ce := h.logger.Check(zap.DebugLevel, "pass refused"); ce != nil {
+			ce.Write(zap.String("room", h.Room), zap.Error(err))
+		}
+		return "", waitingroom.Pass{}, false
+	}
+	return c.Value, p, true
+}
+
+// visit polls the visitor's place if they hold a good ticket, and joins them
+// otherwise. A ticket that is malformed, forged, another room's or expired makes
+// a new visitor; it is never an error.
+func (h *Handler) visit(r *http.Request) (waitingroom.Visit, error) {
+	if c, err := r.Cookie(h.ticketCk); err == nil {
+		if t, err := h.room.OpenTicket(c.Value); err == nil {
+			return h.room.Poll(r.Context(), t)
+		}
+	}
+	return h.room.Join(r.Context())
+}
+
+// forward sends an admitted request on to the origin with the pass, and acts on
+// the origin's command in the response.
+func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, tok string, p waitingroom.Pass) error {
+	r.Header.Set(headerPass, tok)
+	cw := &commandWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, pass: p}
+	return next.ServeHTTP(cw, r)
+}
+
+// waiting answers a visitor who is not in yet: the page, or the status as JSON.
+func (h *Handler) waiting(w http.ResponseWriter, r *http.Request, st waitingroom.Status) error {
+	if wantsJSON(r) {
+		return h.writeStatus(w, st)
+	}
+	return h.renderPage(w, http.StatusOK, newPageData(st, h.prefix, false))
+}
+
+// writeStatus answers the status as JSON, with 429 and Retry-After for those
+// still waiting when the operator asked for it.
+func (h *Handler) writeStatus(w http.ResponseWriter, st waitingroom.Status) error {
+	code := http.StatusOK
+	if h.QueuedStatusCode == http.StatusTooManyRequests && st.State != waitingroom.StateAdmitted {
+		code = http.StatusTooManyRequests
+		w.Header().Set("Retry-After", strconv.Itoa(st.RefreshSeconds))
+	}
+	return writeJSON(w, code, st)
+}
+
+// unavailable answers a new visitor who could not join because the store is
+// unreachable: 503 with Retry-After.
+func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, err error) error {
+	if !errors.Is(err, waitingroom.ErrStoreUnavailable) {
+		return caddyhttp.Error(http.StatusInternalServerError, err)
+	}
+
+	if ce := h.logger.Check(zap.WarnLevel, "waiting room store unavailable"); ce != nil {
+		ce.Write(zap.String("room", h.Room), zap.Error(err))
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfterUnavailable))
+	if wantsJSON(r) {
+		return writeError(w, http.StatusServiceUnavailable, "unavailable", "The waiting room cannot take new visitors right now; try again shortly.")
+	}
+	st := waitingroom.Status{Room: h.Room, Title: h.room.Settings().Title, State: waitingroom.StateQueued, Reconnecting: true}
+	return h.renderPage(w, http.StatusServiceUnavailable, newPageData(st, h.prefix, true))
+}
+
+// wantsJSON reports whether the client asked for JSON rather than a page.
+func wantsJSON(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		switch strings.ToLower(strings.TrimSpace(mt)) {
+		case "application/json":
+			return true
+		case "text/html":
+			return false
+		}
+	}
+	return false
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return caddyhttp.Error(http.StatusInternalServerError, err)
+	}
+	hdr := w.Header()
+	hdr.Set("Content-Type", "application/json")
+	if hdr.Get("Cache-Control") == "" {
+		hdr.Set("Cache-Control", "no-store")
+	}
+	hdr.Set("Content-Length", strconv.Itoa(len(body)+1))
+	w.WriteHeader(code)
+	_, err = w.Write(append(body, '\n'))
+	return err
+}
+
+// apiError is the JSON shape of every error the gateway answers.
+type apiError struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+func writeError(w http.ResponseWriter, code int, errCode, msg string) error {
+	return writeJSON(w, code, apiError{Error: errCode, Message: msg})
+}

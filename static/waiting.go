@@ -1,0 +1,13 @@
+package static
+
+import "embed"
+
+// Waiting holds the waiting page: page.html, an html/template rendered by the
+// gateway for every state a visitor can be in. It inlines its own CSS and
+// JavaScript so that a waiting fan's browser makes no request but status polls.
+//
+//go:embed waiting/page.html
+var Waiting embed.FS
+
+// WaitingPage is the path of the waiting page template inside Waiting.
+const WaitingPage = "waiting/page.html"

@@ -1,0 +1,304 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/redisstore"
+)
+
+// TestMatchesMemoryStore drives the memory store, the reference, and the Redis
+// store through the same random history (joins, claims, releases, controller
+// steps, clock jumps and small clock skews, limit changes, re-seeding after a
+// loss) and requires every answer and every snapshot to be the same. The
+// conformance suite checks the semantics one case at a time; this checks that
+// the Lua arithmetic (rate credit, catch-up, batches, expiries) follows the
+// reference step for step, where a case-by-case suite would not look.
+func TestMatchesMemoryStore(t *testing.T) {
+	c := sharedClient(t)
+	prefix := newPrefix(t, c)
+	red, err := redisstore.New(c, redisstore.WithPrefix(prefix), redisstore.WithTTL(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := range 8 {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			d := &differ{
+				t:    t,
+				ctx:  context.Background(),
+				mem:  waitingroom.NewMemoryStore(),
+				red:  red,
+				room: fmt.Sprintf("diff-%d-%d", seed, time.Now().UnixNano()),
+				rng:  rand.New(rand.NewPCG(uint64(seed), 42)),
+				now:  time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC),
+			}
+			d.lim = d.randomLimits()
+			d.init(waitingroom.Seed{})
+			for range 700 {
+				d.step()
+			}
+		})
+	}
+}
+
+type differ struct {
+	t        *testing.T
+	ctx      context.Context
+	mem, red waitingroom.Store
+	room     string
+	rng      *rand.Rand
+	now      time.Time
+	lim      waitingroom.Limits
+	fans     []diffFan
+	history  []string
+}
+
+type diffFan struct {
+	visitor string
+	key     uint64
+	expires time.Time
+}
+
+func (d *differ) logf(format string, args ...any) {
+	d.history = append(d.history, fmt.Sprintf("%s ", d.now.Format("15:04:05.000"))+fmt.Sprintf(format, args...))
+}
+
+func (d *differ) fail(format string, args ...any) {
+	d.t.Helper()
+	last := d.history[max(0, len(d.history)-25):]
+	d.t.Fatalf("%s\nlimits %+v\nlast operations:\n  %s", fmt.Sprintf(format, args...), d.lim, strings.Join(last, "\n  "))
+}
+
+func (d *differ) randomLimits() waitingroom.Limits {
+	pick := func(xs ...int) int { return xs[d.rng.IntN(len(xs))] }
+	return waitingroom.Limits{
+		Rate:      pick(0, 6, 7, 45, 100, 600, 6000),
+		Cap:       pick(1, 2, 3, 5, 8, 20),
+		Session:   time.Duration(pick(5, 20, 90, 600)) * time.Second,
+		Grace:     time.Duration(pick(3, 10, 30)) * time.Second,
+		Retention: time.Duration(pick(10, 60, 3600)) * time.Second,
+		Open:      d.rng.IntN(5) > 0,
+		CloseDraw: d.rng.IntN(3) == 0,
+	}
+}
+
+// tick moves the clock: mostly within a second or two, sometimes across a
+// stall or a grace window, now and then a little backwards, as a node whose
+// clock lags another's would.
+func (d *differ) tick() {
+	var step time.Duration
+	switch r := d.rng.Float64(); {
+	case r < 0.55:
+		step = time.Duration(d.rng.IntN(700)) * time.Millisecond
+	case r < 0.85:
+		step = time.Duration(1000+d.rng.IntN(600)) * time.Millisecond
+	case r < 0.94:
+		step = time.Duration(2+d.rng.IntN(7)) * time.Second
+	case r < 0.98:
+		step = time.Duration(20+d.rng.IntN(40)) * time.Second
+	default:
+		step = -time.Duration(d.rng.IntN(900)) * time.Millisecond
+	}
+	d.now = d.now.Add(step)
+}
+
+func (d *differ) step() {
+	d.t.Helper()
+	d.tick()
+	if d.rng.IntN(25) == 0 {
+		d.lim = d.randomLimits()
+		d.logf("limits %+v", d.lim)
+	}
+	switch r := d.rng.IntN(100); {
+	case r < 33:
+		d.join()
+	case r < 58:
+		d.claim()
+	case r < 80:
+		d.logf("advance")
+		d.same("advance", d.mem.Advance(d.ctx, d.room, d.now, d.lim), d.red.Advance(d.ctx, d.room, d.now, d.lim))
+	case r < 86:
+		d.release()
+	case r < 88:
+		d.raise()
+	case r < 90:
+		d.lose()
+	case r < 93:
+		d.drawSeed()
+	case r < 96:
+		d.saveOverrides()
+	}
+	d.compareSnapshots(int64(d.rng.IntN(4)))
+}
+
+func (d *differ) same(op string, a, b error) {
+	d.t.Helper()
+	if (a == nil) != (b == nil) || (a != nil && !errors.Is(b, a)) {
+		d.fail("%s: memory store %v, Redis store %v", op, a, b)
+	}
+}
+
+func (d *differ) init(seed waitingroom.Seed) {
+	d.t.Helper()
+	d.same("init", d.mem.Init(d.ctx, d.room, seed), d.red.Init(d.ctx, d.room, seed))
+}
+
+func (d *differ) join() {
+	d.t.Helper()
+	v := fmt.Sprintf("v%d", len(d.fans))
+	if len(d.fans) > 0 && d.rng.IntN(20) == 0 {
+		v = d.fans[d.rng.IntN(len(d.fans))].visitor // a fan who joins again
+	}
+	d.logf("join %s", v)
+	a, errA := d.mem.Join(d.ctx, d.room, v, d.now, d.lim)
+	b, errB := d.red.Join(d.ctx, d.room, v, d.now, d.lim)
+	d.same("join", errA, errB)
+	if a.Key != b.Key || a.Admitted != b.Admitted || !a.Expires.Equal(b.Expires) {
+		d.fail("join %s: memory store %+v, Redis store %+v", v, a, b)
+	}
+	d.fans = append(d.fans, diffFan{visitor: v, key: a.Key, expires: a.Expires})
+}
+
+func (d *differ) claim() {
+	d.t.Helper()
+	if len(d.fans) == 0 {
+		return
+	}
+	// Mostly fans near the front, whose claims can succeed.
+	s, err := d.mem.Snapshot(d.ctx, d.room, d.now, 0)
+	if err != nil {
+		d.fail("snapshot: %v", err)
+	}
+	n := len(d.fans)
+	if d.rng.IntN(4) > 0 {
+		n = min(n, int(s.Serving)+3)
+	}
+	f := &d.fans[d.rng.IntN(n)]
+	d.logf("claim %s place %d", f.visitor, f.key)
+	a, errA := d.mem.Claim(d.ctx, d.room, f.visitor, f.key, d.now, d.lim)
+	b, errB := d.red.Claim(d.ctx, d.room, f.visitor, f.key, d.now, d.lim)
+	d.same("claim", errA, errB)
+	if a.Status != b.Status || !a.Expires.Equal(b.Expires) {
+		d.fail("claim %s place %d: memory store %+v, Redis store %+v", f.visitor, f.key, a, b)
+	}
+	if a.Status == waitingroom.Claimed {
+		f.expires = a.Expires
+	}
+}
+
+func (d *differ) release() {
+	d.t.Helper()
+	if len(d.fans) == 0 {
+		return
+	}
+	f := d.fans[d.rng.IntN(len(d.fans))]
+	pass := fmt.Sprintf("pass:%s", f.visitor) // a colon, as a JWT ID may hold
+	d.logf("release %s until %s", f.visitor, f.expires.Format("15:04:05.000"))
+	d.same("release",
+		d.mem.Release(d.ctx, d.room, f.visitor, pass, f.expires, d.now, d.lim),
+		d.red.Release(d.ctx, d.room, f.visitor, pass, f.expires, d.now, d.lim))
+}
+
+// raise re-initialises the existing room with floors partly above its counters.
+func (d *differ) raise() {
+	d.t.Helper()
+	s, err := d.mem.Snapshot(d.ctx, d.room, d.now, 0)
+	if err != nil {
+		d.fail("snapshot: %v", err)
+	}
+	c := s.Counters
+	c.Seq += uint64(d.rng.IntN(3))
+	c.Abandoned += uint64(d.rng.IntN(2))
+	if c.Serving > 0 {
+		c.Serving -= uint64(d.rng.IntN(2))
+	}
+	d.logf("init over the room with %+v", c)
+	d.init(waitingroom.Seed{Counters: c, Held: 3, HeldUntil: d.now.Add(time.Minute)})
+}
+
+// lose makes both stores lose the room and re-seeds them from the last state,
+// as a gateway node does.
+func (d *differ) lose() {
+	d.t.Helper()
+	s, err := d.mem.Snapshot(d.ctx, d.room, d.now, 0)
+	if err != nil {
+		d.fail("snapshot: %v", err)
+	}
+	d.logf("store lost the room; re-seeding from %+v", s.Counters)
+	d.mem.(*waitingroom.MemoryStore).Drop(d.room)
+	if err := d.red.(*redisstore.Store).Drop(d.ctx, d.room); err != nil {
+		d.fail("drop: %v", err)
+	}
+	_, errA := d.mem.Join(d.ctx, d.room, "lost", d.now, d.lim)
+	_, errB := d.red.Join(d.ctx, d.room, "lost", d.now, d.lim)
+	d.same("join after the loss", errA, errB)
+	d.init(waitingroom.Seed{
+		Counters:   s.Counters,
+		Held:       s.Active + s.Pending,
+		HeldUntil:  d.now.Add(d.lim.Session),
+		DrawClosed: s.DrawClosed,
+		DrawSize:   s.DrawSize,
+	})
+}
+
+func (d *differ) drawSeed() {
+	d.t.Helper()
+	cand := []byte(fmt.Sprintf("seed-%d", d.rng.Int()))
+	d.logf("draw seed %s", cand)
+	a, atA, errA := d.mem.DrawSeed(d.ctx, d.room, cand, d.now)
+	b, atB, errB := d.red.DrawSeed(d.ctx, d.room, cand, d.now)
+	d.same("draw seed", errA, errB)
+	if string(a) != string(b) || !atA.Equal(atB) {
+		d.fail("draw seed: memory store %q at %v, Redis store %q at %v", a, atA, b, atB)
+	}
+}
+
+func (d *differ) saveOverrides() {
+	d.t.Helper()
+	_, v, err := d.mem.Overrides(d.ctx, d.room)
+	if err != nil {
+		d.fail("overrides: %v", err)
+	}
+	expect := v - int64(d.rng.IntN(2)) // now and then a stale version
+	data := []byte(fmt.Sprintf(`{"rate":%d}`, d.rng.IntN(1000)))
+	d.logf("save overrides %s expecting v%d", data, expect)
+	a, errA := d.mem.SaveOverrides(d.ctx, d.room, data, expect)
+	b, errB := d.red.SaveOverrides(d.ctx, d.room, data, expect)
+	d.same("save overrides", errA, errB)
+	if a != b {
+		d.fail("save overrides: memory store v%d, Redis store v%d", a, b)
+	}
+	dataA, va, errA := d.mem.Overrides(d.ctx, d.room)
+	dataB, vb, errB := d.red.Overrides(d.ctx, d.room)
+	d.same("overrides", errA, errB)
+	if string(dataA) != string(dataB) || va != vb {
+		d.fail("overrides: memory store %q v%d, Redis store %q v%d", dataA, va, dataB, vb)
+	}
+}
+
+func (d *differ) compareSnapshots(cursor int64) {
+	d.t.Helper()
+	a, errA := d.mem.Snapshot(d.ctx, d.room, d.now, cursor)
+	b, errB := d.red.Snapshot(d.ctx, d.room, d.now, cursor)
+	d.same("snapshot", errA, errB)
+	revs := func(rs []waitingroom.Revocation) string {
+		var sb strings.Builder
+		for _, r := range rs {
+			fmt.Fprintf(&sb, "%d/%s/%d ", r.Cursor, r.PassID, r.ExpiresAt.UnixMicro())
+		}
+		return sb.String()
+	}
+	ra, rb := revs(a.Revocations), revs(b.Revocations)
+	a.Revocations, b.Revocations = nil, nil
+	if !reflect.DeepEqual(a, b) || ra != rb {
+		d.fail("snapshot after cursor %d:\n  memory store %+v %s\n  Redis store  %+v %s", cursor, a, ra, b, rb)
+	}
+}

@@ -1,0 +1,25 @@
+package redisstore
+
+// The keys of one room, in the order every script expects them (lua/lib.lua
+// names them). Each is "<prefix>:{<room>}:<name>": the braces are Redis
+// Cluster's hash tag, so all of a room's keys live on one shard and a script
+// may touch them together, while different rooms spread over the shards.
+var keyNames = [...]string{
+	"meta",       // hash: counters, credit, tick, draw, seed, overrides; its presence is the room's
+	"live",       // sorted set: live sessions by end (never more than the cap)
+	"finished",   // sorted set: visitors who had a session, by when to forget them
+	"batches",    // sorted set: admission batches of the grace window, by first place
+	"returners",  // sorted set: late returners by when they last asked
+	"revoked",    // sorted set: revoked passes by cursor
+	"revokedexp", // sorted set: the same revocations by expiry, to trim them
+}
+
+// roomKeys returns the keys of room under prefix.
+func roomKeys(prefix, room string) []string {
+	keys := make([]string, len(keyNames))
+	base := prefix + ":{" + room + "}:"
+	for i, name := range keyNames {
+		keys[i] = base + name
+	}
+	return keys
+}

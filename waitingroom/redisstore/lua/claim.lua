@@ -1,0 +1,47 @@
+-- Claim: open a session for a visitor whose place is below serving.
+-- ARGV: now, visitor, place, cap, session, retention (µs), ttl (ms)
+-- Returns {status, session end}: 0 claimed, 1 not yet, 2 full, 3 finished;
+-- nil when the room is unknown.
+if redis.call('EXISTS', meta) == 0 then
+	return false
+end
+local now, visitor, place = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local cap, session, retention, ttl = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+expire_sessions(now)
+
+local exp = redis.call('ZSCORE', live, visitor)
+if exp then
+	return {0, tonumber(exp)} -- idempotent: the live session
+end
+local forget = redis.call('ZSCORE', finished, visitor)
+if forget and now < tonumber(forget) then
+	return {3, 0}
+end
+local m = redis.call('HMGET', meta, 'serving', 'pending')
+local pending = num(m[2])
+if place >= num(m[1]) then
+	return {1, 0}
+end
+
+-- The batch holding place, if it is still within its grace window: the one
+-- with the greatest start at or below place, if it reaches that far.
+local b = redis.call('ZREVRANGEBYSCORE', batches, int(place), '-inf', 'LIMIT', 0, 1)
+if #b > 0 then
+	local start, count, claimed, at = parse_batch(b[1])
+	if place < start + count then
+		redis.call('ZREM', batches, b[1])
+		redis.call('ZADD', batches, int(start), batch(start, count, claimed + 1, at))
+		redis.call('HSET', meta, 'pending', int(pending - 1))
+		return {0, open_session(visitor, now, session, retention, ttl)}
+	end
+end
+
+-- The admission lapsed unclaimed: the visitor goes to the front, into a slot
+-- no one else holds. The controller keeps one slot back for each returner.
+redis.call('ZREM', returners, visitor)
+if redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
+	redis.call('ZADD', returners, int(now), visitor)
+	redis.call('PEXPIRE', returners, ttl)
+	return {2, 0}
+end
+return {0, open_session(visitor, now, session, retention, ttl)}

@@ -1,0 +1,56 @@
+-- Shared head of every script. Each script receives the room's keys in the
+-- order keys.go builds them; all carry the room's hash tag, so a script touches
+-- one Cluster slot only. Times are integer microseconds, passed by the caller.
+local meta, live, finished, batches, returners, revoked, revokedexp =
+	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+
+-- Redis formats large Lua numbers in exponent notation, which INCRBY and
+-- friends refuse; every integer written goes through int.
+local function int(x)
+	return string.format('%d', x)
+end
+
+-- %.17g round-trips a double exactly, so the rate credit read back is the very
+-- value the previous step computed, as in the memory store.
+local function float(x)
+	return string.format('%.17g', x)
+end
+
+local function num(s)
+	return tonumber(s) or 0
+end
+
+-- Sessions that ended at or before now no longer hold a slot.
+local function expire_sessions(now)
+	redis.call('ZREMRANGEBYSCORE', live, '-inf', int(now))
+end
+
+-- Slots the controller may hand out: the cap, less live sessions, admissions
+-- not yet claimed, and slots held back for late returners.
+local function free(cap, pending)
+	return cap - redis.call('ZCARD', live) - pending - redis.call('ZCARD', returners)
+end
+
+-- Opens a session and remembers the visitor as having had one until the
+-- session ends plus the retention. Returns the session end.
+local function open_session(visitor, now, session, retention, ttl)
+	local exp = now + session
+	redis.call('ZADD', live, int(exp), visitor)
+	redis.call('ZADD', finished, int(exp + retention), visitor)
+	redis.call('HINCRBY', meta, 'claimed', 1)
+	redis.call('PEXPIRE', live, ttl)
+	redis.call('PEXPIRE', finished, ttl)
+	return exp
+end
+
+-- An admission batch is one sorted-set member, scored by its first place:
+-- "start:count:claimed:at". Only claimed changes, by replacing the member.
+local function parse_batch(m)
+	local start, count, claimed, at = string.match(m, '^(%d+):(%d+):(%d+):(%-?%d+)$')
+	return tonumber(start), tonumber(count), tonumber(claimed), tonumber(at)
+end
+
+local function batch(start, count, claimed, at)
+	return int(start) .. ':' .. int(count) .. ':' .. int(claimed) .. ':' .. int(at)
+end
+

@@ -1,0 +1,26 @@
+-- Snapshot: the room's state in one reply.
+-- ARGV: now (µs), revocation cursor
+-- Returns {seq, serving, admitted, claimed, abandoned, pending, credit, drawn,
+-- draw size, version, active, returning, revocation...}, each revocation being
+-- "cursor:expiry:pass id"; nil when the room is unknown.
+if redis.call('EXISTS', meta) == 0 then
+	return false
+end
+local now = tonumber(ARGV[1])
+expire_sessions(now)
+local out = redis.call('HMGET', meta,
+	'seq', 'serving', 'admitted', 'claimed', 'abandoned',
+	'pending', 'credit', 'drawn', 'drawsize', 'ver')
+for i = 1, 10 do
+	out[i] = out[i] or '0'
+end
+out[11] = redis.call('ZCARD', live)
+out[12] = redis.call('ZCARD', returners)
+local revs = redis.call('ZRANGEBYSCORE', revoked, '(' .. ARGV[2], '+inf')
+for _, m in ipairs(revs) do
+	local exp = tonumber(string.match(m, '^%d+:(%-?%d+):'))
+	if exp > now then
+		out[#out + 1] = m
+	end
+end
+return out

@@ -1,0 +1,55 @@
+package redisstore
+
+import (
+	_ "embed"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Every operation on a room is one script: Redis runs a script atomically, so
+// an operation is one round trip and nodes need no locks among themselves.
+// Scripts run with EVALSHA and fall back to EVAL when the server does not have
+// them cached (after a restart, or on a new shard).
+//
+// Redis scripts cannot include one another, so each is sent with lib.lua in
+// front of it: the room's keys and the steps several operations share.
+
+//go:embed lua/lib.lua
+var lib string
+
+var (
+	//go:embed lua/init.lua
+	initSrc string
+	//go:embed lua/join.lua
+	joinSrc string
+	//go:embed lua/claim.lua
+	claimSrc string
+	//go:embed lua/release.lua
+	releaseSrc string
+	//go:embed lua/advance.lua
+	advanceSrc string
+	//go:embed lua/snapshot.lua
+	snapshotSrc string
+	//go:embed lua/drawseed.lua
+	drawSeedSrc string
+	//go:embed lua/saveoverrides.lua
+	saveOverridesSrc string
+)
+
+var (
+	initScript          = newScript(initSrc)
+	joinScript          = newScript(joinSrc)
+	claimScript         = newScript(claimSrc)
+	releaseScript       = newScript(releaseSrc)
+	advanceScript       = newScript(advanceSrc)
+	snapshotScript      = newScript(snapshotSrc)
+	drawSeedScript      = newScript(drawSeedSrc)
+	saveOverridesScript = newScript(saveOverridesSrc)
+
+	allScripts = []*redis.Script{
+		initScript, joinScript, claimScript, releaseScript, advanceScript,
+		snapshotScript, drawSeedScript, saveOverridesScript,
+	}
+)
+
+func newScript(body string) *redis.Script { return redis.NewScript(lib + body) }

@@ -1,0 +1,80 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// Snapshot implements waitingroom.Store. It is one round trip.
+func (s *Store) Snapshot(ctx context.Context, room string, now time.Time, revokedAfter int64) (waitingroom.Snapshot, error) {
+	v, err := s.run(ctx, "snapshot", snapshotScript, room, now.UnixMicro(), revokedAfter)
+	if err != nil {
+		return waitingroom.Snapshot{}, err
+	}
+	snap, err := parseSnapshot(v, now)
+	if err != nil {
+		return waitingroom.Snapshot{}, fmt.Errorf("redisstore: snapshot %s: %w", room, err)
+	}
+	return snap, nil
+}
+
+// parseSnapshot reads the reply of snapshot.lua.
+func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
+	const fixed = 12
+	a, ok := v.([]any)
+	if !ok || len(a) < fixed {
+		return waitingroom.Snapshot{}, fmt.Errorf("unexpected reply %T", v)
+	}
+	var u [fixed]uint64
+	for i := range fixed {
+		if i == 6 {
+			continue // the credit, a float
+		}
+		n, err := toInt(a[i])
+		if err != nil {
+			return waitingroom.Snapshot{}, fmt.Errorf("field %d: %w", i, err)
+		}
+		u[i] = uint64(n)
+	}
+	credit, err := strconv.ParseFloat(str(a[6]), 64)
+	if err != nil {
+		return waitingroom.Snapshot{}, fmt.Errorf("credit: %w", err)
+	}
+	snap := waitingroom.Snapshot{
+		Counters: waitingroom.Counters{
+			Seq: u[0], Serving: u[1], Admitted: u[2], Claimed: u[3], Abandoned: u[4],
+		},
+		Pending:    int(u[5]),
+		Credit:     credit,
+		DrawClosed: u[7] == 1,
+		DrawSize:   u[8],
+		Version:    int64(u[9]),
+		Active:     int(u[10]),
+		Returning:  int(u[11]),
+	}
+	for _, m := range a[fixed:] {
+		rv, err := parseRevocation(str(m), now)
+		if err != nil {
+			return waitingroom.Snapshot{}, err
+		}
+		snap.Revocations = append(snap.Revocations, rv)
+	}
+	return snap, nil
+}
+
+// parseRevocation reads a revocation member, "cursor:expiry:pass id".
+func parseRevocation(m string, now time.Time) (waitingroom.Revocation, error) {
+	cur, rest, ok1 := strings.Cut(m, ":")
+	exp, id, ok2 := strings.Cut(rest, ":")
+	c, err1 := strconv.ParseInt(cur, 10, 64)
+	e, err2 := strconv.ParseInt(exp, 10, 64)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil {
+		return waitingroom.Revocation{}, fmt.Errorf("malformed revocation %q", m)
+	}
+	return waitingroom.Revocation{Cursor: c, PassID: id, ExpiresAt: fromMicros(e, now)}, nil
+}

@@ -1,0 +1,99 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// DefaultPrefix begins every key the store writes.
+const DefaultPrefix = "foyer"
+
+// DefaultTTL is how long a room's keys outlive the last controller step. The
+// controller steps every second while any node serves the room, so only a room
+// nobody serves any more ever reaches it.
+const DefaultTTL = 7 * 24 * time.Hour
+
+// maxCatchUpTicks bounds how many missed seconds of rate budget one controller
+// step grants; the memory store uses the same bound.
+const maxCatchUpTicks = 5
+
+// Store is a waitingroom.Store kept in Redis: a single node, Sentinel or
+// Cluster, whichever client it is given. It is safe for concurrent use, and any
+// number of Stores (one per gateway node) may share one Redis.
+type Store struct {
+	client redis.UniversalClient
+	prefix string
+	ttl    time.Duration
+}
+
+var _ waitingroom.Store = (*Store)(nil)
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithPrefix sets the prefix of every key (default "foyer"), so that several
+// deployments, or tests, can share one Redis. It must not contain braces: they
+// would change the Cluster hash tag.
+func WithPrefix(prefix string) Option { return func(s *Store) { s.prefix = prefix } }
+
+// WithTTL sets how long a room's keys survive once no controller steps it any
+// more (default DefaultTTL). Keep it well above the ticket lifetime.
+func WithTTL(ttl time.Duration) Option { return func(s *Store) { s.ttl = ttl } }
+
+// New returns a Store that keeps its rooms through client. The client is the
+// caller's: the Store never closes it.
+func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
+	s := &Store{client: client, prefix: DefaultPrefix, ttl: DefaultTTL}
+	for _, opt := range opts {
+		opt(s)
+	}
+	switch {
+	case client == nil:
+		return nil, errors.New("redisstore: nil client")
+	case s.prefix == "" || strings.ContainsAny(s.prefix, "{}"):
+		return nil, fmt.Errorf("redisstore: key prefix %q must be non-empty and free of braces", s.prefix)
+	case s.ttl < time.Second:
+		return nil, fmt.Errorf("redisstore: ttl %v is under a second", s.ttl)
+	}
+	return s, nil
+}
+
+// LoadScripts caches the store's scripts on the server (on every shard of a
+// Cluster), so that the first operations after a start cost one round trip
+// too. It is optional: an operation whose script is not cached sends it.
+func (s *Store) LoadScripts(ctx context.Context) error {
+	for _, sc := range allScripts {
+		if err := sc.Load(ctx, s.client).Err(); err != nil {
+			return fmt.Errorf("redisstore: loading scripts: %w", err)
+		}
+	}
+	return nil
+}
+
+// Drop deletes every key of room, as a server restarted without persistence
+// would lose them. Nodes then get waitingroom.ErrNoRoom and re-seed the room.
+func (s *Store) Drop(ctx context.Context, room string) error {
+	return s.client.Del(ctx, roomKeys(s.prefix, room)...).Err()
+}
+
+// run runs script on room's keys, mapping the scripts' nil reply (the room's
+// counters are missing) to waitingroom.ErrNoRoom.
+func (s *Store) run(ctx context.Context, op string, script *redis.Script, room string, args ...any) (any, error) {
+	v, err := script.Run(ctx, s.client, roomKeys(s.prefix, room), args...).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, waitingroom.ErrNoRoom
+	}
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: %s %s: %w", op, room, err)
+	}
+	return v, nil
+}
+
+func (s *Store) ttlMillis() int64 { return s.ttl.Milliseconds() }
