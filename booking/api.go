@@ -1,0 +1,121 @@
+package booking
+
+import (
+	"context"
+	"crypto/subtle"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Gateway commands, sent in a response header that the gateway acts on and
+// strips.
+const (
+	CommandHeader  = "X-Waiting-Room-Command"
+	CommandSoldOut = "sold-out"
+	CommandRevoke  = "revoke"
+)
+
+// Authenticator names the customer of a request.
+type Authenticator interface {
+	Customer(r *http.Request) (string, error)
+}
+
+// APIConfig assembles the HTTP API.
+type APIConfig struct {
+	Service *Service
+	// Auth identifies customers; in production, Passes.
+	Auth Authenticator
+	// AdminToken guards /api/admin/. Empty disables the admin API.
+	AdminToken string
+	Logger     *slog.Logger
+}
+
+// API is the booking service's JSON API.
+type API struct {
+	svc        *Service
+	auth       Authenticator
+	adminToken string
+	log        *slog.Logger
+	mux        *http.ServeMux
+}
+
+// NewAPI builds the API's routes.
+func NewAPI(cfg APIConfig) *API {
+	a := &API{svc: cfg.Service, auth: cfg.Auth, adminToken: cfg.AdminToken, log: cfg.Logger, mux: http.NewServeMux()}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	a.mux.HandleFunc("GET /api/events", a.customer(a.listEvents))
+	a.mux.HandleFunc("GET /api/events/{id}", a.customer(a.getEvent))
+	a.mux.HandleFunc("GET /api/events/{id}/seats", a.customer(a.getSeats))
+	a.mux.HandleFunc("POST /api/events/{id}/holds", a.customer(a.postHold))
+	a.mux.HandleFunc("GET /api/holds/{id}", a.customer(a.getHold))
+	a.mux.HandleFunc("DELETE /api/holds/{id}", a.customer(a.deleteHold))
+	a.mux.HandleFunc("POST /api/holds/{id}/checkout", a.customer(a.postCheckout))
+	a.mux.HandleFunc("GET /api/orders/{id}", a.customer(a.getOrder))
+	a.mux.HandleFunc("POST /api/payments/webhook", a.postWebhook)
+	a.mux.HandleFunc("POST /api/admin/events", a.admin(a.postEvent))
+	a.mux.HandleFunc("GET /api/admin/invariants", a.admin(a.getInvariants))
+	a.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, a.log, Errorf(KindNotFound, CodeNotFound, "no such endpoint"))
+	})
+	return a
+}
+
+// ServeHTTP serves the API. Every response is JSON.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	jsonNotFound(a.mux).ServeHTTP(w, r)
+}
+
+type customerHandler func(w http.ResponseWriter, r *http.Request, customer string)
+
+// customer authenticates the request by its admission pass.
+func (a *API) customer(h customerHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := a.auth.Customer(r)
+		if err != nil {
+			writeError(w, a.log, err)
+			return
+		}
+		h(w, r, id)
+	}
+}
+
+// admin checks the bearer token in constant time.
+func (a *API) admin(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if a.adminToken == "" {
+			writeError(w, a.log, Errorf(KindUnauthorized, CodeUnauthorized, "the admin API is disabled: no admin token is configured"))
+			return
+		}
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(a.adminToken)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="booking admin"`)
+			writeError(w, a.log, Errorf(KindUnauthorized, CodeUnauthorized, "a valid admin bearer token is required"))
+			return
+		}
+		h(w, r)
+	}
+}
+
+// eventID reads the {id} path value; anything but a positive integer is an
+// unknown event.
+func eventID(r *http.Request) (int64, error) {
+	raw := r.PathValue("id")
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, Errorf(KindNotFound, CodeEventNotFound, "no event %s", quote(raw))
+	}
+	return id, nil
+}
+
+// markSoldOut tells the gateway when the event has nothing left to sell.
+func (a *API) markSoldOut(ctx context.Context, w http.ResponseWriter, eventID int64) {
+	if a.svc.SoldOut(ctx, eventID) {
+		w.Header().Set(CommandHeader, CommandSoldOut)
+	}
+}
+
+func ctxWithoutCancel(r *http.Request) context.Context { return context.WithoutCancel(r.Context()) }

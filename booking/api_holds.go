@@ -1,0 +1,82 @@
+package booking
+
+import (
+	"net/http"
+	"strconv"
+)
+
+// holdBody is the JSON of POST /api/events/{id}/holds: exactly one of
+// {"seats": [...]}, {"section": "A", "quantity": 2} or
+// {"zone": "FLOOR", "quantity": 2}.
+type holdBody struct {
+	Seats    []string `json:"seats"`
+	Section  string   `json:"section"`
+	Zone     string   `json:"zone"`
+	Quantity int      `json:"quantity"`
+}
+
+func (a *API) postHold(w http.ResponseWriter, r *http.Request, customer string) {
+	id, err := eventID(r)
+	if err != nil {
+		writeError(w, a.log, err)
+		return
+	}
+	body, err := readBody(w, r, maxBody)
+	if err != nil {
+		writeError(w, a.log, err)
+		return
+	}
+	a.idempotent(w, r, customer, body, func(w http.ResponseWriter) {
+		var in holdBody
+		if err := decodeStrict(body, &in); err != nil {
+			writeError(w, a.log, err)
+			return
+		}
+		h, err := a.svc.Hold(r.Context(), customer, id, HoldInput(in))
+		if KindOf(err) == KindConflict {
+			a.markSoldOut(r.Context(), w, id)
+		}
+		if err != nil {
+			writeError(w, a.log, err)
+			return
+		}
+		w.Header().Set("Location", "/api/holds/"+h.ID)
+		writeJSON(w, http.StatusCreated, h)
+	})
+}
+
+func (a *API) getHold(w http.ResponseWriter, r *http.Request, customer string) {
+	h, err := a.svc.GetHold(r.Context(), customer, r.PathValue("id"))
+	if err != nil {
+		writeError(w, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, h)
+}
+
+func (a *API) deleteHold(w http.ResponseWriter, r *http.Request, customer string) {
+	h, err := a.svc.Release(r.Context(), customer, r.PathValue("id"))
+	if err != nil {
+		writeError(w, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, h)
+}
+
+func (a *API) postCheckout(w http.ResponseWriter, r *http.Request, customer string) {
+	body, err := readBody(w, r, maxBody)
+	if err != nil {
+		writeError(w, a.log, err)
+		return
+	}
+	a.idempotent(w, r, customer, body, func(w http.ResponseWriter) {
+		o, err := a.svc.Checkout(r.Context(), customer, r.PathValue("id"))
+		if err != nil {
+			writeError(w, a.log, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"order": o, "payment": o.Payment})
+	})
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

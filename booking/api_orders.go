@@ -1,0 +1,53 @@
+package booking
+
+import (
+	"net/http"
+
+	"github.com/foyer-dev/foyer/booking/payments"
+)
+
+// getOrder answers the order with its tickets. Once the order is paid and
+// every ticket delivered the fan is done: the response asks the gateway to
+// revoke the session, which frees the fan's slot for the next person in the
+// queue. The storefront keeps the order it was shown, so the tickets stay on
+// screen.
+func (a *API) getOrder(w http.ResponseWriter, r *http.Request, customer string) {
+	o, err := a.svc.Order(r.Context(), customer, r.PathValue("id"))
+	if err != nil {
+		writeError(w, a.log, err)
+		return
+	}
+	if o.Tickets == nil {
+		o.Tickets = []Ticket{}
+	}
+	if orderComplete(o) {
+		w.Header().Set(CommandHeader, CommandRevoke)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, o)
+}
+
+func orderComplete(o Order) bool {
+	if o.Status != OrderPaid || len(o.Tickets) == 0 {
+		return false
+	}
+	for _, t := range o.Tickets {
+		if t.Delivery == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *API) postWebhook(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, maxWebhook)
+	if err != nil {
+		writeError(w, a.log, err)
+		return
+	}
+	if err := a.svc.HandleWebhook(r.Context(), r.Header.Get(payments.SignatureHeader), body); err != nil {
+		writeError(w, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"received": true})
+}

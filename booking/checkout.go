@@ -1,0 +1,46 @@
+package booking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/foyer-dev/foyer/booking/payments"
+)
+
+// Checkout extends the hold by HoldTTL, opens its order and creates the
+// provider payment the customer completes on the pay page. It is safe to
+// repeat: the order is one per hold and the provider call carries the order's
+// idempotency key, so a retry after a timeout finds the same payment.
+func (s *Service) Checkout(ctx context.Context, customerID, holdID string) (Order, error) {
+	if !ValidID("hold", holdID) {
+		return Order{}, Errorf(KindNotFound, CodeHoldNotFound, "no hold %s", quote(holdID))
+	}
+	now := s.cfg.Clock.Now()
+	o, err := s.cfg.Store.BeginCheckout(ctx, holdID, customerID, now.Add(s.cfg.HoldTTL), now)
+	if err != nil {
+		return Order{}, err
+	}
+	if o.Payment.ProviderPaymentID != "" || o.Status != OrderPendingPayment {
+		return o, nil
+	}
+	p, err := s.cfg.Provider.CreatePayment(ctx, payments.CreateParams{
+		Amount:      int64(o.Amount),
+		Currency:    o.Currency,
+		Description: fmt.Sprintf("Order %s", o.ID),
+		Metadata:    map[string]string{"order_id": o.ID, "payment_id": o.Payment.ID},
+		ReturnURL:   s.cfg.PublicURL + "/orders/" + o.ID,
+	}, o.Payment.IdempotencyKey)
+	if err != nil {
+		s.cfg.Logger.Warn("creating payment failed", "order", o.ID, "error", err)
+		if errors.Is(err, payments.ErrUnavailable) {
+			return Order{}, &Error{Kind: KindUnavailable, Code: CodeUnavailable, Message: "the payment provider is unavailable, try again shortly", Err: err}
+		}
+		return Order{}, &Error{Kind: KindUnavailable, Code: CodePaymentFailed, Message: "the payment could not be started", Err: err}
+	}
+	if err := s.cfg.Store.AttachPayment(ctx, o.ID, p.ID, p.PayURL); err != nil {
+		return Order{}, err
+	}
+	o.Payment.ProviderPaymentID, o.Payment.PayURL = p.ID, p.PayURL
+	return o, nil
+}

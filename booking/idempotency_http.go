@@ -1,0 +1,86 @@
+package booking
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+)
+
+// IdempotencyHeader names the client's idempotency key.
+const IdempotencyHeader = "Idempotency-Key"
+
+// idempotent runs a POST at most once per (scope, key): see idempotency.go for
+// the rules. Responses below 500 are saved and replayed; a 5xx means nothing
+// was changed (every store operation is one transaction), so the claim is
+// dropped and the client may retry with the same key.
+func (a *API) idempotent(w http.ResponseWriter, r *http.Request, scope string, body []byte, run func(w http.ResponseWriter)) {
+	key := r.Header.Get(IdempotencyHeader)
+	if key == "" {
+		run(w)
+		return
+	}
+	if len(key) > MaxIdempotencyKeyLength {
+		writeError(w, a.log, Errorf(KindInvalid, CodeInvalidRequest, "%s must be at most %d characters", IdempotencyHeader, MaxIdempotencyKeyLength))
+		return
+	}
+	sum := sha256.New()
+	sum.Write([]byte(r.Method + " " + r.URL.Path + "\n"))
+	sum.Write(body)
+	k := IdempotencyKey{Scope: scope, Key: key, Fingerprint: hex.EncodeToString(sum.Sum(nil))}
+	ctx := r.Context()
+	res, err := a.svc.cfg.Store.BeginIdempotent(ctx, k, a.svc.cfg.Clock.Now())
+	if err != nil {
+		writeError(w, a.log, err)
+		return
+	}
+	switch res.State {
+	case IdempotencyReplay:
+		w.Header().Set("Idempotent-Replayed", "true")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(res.Response.Status)
+		_, _ = w.Write(res.Response.Body)
+		return
+	case IdempotencyMismatch:
+		writeError(w, a.log, Errorf(KindUnprocessable, CodeIdempotencyReuse, "this %s was used with other parameters", IdempotencyHeader))
+		return
+	case IdempotencyInFlight:
+		writeError(w, a.log, Errorf(KindConflict, CodeIdempotencyBusy, "a request with this %s is still being processed", IdempotencyHeader))
+		return
+	}
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	completed := false
+	defer func() {
+		if !completed {
+			// A panic or a 5xx: forget the claim so a retry can run.
+			_ = a.svc.cfg.Store.AbandonIdempotent(ctxWithoutCancel(r), k)
+		}
+	}()
+	run(rec)
+	if rec.status >= 500 {
+		return
+	}
+	if err := a.svc.cfg.Store.CompleteIdempotent(ctxWithoutCancel(r), k, SavedResponse{Status: rec.status, Body: rec.body.Bytes()}); err != nil {
+		a.log.Warn("saving idempotent response", "error", err)
+		return
+	}
+	completed = true
+}
+
+// recorder passes a response through while keeping a copy for replay.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.body.Write(b)
+	return r.ResponseWriter.Write(b)
+}
+

@@ -1,0 +1,157 @@
+package booking
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/foyer-dev/foyer/booking/payments"
+)
+
+// Config assembles a Service.
+type Config struct {
+	Store    Store
+	Provider payments.Provider
+	// Clock decides expiry everywhere. Default: the wall clock.
+	Clock Clock
+	// HoldTTL is how long a hold lasts, and how far checkout extends it.
+	// Default 5 minutes.
+	HoldTTL time.Duration
+	// MaxPerCustomer caps a customer's seats per event. Default 4.
+	MaxPerCustomer int
+	// WebhookSecret verifies the provider's webhook signatures.
+	WebhookSecret []byte
+	// WebhookTolerance is the accepted age of a webhook signature.
+	// Default 300 s.
+	WebhookTolerance time.Duration
+	// PublicURL is the storefront's base URL, where the pay page sends the
+	// customer back.
+	PublicURL string
+	// TicketSecret signs ticket codes.
+	TicketSecret []byte
+	// SeatMapMaxAge is how stale a served seat map may be. Default 1 s.
+	SeatMapMaxAge time.Duration
+	Logger        *slog.Logger
+}
+
+// Service is the booking application: the rules that sit between the HTTP
+// API and the Store.
+type Service struct {
+	cfg Config
+
+	mu       sync.Mutex
+	seatMaps map[int64]SeatMap
+}
+
+// NewService checks cfg and fills its defaults.
+func NewService(cfg Config) *Service {
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock{}
+	}
+	if cfg.HoldTTL <= 0 {
+		cfg.HoldTTL = 5 * time.Minute
+	}
+	if cfg.MaxPerCustomer <= 0 {
+		cfg.MaxPerCustomer = DefaultMaxPerCustomer
+	}
+	if cfg.WebhookTolerance <= 0 {
+		cfg.WebhookTolerance = payments.DefaultTolerance
+	}
+	if cfg.SeatMapMaxAge <= 0 {
+		cfg.SeatMapMaxAge = time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{cfg: cfg, seatMaps: map[int64]SeatMap{}}
+}
+
+// Store returns the service's inventory store.
+func (s *Service) Store() Store { return s.cfg.Store }
+
+// Clock returns the service's clock.
+func (s *Service) Clock() Clock { return s.cfg.Clock }
+
+// CreateEvent validates a venue description and stores the event.
+func (s *Service) CreateEvent(ctx context.Context, spec EventSpec) (Event, error) {
+	return s.cfg.Store.CreateEvent(ctx, spec, s.cfg.Clock.Now())
+}
+
+// SeatMap returns the event's seat map, at most SeatMapMaxAge old. Under a
+// rush every shopper polls the map; they share one read per event per second.
+func (s *Service) SeatMap(ctx context.Context, eventID int64) (SeatMap, error) {
+	now := s.cfg.Clock.Now()
+	s.mu.Lock()
+	m, ok := s.seatMaps[eventID]
+	s.mu.Unlock()
+	if ok && now.Sub(m.GeneratedAt) < s.cfg.SeatMapMaxAge && !now.Before(m.GeneratedAt) {
+		return m, nil
+	}
+	e, err := s.cfg.Store.Event(ctx, eventID)
+	if err != nil {
+		return SeatMap{}, err
+	}
+	seats, zones, err := s.cfg.Store.Inventory(ctx, eventID, now)
+	if err != nil {
+		return SeatMap{}, err
+	}
+	m = BuildSeatMap(e, seats, zones, now)
+	s.mu.Lock()
+	s.seatMaps[eventID] = m
+	s.mu.Unlock()
+	return m, nil
+}
+
+// SoldOut reports whether every place of the event is sold, from the cached
+// seat map. Errors count as "not known to be sold out".
+func (s *Service) SoldOut(ctx context.Context, eventID int64) bool {
+	m, err := s.SeatMap(ctx, eventID)
+	return err == nil && m.SoldOut()
+}
+
+// HoldInput is a customer's hold request as the API receives it.
+type HoldInput struct {
+	Seats    []string
+	Section  string
+	Zone     string
+	Quantity int
+}
+
+// Hold reserves places for the customer for HoldTTL.
+func (s *Service) Hold(ctx context.Context, customerID string, eventID int64, in HoldInput) (Hold, error) {
+	return s.cfg.Store.Hold(ctx, HoldRequest{
+		EventID: eventID, CustomerID: customerID,
+		Seats: in.Seats, Section: in.Section, Zone: in.Zone, Quantity: in.Quantity,
+		TTL: s.cfg.HoldTTL, MaxPerCustomer: s.cfg.MaxPerCustomer,
+	}, s.cfg.Clock.Now())
+}
+
+// GetHold returns one of the customer's holds.
+func (s *Service) GetHold(ctx context.Context, customerID, holdID string) (Hold, error) {
+	if !ValidID("hold", holdID) {
+		return Hold{}, Errorf(KindNotFound, CodeHoldNotFound, "no hold %s", quote(holdID))
+	}
+	return s.cfg.Store.GetHold(ctx, holdID, customerID)
+}
+
+// Release gives a hold's places back.
+func (s *Service) Release(ctx context.Context, customerID, holdID string) (Hold, error) {
+	if !ValidID("hold", holdID) {
+		return Hold{}, Errorf(KindNotFound, CodeHoldNotFound, "no hold %s", quote(holdID))
+	}
+	return s.cfg.Store.ReleaseHold(ctx, holdID, customerID, s.cfg.Clock.Now())
+}
+
+// Order returns one of the customer's orders.
+func (s *Service) Order(ctx context.Context, customerID, orderID string) (Order, error) {
+	if !ValidID("ord", orderID) {
+		return Order{}, Errorf(KindNotFound, CodeOrderNotFound, "no order %s", quote(orderID))
+	}
+	return s.cfg.Store.Order(ctx, orderID, customerID)
+}
+
+// CheckInvariants runs the store's invariant checker.
+func (s *Service) CheckInvariants(ctx context.Context) (InvariantReport, error) {
+	return s.cfg.Store.CheckInvariants(ctx)
+}

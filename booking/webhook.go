@@ -1,0 +1,92 @@
+package booking
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/foyer-dev/foyer/booking/payments"
+)
+
+// HandleWebhook verifies and applies one provider event. Its error decides
+// the provider's next move: nil (2xx) ends delivery, KindInvalid (400) is a
+// forged or stale request, anything retryable makes the provider deliver
+// again later, which is how a payment that landed during a database outage is
+// not lost.
+func (s *Service) HandleWebhook(ctx context.Context, signature string, body []byte) error {
+	now := s.cfg.Clock.Now()
+	if err := payments.Verify(s.cfg.WebhookSecret, signature, body, now, s.cfg.WebhookTolerance); err != nil {
+		return &Error{Kind: KindInvalid, Code: CodeInvalidSignature, Message: "the webhook signature is missing, wrong or stale", Err: err}
+	}
+	var ev payments.Event
+	if err := json.Unmarshal(body, &ev); err != nil || ev.ID == "" || ev.Type == "" {
+		return Errorf(KindInvalid, CodeInvalidJSON, "the webhook body is not an event")
+	}
+	p, err := ev.Payment()
+	if err != nil {
+		return Errorf(KindInvalid, CodeInvalidJSON, "the webhook event has no payment object")
+	}
+	orderID := p.Metadata["order_id"]
+	log := s.cfg.Logger.With("event", ev.ID, "type", ev.Type, "order", orderID)
+	switch ev.Type {
+	case payments.EventPaymentSucceeded:
+		o, err := s.cfg.Store.ConfirmPayment(ctx, PaymentConfirmation{
+			ProviderEventID: ev.ID, ProviderPaymentID: p.ID, OrderID: orderID,
+			Amount: Money(p.Amount), MaxPerCustomer: s.cfg.MaxPerCustomer,
+		}, now)
+		if KindOf(err) == KindNotFound {
+			log.Warn("payment for an unknown order ignored")
+			return nil // not ours: retrying will not make it ours
+		}
+		if err != nil {
+			return err
+		}
+		log.Info("payment confirmed", "status", o.Status)
+		if o.Status == OrderRefundPending {
+			return s.refund(ctx, o)
+		}
+		return nil
+	case payments.EventChargeRefunded:
+		_, err := s.cfg.Store.MarkRefunded(ctx, orderID, now)
+		if KindOf(err) == KindNotFound || KindOf(err) == KindConflict {
+			return nil
+		}
+		return err
+	default:
+		// processing, failed and anything new: nothing to do. A failed payment
+		// leaves the order pending; its hold expires on its own.
+		log.Debug("webhook event ignored")
+		return nil
+	}
+}
+
+// refund gives back the money of an order whose places are gone. The refund's
+// idempotency key is fixed per order, so retries never refund twice.
+func (s *Service) refund(ctx context.Context, o Order) error {
+	_, err := s.cfg.Provider.Refund(ctx, payments.RefundParams{PaymentID: o.Payment.ProviderPaymentID}, o.Payment.RefundKey)
+	if err != nil {
+		s.cfg.Logger.Warn("refund failed; will retry", "order", o.ID, "error", err)
+		if errors.Is(err, payments.ErrUnavailable) {
+			return Unavailable(err)
+		}
+		return &Error{Kind: KindUnavailable, Code: CodePaymentFailed, Message: "the refund did not go through", Err: err}
+	}
+	_, err = s.cfg.Store.MarkRefunded(ctx, o.ID, s.cfg.Clock.Now())
+	return err
+}
+
+// RetryRefunds issues refunds still owed, for example after the provider was
+// down when the late payment arrived. It reports how many went through.
+func (s *Service) RetryRefunds(ctx context.Context) (int, error) {
+	orders, err := s.cfg.Store.OrdersAwaitingRefund(ctx, 100)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, o := range orders {
+		if err := s.refund(ctx, o); err == nil {
+			n++
+		}
+	}
+	return n, nil
+}

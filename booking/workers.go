@@ -1,0 +1,115 @@
+package booking
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/foyer-dev/foyer/booking/stream"
+)
+
+// Background work. Each Run* loop stops when ctx ends; each step is also
+// exported so tests run it once, deterministically, with the injected clock.
+
+// Sweep returns the places of holds that have expired.
+func (s *Service) Sweep(ctx context.Context) (int, error) {
+	return s.cfg.Store.SweepExpiredHolds(ctx, s.cfg.Clock.Now(), 1000)
+}
+
+// RelayOutbox publishes pending outbox messages to the stream, then marks
+// them published. A crash between the two republishes them, and the stream
+// deduplicates by outbox id.
+func (s *Service) RelayOutbox(ctx context.Context, st stream.Stream) (int, error) {
+	msgs, err := s.cfg.Store.PendingOutbox(ctx, 100)
+	if err != nil || len(msgs) == 0 {
+		return 0, err
+	}
+	ids := make([]int64, 0, len(msgs))
+	for _, m := range msgs {
+		if _, err := st.Publish(ctx, stream.Message{ID: m.ID, Topic: m.Topic, Payload: m.Payload}); err != nil {
+			break // publish in order: stop at the first failure, retry later
+		}
+		ids = append(ids, m.ID)
+	}
+	if len(ids) == 0 {
+		return 0, fmt.Errorf("publishing outbox: nothing published")
+	}
+	return len(ids), s.cfg.Store.MarkPublished(ctx, ids, s.cfg.Clock.Now())
+}
+
+// DeliveryGroup is the stream consumer group of the ticket delivery worker.
+const DeliveryGroup = "ticket-delivery"
+
+// DeliverTickets handles one stream message: for an order.paid message, each
+// ticket of the order gets its signed code, recorded once. Handling the same
+// message twice changes nothing.
+func (s *Service) DeliverTickets(ctx context.Context, m stream.Message) error {
+	if m.Topic != TopicOrderPaid {
+		return nil
+	}
+	var p OrderPaidPayload
+	if err := json.Unmarshal(m.Payload, &p); err != nil {
+		s.cfg.Logger.Error("undecodable outbox message dropped", "id", m.ID, "error", err)
+		return nil
+	}
+	o, err := s.cfg.Store.Order(ctx, p.OrderID, "")
+	if err != nil {
+		return err
+	}
+	for _, t := range o.Tickets {
+		if t.Delivery != nil {
+			continue
+		}
+		if _, err := s.cfg.Store.RecordDelivery(ctx, Delivery{
+			TicketID: t.ID, Code: TicketCode(s.cfg.TicketSecret, t), DeliveredAt: s.cfg.Clock.Now(),
+		}); err != nil {
+			return err
+		}
+	}
+	s.cfg.Logger.Info("tickets delivered", "order", o.ID, "tickets", len(o.Tickets))
+	return nil
+}
+
+// RunWorkers runs the sweeper, the outbox relay, the ticket delivery worker
+// and the refund retrier until ctx ends.
+func (s *Service) RunWorkers(ctx context.Context, st stream.Stream, consumer string) {
+	go every(ctx, time.Second, func() {
+		if n, err := s.Sweep(ctx); err != nil {
+			s.cfg.Logger.Warn("sweeper", "error", err)
+		} else if n > 0 {
+			s.cfg.Logger.Info("expired holds returned", "holds", n)
+		}
+	})
+	go every(ctx, 200*time.Millisecond, func() {
+		if _, err := s.RelayOutbox(ctx, st); err != nil {
+			s.cfg.Logger.Warn("outbox relay", "error", err)
+		}
+	})
+	go every(ctx, 10*time.Second, func() {
+		if _, err := s.RetryRefunds(ctx); err != nil {
+			s.cfg.Logger.Warn("refund retrier", "error", err)
+		}
+	})
+	go func() {
+		for ctx.Err() == nil {
+			if err := st.Consume(ctx, DeliveryGroup, consumer, s.DeliverTickets); err != nil && ctx.Err() == nil {
+				s.cfg.Logger.Warn("ticket delivery", "error", err)
+				time.Sleep(time.Second)
+			}
+		}
+	}()
+}
+
+func every(ctx context.Context, d time.Duration, fn func()) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			fn()
+		}
+	}
+}
