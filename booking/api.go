@@ -58,9 +58,6 @@ func NewAPI(cfg APIConfig) *API {
 	a.mux.HandleFunc("POST /api/payments/webhook", a.postWebhook)
 	a.mux.HandleFunc("POST /api/admin/events", a.admin(a.postEvent))
 	a.mux.HandleFunc("GET /api/admin/invariants", a.admin(a.getInvariants))
-	a.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, a.log, Errorf(KindNotFound, CodeNotFound, "no such endpoint"))
-	})
 	return a
 }
 

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -223,3 +226,11 @@ func (h *harness) checkInvariants() {
 type streamMessage = stream.Message
 
 func newMemStore() booking.Store { return memstore.New() }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// fingerprint is how the API fingerprints a request for idempotency.
+func fingerprint(method, path, body string) string {
+	sum := sha256.Sum256([]byte(method + " " + path + "\n" + body))
+	return hex.EncodeToString(sum[:])
+}
