@@ -1,0 +1,207 @@
+package booking_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/foyer-dev/foyer/booking"
+	"github.com/foyer-dev/foyer/booking/pgstore"
+	"github.com/foyer-dev/foyer/booking/pgstore/pgtest"
+)
+
+// cutProxy forwards TCP to a PostgreSQL server and can cut every connection
+// and refuse new ones, which is what the booking service sees when its
+// database restarts.
+type cutProxy struct {
+	ln     net.Listener
+	target string
+
+	mu    sync.Mutex
+	down  bool
+	conns map[net.Conn]bool
+}
+
+func newCutProxy(t *testing.T, target string) *cutProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cutProxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	go p.serve()
+	t.Cleanup(func() { ln.Close(); p.cut() })
+	return p
+}
+
+func (p *cutProxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		down := p.down
+		p.mu.Unlock()
+		if down {
+			c.Close()
+			continue
+		}
+		up, err := net.DialTimeout("tcp", p.target, 2*time.Second)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		if p.down { // cut while we were dialing
+			p.mu.Unlock()
+			c.Close()
+			up.Close()
+			continue
+		}
+		p.conns[c], p.conns[up] = true, true
+		p.mu.Unlock()
+		go p.pipe(c, up)
+		go p.pipe(up, c)
+	}
+}
+
+func (p *cutProxy) pipe(dst, src net.Conn) {
+	_, _ = io.Copy(dst, src)
+	dst.Close()
+	src.Close()
+}
+
+// cut drops every connection and refuses new ones until restore.
+func (p *cutProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = true
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
+}
+
+func (p *cutProxy) restore() {
+	p.mu.Lock()
+	p.down = false
+	p.mu.Unlock()
+}
+
+// TestDatabaseRestartDuringCheckouts cuts the database away while customers
+// check out and pay: they get 503 with Retry-After, never a 500; payments
+// whose webhooks bounced are applied when the provider delivers again; and
+// the invariants hold.
+func TestDatabaseRestartDuringCheckouts(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newCutProxy(t, u.Host)
+	u.Host = proxy.ln.Addr().String()
+	q := u.Query()
+	q.Set("connect_timeout", "2")
+	u.RawQuery = q.Encode()
+	store, err := pgstore.Open(context.Background(), u.String(), pgstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	h := newHarness(t, store)
+	id := h.createEvent(smallVenue())
+
+	const fans = 8
+	holds := make([]holdJSON, fans)
+	for i := range fans {
+		h.req("POST", fmt.Sprintf("/api/events/%d/holds", id), fan(i), map[string]any{"section": "A", "quantity": 1}).
+			want(t, 201).decode(t, &holds[i])
+	}
+
+	// Checkouts race the cut.
+	results := make([]response, fans)
+	var wg sync.WaitGroup
+	for i := range fans {
+		wg.Go(func() {
+			if i >= fans/2 {
+				time.Sleep(20 * time.Millisecond)
+			}
+			results[i] = h.req("POST", "/api/holds/"+holds[i].ID+"/checkout", fan(i), nil)
+		})
+	}
+	time.Sleep(10 * time.Millisecond)
+	proxy.cut()
+	wg.Wait()
+	unavailable := 0
+	for i, r := range results {
+		switch r.status {
+		case http.StatusOK:
+		case http.StatusServiceUnavailable:
+			unavailable++
+			if r.header.Get("Retry-After") == "" || r.json(t)["error"] != booking.CodeUnavailable {
+				t.Fatalf("fan %d: 503 without Retry-After or code: %v %s", i, r.header, r.body)
+			}
+		default:
+			t.Fatalf("fan %d: checkout during the outage answered %d: %s", i, r.status, r.body)
+		}
+	}
+	if unavailable == 0 {
+		t.Fatal("no checkout saw the outage")
+	}
+	r := h.req("POST", fmt.Sprintf("/api/events/%d/holds", id), "newcomer", map[string]any{"section": "A", "quantity": 1})
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
+		t.Fatalf("hold during the outage: %d %v %s", r.status, r.header, r.body)
+	}
+
+	// Back up: the clients retry and pay. The first webhooks bounce off a
+	// second outage; the provider delivers them again later.
+	proxy.restore()
+	orders := make([]checkoutJSON, fans)
+	for i := range fans {
+		retry(t, func() response { return h.req("POST", "/api/holds/"+holds[i].ID+"/checkout", fan(i), nil) }).decode(t, &orders[i])
+		h.payOnPage(orders[i].Payment.PayURL)
+	}
+	proxy.cut()
+	if accepted, _ := h.fake.DeliverDue(context.Background()); accepted == 2*fans {
+		t.Fatal("every webhook was accepted with the database down")
+	}
+	proxy.restore()
+	h.clock.Advance(time.Minute) // past the provider's retry backoff
+	deadline := time.Now().Add(20 * time.Second)
+	for h.fake.Pending() > 0 && time.Now().Before(deadline) {
+		h.clock.Advance(time.Minute)
+		h.fake.DeliverDue(context.Background())
+	}
+	if h.fake.Pending() > 0 {
+		t.Fatalf("%d webhooks never accepted after the restart", h.fake.Pending())
+	}
+	for i, co := range orders {
+		o, err := store.Order(context.Background(), co.Order.ID, "")
+		if err != nil || o.Status != booking.OrderPaid || len(o.Tickets) != 1 {
+			t.Fatalf("fan %d paid, order = %+v, %v", i, o, err)
+		}
+	}
+	h.checkInvariants()
+}
+
+func fan(i int) string { return fmt.Sprintf("fan-%d", i) }
+
+// retry repeats a request while it answers 503, as a client honouring
+// Retry-After would, for at most ten seconds.
+func retry(t *testing.T, do func() response) response {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := do()
+		if r.status != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			return r.want(t, http.StatusOK)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
