@@ -23,3 +23,5 @@ func open(t *testing.T, opts pgstore.Options) *pgstore.Store {
 	t.Cleanup(s.Close)
 	return s
 }
+
+func newDatabase(tb testing.TB) string { return pgtest.NewDatabase(tb) }

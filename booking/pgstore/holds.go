@@ -162,51 +162,54 @@ func holdSeatList(ctx context.Context, tx pgx.Tx, eventID int64, holdID string, 
 // seat it found was locked by other shoppers' in-flight transactions.
 const bestAvailableAttempts = 5
 
+// Best-available candidate scans. The fast one walks the index of free seats;
+// the slow one also finds seats whose hold has lapsed but not been swept.
+const (
+	availableSeats = `
+		SELECT id, row_no, seat_no FROM seats
+		WHERE event_id = $1 AND section_id = $2 AND status = 'AVAILABLE'
+		ORDER BY row_no, seat_no
+		LIMIT $3
+		FOR UPDATE SKIP LOCKED`
+	availableOrLapsedSeats = `
+		SELECT id, row_no, seat_no FROM seats
+		WHERE event_id = $1 AND section_id = $2
+		  AND (status = 'AVAILABLE' OR (status = 'HELD' AND held_until <= $4))
+		ORDER BY row_no, seat_no
+		LIMIT $3
+		FOR UPDATE SKIP LOCKED`
+)
+
 // holdBestAvailable locks a small window of the best free seats with SKIP
 // LOCKED, so concurrent shoppers get disjoint windows instead of waiting on
 // each other, and picks adjacent seats within it.
 func holdBestAvailable(ctx context.Context, tx pgx.Tx, eventID int64, holdID, section string, q int, until, now time.Time) ([]string, error) {
 	window := q + 4
 	for attempt := 0; attempt < bestAvailableAttempts; attempt++ {
-		rows, err := tx.Query(ctx, `
-			SELECT id, row_no, seat_no FROM seats
-			WHERE event_id = $1 AND section_id = $2 AND status <> 'SOLD'
-			  AND (status = 'AVAILABLE' OR held_until <= $3)
-			ORDER BY row_no, seat_no
-			LIMIT $4
-			FOR UPDATE SKIP LOCKED`, eventID, section, now, window)
+		chosen, err := chooseSeats(ctx, tx, q, availableSeats, eventID, section, window)
+		if err == nil && chosen == nil {
+			chosen, err = chooseSeats(ctx, tx, q, availableOrLapsedSeats, eventID, section, window, now)
+		}
 		if err != nil {
 			return nil, err
 		}
-		cands, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Candidate, error) {
-			var c booking.Candidate
-			err := r.Scan(&c.ID, &c.Row, &c.Number)
-			return c, err
-		})
-		if err != nil {
-			return nil, err
-		}
-		if chosen := booking.ChooseBestAvailable(cands, q); chosen != nil {
-			ids := make([]string, len(chosen))
-			for i, c := range chosen {
-				ids[i] = c.ID
-			}
+		if chosen != nil {
 			if _, err := tx.Exec(ctx, `
 				UPDATE seats SET status = 'HELD', hold_id = $3, held_until = $4
-				WHERE event_id = $1 AND id = ANY($2)`, eventID, ids, holdID, until); err != nil {
+				WHERE event_id = $1 AND id = ANY($2)`, eventID, chosen, holdID, until); err != nil {
 				return nil, err
 			}
-			slices.Sort(ids)
-			return ids, nil
+			slices.Sort(chosen)
+			return chosen, nil
 		}
 		// Too few unlocked seats. If enough are free but locked by shoppers
 		// whose transactions are still open, look again: they will commit or
 		// roll back within milliseconds. Otherwise the section is sold out.
 		var free int
 		if err := tx.QueryRow(ctx, `
-			SELECT count(*) FROM seats
-			WHERE event_id = $1 AND section_id = $2 AND status <> 'SOLD'
-			  AND (status = 'AVAILABLE' OR held_until <= $3)`, eventID, section, now).Scan(&free); err != nil {
+			SELECT (SELECT count(*) FROM seats WHERE event_id = $1 AND section_id = $2 AND status = 'AVAILABLE')
+			     + (SELECT count(*) FROM seats WHERE event_id = $1 AND section_id = $2 AND status = 'HELD' AND held_until <= $3)`,
+			eventID, section, now).Scan(&free); err != nil {
 			return nil, err
 		}
 		if free < q {
@@ -214,6 +217,32 @@ func holdBestAvailable(ctx context.Context, tx pgx.Tx, eventID int64, holdID, se
 		}
 	}
 	return nil, booking.SoldOutIn("section "+section, q)
+}
+
+// chooseSeats locks a window of candidates with query and picks q of them,
+// or returns nil when the window holds too few.
+func chooseSeats(ctx context.Context, tx pgx.Tx, q int, query string, args ...any) ([]string, error) {
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	cands, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Candidate, error) {
+		var c booking.Candidate
+		err := r.Scan(&c.ID, &c.Row, &c.Number)
+		return c, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	chosen := booking.ChooseBestAvailable(cands, q)
+	if chosen == nil {
+		return nil, nil
+	}
+	ids := make([]string, len(chosen))
+	for i, c := range chosen {
+		ids[i] = c.ID
+	}
+	return ids, nil
 }
 
 // holdRow is the part of a hold the store needs to end it.

@@ -1,6 +1,12 @@
 -- The booking inventory. Seat status lives on the seat row; a hold is one
 -- conditional UPDATE over seats; tickets carry UNIQUE (event_id, seat_id) as
 -- the last line of defence against selling a seat twice.
+--
+-- Tables written on every hold or sale (holds, customer_quotas, orders,
+-- tickets) have no foreign key to events on purpose: each such key check
+-- share-locks the one event row, and thousands of concurrent shoppers of one
+-- event would pile those locks into multixacts on a single row. The store
+-- checks the event exists (events never change) before it writes.
 
 CREATE TABLE events (
     id          bigserial PRIMARY KEY,
@@ -45,7 +51,7 @@ CREATE TABLE zone_shards (
 
 CREATE TABLE holds (
     id           text        PRIMARY KEY,
-    event_id     bigint      NOT NULL REFERENCES events (id),
+    event_id     bigint      NOT NULL,
     customer_id  text        NOT NULL,
     zone_id      text,
     quantity     int         NOT NULL CHECK (quantity > 0),
@@ -90,14 +96,17 @@ CREATE TABLE seats (
     CHECK ((status = 'HELD') = (hold_id IS NOT NULL AND held_until IS NOT NULL)),
     CHECK ((status = 'SOLD') = (order_id IS NOT NULL))
 );
--- Best available walks this index; sold seats drop out of it.
-CREATE INDEX seats_best_available ON seats (event_id, section_id, row_no, seat_no) WHERE status <> 'SOLD';
+-- Best available walks this index. Only free seats are in it, so a shopper
+-- never steps over the seats already taken; expired holds are found by a
+-- slower scan only when the fast one comes up short.
+CREATE INDEX seats_available ON seats (event_id, section_id, row_no, seat_no) WHERE status = 'AVAILABLE';
+CREATE INDEX seats_held ON seats (event_id, section_id, held_until) WHERE status = 'HELD';
 CREATE INDEX seats_hold ON seats (hold_id) WHERE hold_id IS NOT NULL;
 
 -- Seats a customer holds or has bought for an event, capped in the same
 -- transaction as every hold.
 CREATE TABLE customer_quotas (
-    event_id    bigint NOT NULL REFERENCES events (id),
+    event_id    bigint NOT NULL,
     customer_id text   NOT NULL,
     seats       int    NOT NULL CHECK (seats >= 0),
     PRIMARY KEY (event_id, customer_id)
@@ -106,7 +115,7 @@ CREATE TABLE customer_quotas (
 CREATE TABLE orders (
     id           text        PRIMARY KEY,
     hold_id      text        NOT NULL UNIQUE REFERENCES holds (id),
-    event_id     bigint      NOT NULL REFERENCES events (id),
+    event_id     bigint      NOT NULL,
     customer_id  text        NOT NULL,
     status       text        NOT NULL CHECK (status IN ('pending_payment', 'paid', 'refund_pending', 'refunded')),
     amount_cents bigint      NOT NULL,
@@ -137,7 +146,7 @@ CREATE TABLE provider_events (
 CREATE TABLE tickets (
     id       text   PRIMARY KEY,
     order_id text   NOT NULL REFERENCES orders (id),
-    event_id bigint NOT NULL REFERENCES events (id),
+    event_id bigint NOT NULL,
     seat_id  text,
     zone_id  text,
     CHECK ((seat_id IS NULL) <> (zone_id IS NULL)),
