@@ -1,0 +1,143 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is everything the service reads from its flags and environment.
+type config struct {
+	addr           string
+	databaseURL    string
+	redisURL       string
+	jwks           string
+	room           string
+	adminToken     string
+	holdTTL        time.Duration
+	maxPerCustomer int
+	seedDemo       bool
+	devPasses      bool
+	publicURL      string
+	webhookURL     string
+	webhookSecret  string
+	ticketSecret   string
+	payDelay       time.Duration
+	payCopies      int
+	payOutOfOrder  bool
+}
+
+const usageHeader = `booking: the reference booking service behind a Foyer waiting room.
+
+It serves the storefront (/), the JSON API (/api/...), the fake payment
+provider's pay page (/pay/...) and, with -dev-passes, /dev/pass. Every flag
+has an environment twin, shown in brackets; a flag on the command line wins.
+
+Behind Foyer:
+  booking -jwks http://localhost:8080/_waiting-room/jwks.json -public-url http://localhost:8080 -seed-demo
+Standalone demo, no gateway, no servers:
+  booking -dev-passes -seed-demo
+
+Flags:
+`
+
+// parseConfig reads args, then fills every flag not given from getenv.
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("booking", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	envs := map[string]string{}
+	str := func(p *string, name, env, def, usage string) {
+		fs.StringVar(p, name, def, usage+" ["+env+"]")
+		envs[name] = env
+	}
+	str(&c.addr, "addr", "BOOKING_ADDR", ":9000", "listen address")
+	str(&c.databaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL; empty keeps everything in memory (one process, lost on exit)")
+	str(&c.redisURL, "redis-url", "REDIS_URL", "", "Redis URL for the outbox stream; empty uses an in-process stream")
+	str(&c.jwks, "jwks", "BOOKING_JWKS", "", "where the gateway publishes its pass keys: a URL (e.g. http://localhost:8080/_waiting-room/jwks.json) or a file")
+	str(&c.room, "room", "BOOKING_ROOM", "", "accept only passes for this waiting room; empty accepts any room")
+	str(&c.adminToken, "admin-token", "BOOKING_ADMIN_TOKEN", "", "bearer token for /api/admin/; empty disables the admin API")
+	str(&c.publicURL, "public-url", "BOOKING_PUBLIC_URL", "", "the URL fans reach the storefront at, for pay page links and returns (default http://localhost<addr>)")
+	str(&c.webhookURL, "webhook-url", "BOOKING_WEBHOOK_URL", "", "where the fake provider posts its webhooks (default http://127.0.0.1<port>/api/payments/webhook)")
+	str(&c.webhookSecret, "webhook-secret", "BOOKING_WEBHOOK_SECRET", "", "secret that signs webhooks; empty makes a random one per process")
+	str(&c.ticketSecret, "ticket-secret", "BOOKING_TICKET_SECRET", "", "secret that signs ticket codes; empty makes a random one per process")
+	var holdTTL, payDelay, maxPer, payCopies string
+	str(&holdTTL, "hold-ttl", "BOOKING_HOLD_TTL", "5m", "how long a hold lasts, and how far checkout extends it")
+	str(&maxPer, "max-per-customer", "BOOKING_MAX_PER_CUSTOMER", "4", "seats one customer may hold or buy per event")
+	str(&payDelay, "fake-pay-delay", "BOOKING_FAKE_PAY_DELAY", "0s", "fake provider: hold every webhook back this long")
+	str(&payCopies, "fake-pay-copies", "BOOKING_FAKE_PAY_COPIES", "1", "fake provider: deliver every webhook this many times")
+	boolean := func(p *bool, name, env, usage string) {
+		fs.BoolVar(p, name, false, usage+" ["+env+"]")
+		envs[name] = env
+	}
+	boolean(&c.seedDemo, "seed-demo", "BOOKING_SEED_DEMO", "create the demo concert at start when there is no event yet")
+	boolean(&c.devPasses, "dev-passes", "BOOKING_DEV_PASSES", "no gateway: sign passes here and hand one to each browser at /dev/pass (never in production)")
+	boolean(&c.payOutOfOrder, "fake-pay-out-of-order", "BOOKING_FAKE_PAY_OUT_OF_ORDER", "fake provider: deliver each batch of webhooks newest first")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageHeader)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for name, env := range envs {
+		if v := getenv(env); v != "" && !given[name] {
+			if err := fs.Set(name, v); err != nil {
+				return c, fmt.Errorf("%s: %w", env, err)
+			}
+		}
+	}
+	var err error
+	if c.holdTTL, err = time.ParseDuration(holdTTL); err != nil || c.holdTTL < 10*time.Second || c.holdTTL > 24*time.Hour {
+		return c, fmt.Errorf("-hold-ttl %q: want a duration from 10s to 24h", holdTTL)
+	}
+	if c.payDelay, err = time.ParseDuration(payDelay); err != nil || c.payDelay < 0 {
+		return c, fmt.Errorf("-fake-pay-delay %q: want a duration", payDelay)
+	}
+	if c.maxPerCustomer, err = strconv.Atoi(maxPer); err != nil || c.maxPerCustomer < 1 || c.maxPerCustomer > 50 {
+		return c, fmt.Errorf("-max-per-customer %q: want 1 to 50", maxPer)
+	}
+	if c.payCopies, err = strconv.Atoi(payCopies); err != nil || c.payCopies < 1 || c.payCopies > 10 {
+		return c, fmt.Errorf("-fake-pay-copies %q: want 1 to 10", payCopies)
+	}
+	if c.jwks == "" && !c.devPasses {
+		return c, errors.New("set -jwks to the gateway's key set (behind Foyer), or -dev-passes for a standalone demo")
+	}
+	if c.jwks != "" && c.devPasses {
+		return c, errors.New("-jwks and -dev-passes exclude each other")
+	}
+	_, port, err := net.SplitHostPort(c.addr)
+	if err != nil {
+		return c, fmt.Errorf("-addr %q: %w", c.addr, err)
+	}
+	if c.publicURL == "" {
+		c.publicURL = "http://localhost:" + port
+	}
+	c.publicURL = strings.TrimRight(c.publicURL, "/")
+	if c.webhookURL == "" {
+		c.webhookURL = "http://127.0.0.1:" + port + "/api/payments/webhook"
+	}
+	return c, nil
+}
+
+// secretOr returns s, or a random secret when s is empty.
+func secretOr(s string) (secret []byte, random bool) {
+	if s != "" {
+		return []byte(s), false
+	}
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return []byte(hex.EncodeToString(b)), true
+}

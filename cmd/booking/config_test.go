@@ -1,0 +1,59 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseConfig(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	c, err := parseConfig([]string{"-dev-passes", "-seed-demo"}, env(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.addr != ":9000" || c.databaseURL != "" || c.holdTTL != 5*time.Minute || c.maxPerCustomer != 4 || !c.seedDemo || !c.devPasses ||
+		c.publicURL != "http://localhost:9000" || c.webhookURL != "http://127.0.0.1:9000/api/payments/webhook" || c.payCopies != 1 {
+		t.Fatalf("defaults = %+v", c)
+	}
+	c, err = parseConfig([]string{"-addr", ":9100", "-hold-ttl", "2m"}, env(
+		"BOOKING_ADDR", ":1", "DATABASE_URL", "postgres://db/booking", "REDIS_URL", "redis://r:6379/0",
+		"BOOKING_JWKS", "http://gw/_waiting-room/jwks.json", "BOOKING_ADMIN_TOKEN", "tok", "BOOKING_HOLD_TTL", "9m",
+		"BOOKING_ROOM", "onsale", "BOOKING_PUBLIC_URL", "https://tickets.example/", "BOOKING_SEED_DEMO", "true",
+		"BOOKING_FAKE_PAY_COPIES", "3", "BOOKING_FAKE_PAY_OUT_OF_ORDER", "1",
+	), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.addr != ":9100" || c.holdTTL != 2*time.Minute || c.databaseURL != "postgres://db/booking" || c.redisURL != "redis://r:6379/0" ||
+		c.jwks != "http://gw/_waiting-room/jwks.json" || c.adminToken != "tok" || c.room != "onsale" ||
+		c.publicURL != "https://tickets.example" || !c.seedDemo || c.payCopies != 3 || !c.payOutOfOrder {
+		t.Fatalf("flags over environment = %+v", c)
+	}
+	bad := []struct {
+		args []string
+		env  func(string) string
+		want string
+	}{
+		{nil, env(), "-jwks"},
+		{[]string{"-jwks", "x", "-dev-passes"}, env(), "exclude"},
+		{[]string{"-dev-passes", "-hold-ttl", "1s"}, env(), "hold-ttl"},
+		{[]string{"-dev-passes"}, env("BOOKING_HOLD_TTL", "forever"), "hold-ttl"},
+		{[]string{"-dev-passes", "-max-per-customer", "0"}, env(), "max-per-customer"},
+		{[]string{"-dev-passes", "-addr", "nonsense"}, env(), "addr"},
+		{[]string{"-dev-passes", "extra"}, env(), "unexpected"},
+		{nil, env("BOOKING_DEV_PASSES", "maybe"), "BOOKING_DEV_PASSES"},
+	}
+	for _, b := range bad {
+		if _, err := parseConfig(b.args, b.env, io.Discard); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("parseConfig(%v) error = %v, want one mentioning %q", b.args, err, b.want)
+		}
+	}
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/foyer-dev/foyer/booking"
+	"github.com/foyer-dev/foyer/booking/memstore"
+	"github.com/foyer-dev/foyer/booking/payments"
+	"github.com/foyer-dev/foyer/booking/pgstore"
+	"github.com/foyer-dev/foyer/booking/stream"
+	"github.com/foyer-dev/foyer/static"
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// app is the assembled service: its handler and what runs beside it.
+type app struct {
+	handler http.Handler
+	svc     *booking.Service
+	stream  stream.Stream
+	fake    *payments.Fake
+	passes  *booking.Passes
+	closers []func()
+}
+
+func (a *app) close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
+}
+
+// assemble builds stores, provider, passes and routes from cfg.
+func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
+	a := &app{}
+	clock := booking.SystemClock{}
+
+	var store booking.Store
+	if cfg.databaseURL == "" {
+		log.Warn("no -database-url: bookings are kept in memory and lost on exit")
+		store = memstore.New()
+	} else {
+		pg, err := pgstore.Open(ctx, cfg.databaseURL, pgstore.Options{})
+		if err != nil {
+			return nil, err
+		}
+		store = pg
+	}
+	a.closers = append(a.closers, store.Close)
+
+	if cfg.redisURL == "" {
+		a.stream = stream.NewMemory()
+	} else {
+		opt, err := redis.ParseURL(cfg.redisURL)
+		if err != nil {
+			a.close()
+			return nil, fmt.Errorf("-redis-url: %w", err)
+		}
+		client := redis.NewClient(opt)
+		a.closers = append(a.closers, func() { client.Close() })
+		if err := client.Ping(ctx).Err(); err != nil {
+			// The outbox keeps every message until it is published, so the
+			// service can take orders while Redis comes up.
+			log.Warn("Redis is not answering yet; the outbox will wait for it", "error", err)
+		}
+		a.stream = stream.NewRedis(client, "")
+	}
+
+	webhookSecret, random := secretOr(cfg.webhookSecret)
+	if random {
+		log.Info("webhook secret generated for this process")
+	}
+	ticketSecret, random := secretOr(cfg.ticketSecret)
+	if random {
+		log.Warn("no -ticket-secret: ticket codes are signed with a key that dies with this process")
+	}
+	a.fake = payments.NewFake(payments.FakeConfig{
+		Secret: webhookSecret, WebhookURL: cfg.webhookURL, PublicURL: cfg.publicURL, Logger: log,
+		Delivery: payments.DeliveryOptions{Delay: cfg.payDelay, Copies: cfg.payCopies, OutOfOrder: cfg.payOutOfOrder},
+	})
+	a.svc = booking.NewService(booking.Config{
+		Store: store, Provider: a.fake, Clock: clock, HoldTTL: cfg.holdTTL, MaxPerCustomer: cfg.maxPerCustomer,
+		WebhookSecret: webhookSecret, PublicURL: cfg.publicURL, TicketSecret: ticketSecret, Logger: log,
+	})
+
+	mux := http.NewServeMux()
+	if cfg.devPasses {
+		key, err := waitingroom.GenerateSigningKey()
+		if err != nil {
+			a.close()
+			return nil, err
+		}
+		a.passes = booking.NewStaticPasses(map[string]ed25519.PublicKey{key.KeyID(): key.Public()}, cfg.room, clock)
+		a.passes.Cookie = devPassCookie
+		mux.Handle("/dev/pass", devPassHandler(key, cfg.room))
+		log.Warn("-dev-passes: this process signs its own admission passes; put it behind Foyer for a real on-sale")
+	} else {
+		a.passes = booking.NewJWKSPasses(cfg.jwks, cfg.room, clock, nil)
+		if err := a.passes.Load(ctx); err != nil {
+			// The gateway may start after us; requests get 503 until the keys
+			// arrive, and every request with a pass tries again.
+			log.Warn("pass keys not loaded yet", "jwks", cfg.jwks, "error", err)
+		}
+	}
+	api := booking.NewAPI(booking.APIConfig{Service: a.svc, Auth: a.passes, AdminToken: cfg.adminToken, Logger: log})
+	mux.Handle("/api/", api)
+	mux.Handle("/pay/", a.fake.Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"ok":true}` + "\n"))
+	})
+	if err := mountStorefront(mux); err != nil {
+		a.close()
+		return nil, err
+	}
+	a.handler = mux
+
+	if cfg.seedDemo {
+		if err := seedDemo(ctx, a.svc, log); err != nil {
+			a.close()
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// mountStorefront serves the storefront's one page for every storefront
+// route, and its assets under /storefront/.
+func mountStorefront(mux *http.ServeMux) error {
+	files, err := fs.Sub(static.Storefront, "storefront")
+	if err != nil {
+		return err
+	}
+	index, err := fs.ReadFile(files, "index.html")
+	if err != nil {
+		return err
+	}
+	page := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
+		_, _ = w.Write(index)
+	}
+	mux.HandleFunc("GET /{$}", page)
+	mux.HandleFunc("GET /events/{id}", page)
+	mux.HandleFunc("GET /orders/{id}", page)
+	mux.Handle("GET /storefront/", http.StripPrefix("/storefront/", http.FileServerFS(files)))
+	return nil
+}
+
+// seedDemo creates the demo concert unless there is an event already, so a
+// restart on a database does not create it twice.
+func seedDemo(ctx context.Context, svc *booking.Service, log *slog.Logger) error {
+	events, err := svc.Store().Events(ctx)
+	if err != nil {
+		return err
+	}
+	if len(events) > 0 {
+		return nil
+	}
+	e, err := svc.CreateEvent(ctx, booking.DemoEventSpec(svc.Clock().Now()))
+	if err != nil {
+		return err
+	}
+	log.Info("demo concert created", "event", e.ID, "places", e.Capacity())
+	return nil
+}
+
+// serve runs the service until ctx ends. ln may be nil to listen on cfg.addr.
+func serve(ctx context.Context, cfg config, log *slog.Logger, ln net.Listener) error {
+	a, err := assemble(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.addr); err != nil {
+			return err
+		}
+	}
+	srv := &http.Server{
+		Handler:           a.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	host, _ := os.Hostname()
+	a.svc.RunWorkers(ctx, a.stream, fmt.Sprintf("%s-%d", host, os.Getpid()))
+	go a.fake.Run(ctx, 250*time.Millisecond)
+	go a.passes.Run(ctx, 5*time.Minute, func(err error) { log.Warn("refreshing pass keys", "error", err) })
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("booking service listening", "addr", ln.Addr().String(), "storefront", cfg.publicURL)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

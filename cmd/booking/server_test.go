@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDemoServer runs the binary's server on memory stores with dev passes,
+// as `make run` does, and buys a ticket through it like a browser would.
+func TestDemoServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := parseConfig([]string{"-dev-passes", "-seed-demo", "-addr", ln.Addr().String()}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, slog.New(slog.DiscardHandler), ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	base := "http://" + ln.Addr().String()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	get := func(path string, v any) *http.Response {
+		t.Helper()
+		resp, err := c.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if v != nil {
+			if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+				t.Fatalf("GET %s: %v", path, err)
+			}
+		}
+		return resp
+	}
+	post := func(path, body string, v any) *http.Response {
+		t.Helper()
+		resp, err := c.Post(base+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if v != nil {
+			_ = json.NewDecoder(resp.Body).Decode(v)
+		}
+		return resp
+	}
+	for _, path := range []string{"/", "/events/1", "/orders/ord_x", "/storefront/app.js", "/storefront/app.css"} {
+		if r := get(path, nil); r.StatusCode != 200 {
+			t.Fatalf("GET %s = %d", path, r.StatusCode)
+		}
+	}
+	if r := get("/api/events", nil); r.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("API without a pass = %d", r.StatusCode)
+	}
+	if r := post("/dev/pass", "", nil); r.StatusCode != 200 {
+		t.Fatalf("dev pass = %d", r.StatusCode)
+	}
+	var events struct {
+		Events []struct {
+			ID int64 `json:"id"`
+		} `json:"events"`
+	}
+	get("/api/events", &events)
+	if len(events.Events) != 1 {
+		t.Fatalf("seeded events = %+v", events)
+	}
+	var hold struct {
+		ID string `json:"id"`
+	}
+	if r := post("/api/events/1/holds", `{"zone":"FLOOR","quantity":2}`, &hold); r.StatusCode != 201 {
+		t.Fatalf("hold = %d", r.StatusCode)
+	}
+	var co struct {
+		Order   struct{ ID string } `json:"order"`
+		Payment struct {
+			PayURL string `json:"pay_url"`
+		} `json:"payment"`
+	}
+	post("/api/holds/"+hold.ID+"/checkout", "", &co)
+	pay, _ := url.Parse(co.Payment.PayURL)
+	if r, err := c.PostForm(base+pay.Path, url.Values{"action": {"pay"}}); err != nil || r.StatusCode != 200 {
+		t.Fatalf("paying: %v %v", r, err)
+	}
+	// The webhook, the relay and the delivery worker run in the background.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var o struct {
+			Status  string `json:"status"`
+			Tickets []struct {
+				Delivery *struct{ Code string } `json:"delivery"`
+			} `json:"tickets"`
+		}
+		r := get("/api/orders/"+co.Order.ID, &o)
+		if o.Status == "paid" && len(o.Tickets) == 2 && o.Tickets[0].Delivery != nil && o.Tickets[1].Delivery != nil {
+			if r.Header.Get("X-Waiting-Room-Command") != "revoke" {
+				t.Fatal("finished order did not revoke the session")
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("order never completed: %+v", o)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
