@@ -135,18 +135,11 @@ func (p *Passes) Run(ctx context.Context, interval time.Duration, onError func(e
 	if p.fetch == nil {
 		return
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := p.Load(ctx); err != nil && onError != nil {
-				onError(err)
-			}
+	every(ctx, interval, func() {
+		if err := p.Load(ctx); err != nil && onError != nil {
+			onError(err)
 		}
-	}
+	})
 }
 
 // Customer returns the verified customer id of the request: the subject of

@@ -103,10 +103,7 @@ func testConfirmPayment(t *testing.T, f *fixture) {
 func testConfirmIdempotent(t *testing.T, f *fixture) {
 	e := f.event(SmallVenue())
 	h := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Section: "A", Quantity: 2}, Epoch)
-	o, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := f.checkout(h, Epoch)
 	c := booking.PaymentConfirmation{ProviderEventID: "evt_1", ProviderPaymentID: "pi_1", OrderID: o.ID, Amount: o.Amount}
 	first, err := f.s.ConfirmPayment(f.ctx, c, Epoch)
 	if err != nil || first.Status != booking.OrderPaid {
@@ -129,15 +126,12 @@ func testConfirmIdempotent(t *testing.T, f *fixture) {
 func testLatePaymentRetakes(t *testing.T, f *fixture) {
 	e := f.event(SmallVenue())
 	h := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Seats: []string{"A-3-1", "A-3-2"}}, Epoch)
-	o, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := f.checkout(h, Epoch)
 	late := Epoch.Add(time.Hour)
 	if n, err := f.s.SweepExpiredHolds(f.ctx, late, 100); err != nil || n != 1 {
 		t.Fatalf("sweep = %d, %v", n, err)
 	}
-	got, err := f.s.ConfirmPayment(f.ctx, booking.PaymentConfirmation{ProviderEventID: "evt_late", OrderID: o.ID, Amount: o.Amount}, late)
+	got, err := f.confirm(o, "evt_late", late)
 	if err != nil || got.Status != booking.OrderPaid || len(got.Tickets) != 2 {
 		t.Fatalf("late payment with free seats = %+v, %v; want paid", got, err)
 	}
@@ -150,14 +144,11 @@ func testLatePaymentRetakes(t *testing.T, f *fixture) {
 func testLatePaymentRefund(t *testing.T, f *fixture) {
 	e := f.event(SmallVenue())
 	h := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Seats: []string{"A-3-1", "A-3-2"}}, Epoch)
-	o, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := f.checkout(h, Epoch)
 	// Not swept: bob takes one of the lapsed seats directly.
 	late := Epoch.Add(time.Hour)
 	f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "bob", Seats: []string{"A-3-2"}}, late)
-	got, err := f.s.ConfirmPayment(f.ctx, booking.PaymentConfirmation{ProviderEventID: "evt_late", OrderID: o.ID, Amount: o.Amount}, late)
+	got, err := f.confirm(o, "evt_late", late)
 	if err != nil || got.Status != booking.OrderRefundPending || len(got.Tickets) != 0 || got.Payment.Status != booking.PaymentSucceeded {
 		t.Fatalf("late payment with a taken seat = %+v, %v; want refund_pending", got, err)
 	}
@@ -185,25 +176,19 @@ func testLatePaymentRefund(t *testing.T, f *fixture) {
 func testLateZonePayment(t *testing.T, f *fixture) {
 	e := f.event(SmallVenue())
 	h := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Zone: "FLOOR", Quantity: 4}, Epoch)
-	o, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := f.checkout(h, Epoch)
 	late := Epoch.Add(time.Hour)
 	f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "bob", Zone: "FLOOR", Quantity: 4}, late)
-	got, err := f.s.ConfirmPayment(f.ctx, booking.PaymentConfirmation{ProviderEventID: "evt_1", OrderID: o.ID, Amount: o.Amount}, late)
+	got, err := f.confirm(o, "evt_1", late)
 	if err != nil || got.Status != booking.OrderPaid || len(got.Tickets) != 4 {
 		t.Fatalf("late zone payment with room left = %+v, %v", got, err)
 	}
 	h2 := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "carol", Zone: "FLOOR", Quantity: 2}, late)
-	o2, err := f.s.BeginCheckout(f.ctx, h2.ID, "carol", late.Add(HoldTTL), late)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o2 := f.checkout(h2, late)
 	later := late.Add(time.Hour)
 	f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "dave", Zone: "FLOOR", Quantity: 4}, later)
 	f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "erin", Zone: "FLOOR", Quantity: 2}, later)
-	got, err = f.s.ConfirmPayment(f.ctx, booking.PaymentConfirmation{ProviderEventID: "evt_2", OrderID: o2.ID, Amount: o2.Amount}, later)
+	got, err = f.confirm(o2, "evt_2", later)
 	if err != nil || got.Status != booking.OrderRefundPending {
 		t.Fatalf("late zone payment with the zone full = %+v, %v", got, err)
 	}
@@ -212,10 +197,7 @@ func testLateZonePayment(t *testing.T, f *fixture) {
 func testAmountMismatch(t *testing.T, f *fixture) {
 	e := f.event(SmallVenue())
 	h := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Section: "A", Quantity: 1}, Epoch)
-	o, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := f.checkout(h, Epoch)
 	got, err := f.s.ConfirmPayment(f.ctx, booking.PaymentConfirmation{ProviderEventID: "evt_1", OrderID: o.ID, Amount: o.Amount - 1}, Epoch)
 	if err != nil || got.Status != booking.OrderRefundPending {
 		t.Fatalf("underpaid order = %+v, %v; want refund_pending", got, err)

@@ -118,6 +118,21 @@ func (f *fixture) holdErr(req booking.HoldRequest, now time.Time) error {
 	return err
 }
 
+// checkout opens the hold's order at now, the hold extended by HoldTTL.
+func (f *fixture) checkout(h booking.Hold, now time.Time) booking.Order {
+	f.t.Helper()
+	o, err := f.s.BeginCheckout(f.ctx, h.ID, h.CustomerID, now.Add(HoldTTL), now)
+	if err != nil {
+		f.t.Fatalf("BeginCheckout: %v", err)
+	}
+	return o
+}
+
+// confirm applies a payment of the order's amount under a provider event id.
+func (f *fixture) confirm(o booking.Order, eventID string, now time.Time) (booking.Order, error) {
+	return f.s.ConfirmPayment(f.ctx, booking.PaymentConfirmation{ProviderEventID: eventID, OrderID: o.ID, Amount: o.Amount}, now)
+}
+
 // pay runs checkout and a successful confirmation.
 func (f *fixture) pay(h booking.Hold, now time.Time) booking.Order {
 	f.t.Helper()

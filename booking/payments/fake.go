@@ -182,24 +182,17 @@ func (f *Fake) Refund(_ context.Context, p RefundParams, key string) (Refund, er
 // Pay completes a payment as if the customer had paid: a processing event
 // and a succeeded event are queued for delivery.
 func (f *Fake) Pay(id string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	pay, ok := f.payments[id]
-	if !ok {
-		return ErrNotFound
-	}
-	if pay.Status != StatusRequiresPayment {
-		return nil // paying twice does nothing, as on a real pay page
-	}
-	pay.Status = StatusProcessing
-	f.enqueueLocked(EventPaymentProcessing, *pay)
-	pay.Status = StatusSucceeded
-	f.enqueueLocked(EventPaymentSucceeded, *pay)
-	return nil
+	return f.settle(id, StatusProcessing, StatusSucceeded)
 }
 
 // Decline fails a payment as if the card had been refused.
 func (f *Fake) Decline(id string) error {
+	return f.settle(id, StatusFailed)
+}
+
+// settle moves an open payment through statuses, queueing the event of each.
+// Settling a payment twice does nothing, as on a real pay page.
+func (f *Fake) settle(id string, statuses ...string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	pay, ok := f.payments[id]
@@ -209,9 +202,18 @@ func (f *Fake) Decline(id string) error {
 	if pay.Status != StatusRequiresPayment {
 		return nil
 	}
-	pay.Status = StatusFailed
-	f.enqueueLocked(EventPaymentFailed, *pay)
+	for _, st := range statuses {
+		pay.Status = st
+		f.enqueueLocked(eventTypes[st], *pay)
+	}
 	return nil
+}
+
+// eventTypes names the webhook event of each payment status.
+var eventTypes = map[string]string{
+	StatusProcessing: EventPaymentProcessing,
+	StatusSucceeded:  EventPaymentSucceeded,
+	StatusFailed:     EventPaymentFailed,
 }
 
 // Payment returns a payment as the provider sees it.
