@@ -57,9 +57,6 @@ func concurrently(b *testing.B, shoppers int, op func(i int) error) float64 {
 }
 
 func benchStore(b *testing.B, opts pgstore.Options) *pgstore.Store {
-	if opts.MaxConns == 0 {
-		opts.MaxConns = 32
-	}
 	s, err := pgstore.Open(context.Background(), newDatabase(b), opts)
 	if err != nil {
 		b.Fatal(err)

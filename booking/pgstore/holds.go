@@ -54,13 +54,6 @@ func (s *Store) Hold(ctx context.Context, req booking.HoldRequest, now time.Time
 		default:
 			err = s.takeZone(ctx, tx, e.ID, req.Zone, h.ID, q, now)
 		}
-		if err != nil {
-			return err
-		}
-		if len(h.Seats) > 0 {
-			_, err = tx.Exec(ctx, `INSERT INTO hold_seats (hold_id, event_id, seat_id) SELECT $1, $2, unnest($3::text[])`,
-				h.ID, e.ID, h.Seats)
-		}
 		return err
 	})
 	return h, err
@@ -125,6 +118,14 @@ func takeQuota(ctx context.Context, tx pgx.Tx, eventID int64, customerID string,
 	return err
 }
 
+// recordHoldSeats ends the statements that take seats: the seats a hold got
+// are written to hold_seats in the same round trip. A re-take writes the same
+// rows again, hence the upsert.
+const recordHoldSeats = `
+		INSERT INTO hold_seats (hold_id, event_id, seat_id) SELECT $3, $1, id FROM taken
+		ON CONFLICT (hold_id, seat_id) DO UPDATE SET event_id = EXCLUDED.event_id
+		RETURNING seat_id`
+
 // holdSeatList is the conditional UPDATE: the listed seats are locked in id
 // order (two overlapping holds queue instead of deadlocking) and only those
 // free at now are taken. Fewer rows than asked means the hold fails whole.
@@ -132,12 +133,13 @@ func holdSeatList(ctx context.Context, tx pgx.Tx, eventID int64, holdID string, 
 	rows, err := tx.Query(ctx, `
 		WITH target AS (
 			SELECT id FROM seats WHERE event_id = $1 AND id = ANY($2) ORDER BY id FOR UPDATE
-		)
-		UPDATE seats s SET status = 'HELD', hold_id = $3, held_until = $4
-		FROM target
-		WHERE s.event_id = $1 AND s.id = target.id
-		  AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.held_until <= $5))
-		RETURNING s.id`, eventID, seats, holdID, until, now)
+		), taken AS (
+			UPDATE seats s SET status = 'HELD', hold_id = $3, held_until = $4
+			FROM target
+			WHERE s.event_id = $1 AND s.id = target.id
+			  AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.held_until <= $5))
+			RETURNING s.id
+		)`+recordHoldSeats, eventID, seats, holdID, until, now)
 	if err != nil {
 		return nil, err
 	}
@@ -195,8 +197,11 @@ func holdBestAvailable(ctx context.Context, tx pgx.Tx, eventID int64, holdID, se
 		}
 		if chosen != nil {
 			if _, err := tx.Exec(ctx, `
-				UPDATE seats SET status = 'HELD', hold_id = $3, held_until = $4
-				WHERE event_id = $1 AND id = ANY($2)`, eventID, chosen, holdID, until); err != nil {
+				WITH taken AS (
+					UPDATE seats SET status = 'HELD', hold_id = $3, held_until = $4
+					WHERE event_id = $1 AND id = ANY($2)
+					RETURNING id
+				)`+recordHoldSeats, eventID, chosen, holdID, until); err != nil {
 				return nil, err
 			}
 			slices.Sort(chosen)

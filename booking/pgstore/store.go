@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -17,7 +18,7 @@ type Options struct {
 	// over. More rows let more buyers of one zone commit at once. Default 8;
 	// 1 puts a zone on a single hot row (the benchmark's baseline).
 	ZoneShards int
-	// MaxConns bounds the connection pool. Default: pgxpool's.
+	// MaxConns bounds the connection pool. Default: 4 per CPU, at least 8.
 	MaxConns int32
 }
 
@@ -26,6 +27,7 @@ type Store struct {
 	pool   *pgxpool.Pool
 	opts   Options
 	events sync.Map // int64 -> booking.Event; events never change once created
+	shards sync.Map // zoneKey -> []int, a zone's shard numbers
 }
 
 var _ booking.Store = (*Store)(nil)
@@ -41,6 +43,11 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*Store, error)
 	}
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
+	} else {
+		// A few connections per core: enough to keep PostgreSQL busy while
+		// others wait on the network, few enough that hundreds of shoppers
+		// queue in the pool rather than thrash the server.
+		cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0)))
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -16,29 +16,32 @@ import (
 // Near the end of a zone, when no single shard has room, it ends the zone's
 // lapsed holds and gathers the places across shards under lock.
 func (s *Store) takeZone(ctx context.Context, tx pgx.Tx, eventID int64, zone, holdID string, q int, now time.Time) error {
-	rows, err := tx.Query(ctx, `SELECT shard FROM zone_shards WHERE event_id = $1 AND zone_id = $2 ORDER BY shard`, eventID, zone)
-	if err != nil {
-		return err
-	}
-	shards, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	shards, err := s.zoneShards(ctx, tx, eventID, zone)
 	if err != nil {
 		return err
 	}
 	start := rand.IntN(len(shards))
 	for i := range shards {
-		shard := shards[(start+i)%len(shards)]
+		// The counter and the allocation in one round trip: the shard's row
+		// lock is held for as short a time as the transaction allows.
 		tag, err := tx.Exec(ctx, `
-			UPDATE zone_shards SET held = held + $4
-			WHERE event_id = $1 AND zone_id = $2 AND shard = $3 AND capacity - held - sold >= $4`,
-			eventID, zone, shard, q)
+			WITH taken AS (
+				UPDATE zone_shards SET held = held + $4
+				WHERE event_id = $1 AND zone_id = $2 AND shard = $3 AND capacity - held - sold >= $4
+				RETURNING shard
+			)
+			INSERT INTO zone_allocations (hold_id, event_id, zone_id, shard, quantity)
+			SELECT $5, $1, $2, shard, $4 FROM taken
+			ON CONFLICT (hold_id, shard) DO UPDATE SET quantity = zone_allocations.quantity + EXCLUDED.quantity`,
+			eventID, zone, shards[(start+i)%len(shards)], q, holdID)
 		if err != nil {
 			return err
 		}
 		if tag.RowsAffected() == 1 {
-			return allocate(ctx, tx, holdID, eventID, zone, shard, q)
+			return nil
 		}
 	}
-	rows, err = tx.Query(ctx, `
+	rows, err := tx.Query(ctx, `
 		SELECT id, customer_id, event_id, quantity FROM holds
 		WHERE event_id = $1 AND zone_id = $2 AND status = 'active' AND expires_at <= $3
 		ORDER BY id FOR UPDATE SKIP LOCKED`, eventID, zone, now)
@@ -89,6 +92,33 @@ func (s *Store) takeZone(ctx context.Context, tx pgx.Tx, eventID int64, zone, ho
 		}
 	}
 	return nil
+}
+
+// zoneShards lists a zone's shard numbers. They never change after the
+// event is created, so they are read once.
+func (s *Store) zoneShards(ctx context.Context, tx pgx.Tx, eventID int64, zone string) ([]int, error) {
+	key := zoneKey{eventID, zone}
+	if v, ok := s.shards.Load(key); ok {
+		return v.([]int), nil
+	}
+	rows, err := tx.Query(ctx, `SELECT shard FROM zone_shards WHERE event_id = $1 AND zone_id = $2 ORDER BY shard`, eventID, zone)
+	if err != nil {
+		return nil, err
+	}
+	shards, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return nil, err
+	}
+	if len(shards) == 0 {
+		return nil, booking.Errorf(booking.KindNotFound, booking.CodeZoneNotFound, "no zone %q", zone)
+	}
+	s.shards.Store(key, shards)
+	return shards, nil
+}
+
+type zoneKey struct {
+	eventID int64
+	zone    string
 }
 
 func allocate(ctx context.Context, tx pgx.Tx, holdID string, eventID int64, zone string, shard, q int) error {
