@@ -331,9 +331,17 @@ func (r *memRoom) free(lim Limits) int {
 // open starts a session and remembers the visitor as having had one.
 func (r *memRoom) open(visitor string, now time.Time, lim Limits) time.Time {
 	exp := now.Add(lim.Session)
-	ses := &session{visitor: visitor, expires: exp}
-	heap.Push(&r.sessions, ses)
-	r.live[visitor] = ses
+	if ses, ok := r.live[visitor]; ok {
+		// Admitted again while a session is live (a fan keyed to an account
+		// rejoins): the one session runs to the new end. A second heap entry
+		// would end it at the old one.
+		ses.expires = exp
+		heap.Fix(&r.sessions, ses.index)
+	} else {
+		ses := &session{visitor: visitor, expires: exp}
+		heap.Push(&r.sessions, ses)
+		r.live[visitor] = ses
+	}
 	r.c.Claimed++
 	forgetAt := exp.Add(lim.Retention)
 	r.finished[visitor] = forgetAt

@@ -43,6 +43,7 @@ func Run(t *testing.T, h Harness) {
 		{"CapBoundsSessions", testCap},
 		{"ClaimLifecycle", testClaimLifecycle},
 		{"SessionExpiryFreesSlot", testSessionExpiry},
+		{"RejoinWhileLiveKeepsOneSession", testRejoinWhileLive},
 		{"ReleaseRevokes", testRelease},
 		{"AbandonedAdmissionsFreeSlots", testAbandonment},
 		{"LateReturnerGoesToFront", testLateReturner},
@@ -350,6 +351,30 @@ func testSessionExpiry(t *testing.T, h Harness) {
 	}
 	if res := f.claim(visitor(0), 0, end, lim); res.Status != waitingroom.Finished {
 		t.Fatalf("claim after the session ended: %v, want finished", res.Status)
+	}
+}
+
+func testRejoinWhileLive(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	lim := limits()
+	first := f.join("fan", t0, lim)
+	f.advance(at(1), lim) // banks budget; nobody waits
+	again := f.join("fan", at(1.5), lim)
+	if !first.Admitted || !again.Admitted {
+		t.Fatalf("joins of an empty room: %+v then %+v, want both admitted", first, again)
+	}
+	// One visitor, one session, which runs to the later end.
+	if s := f.snap(at(1.5)); s.Active != 1 {
+		t.Fatalf("after the second admission: %d active, want 1", s.Active)
+	}
+	if s := f.snap(first.Expires); s.Active != 1 {
+		t.Fatalf("when the first session would have ended: %d active, want 1 (the session runs to %v)", s.Active, again.Expires)
+	}
+	if res := f.claim("fan", again.Key, first.Expires.Add(time.Second), lim); res.Status != waitingroom.Claimed || !res.Expires.Equal(again.Expires) {
+		t.Fatalf("claim after the first end: %+v, want the live session until %v", res, again.Expires)
+	}
+	if s := f.snap(again.Expires); s.Active != 0 {
+		t.Fatalf("at the session end: %d active, want 0", s.Active)
 	}
 }
 
