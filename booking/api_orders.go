@@ -45,9 +45,13 @@ func (a *API) postWebhook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, a.log, err)
 		return
 	}
-	if err := a.svc.HandleWebhook(r.Context(), r.Header.Get(payments.SignatureHeader), body); err != nil {
-		writeError(w, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]bool{"received": true})
+	// Events are deduplicated by their provider id; an Idempotency-Key, if
+	// the sender adds one, is honoured like on every other POST.
+	a.idempotent(w, r, "webhook", body, func(w http.ResponseWriter) {
+		if err := a.svc.HandleWebhook(r.Context(), r.Header.Get(payments.SignatureHeader), body); err != nil {
+			writeError(w, a.log, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]bool{"received": true})
+	})
 }

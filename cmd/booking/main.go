@@ -1,7 +1,3 @@
-// Command booking runs the reference booking service: the storefront, the
-// JSON API, the fake payment provider and the background workers (sweeper,
-// outbox relay, ticket delivery, refund retrier). Run "booking -h" for its
-// flags.
 package main
 
 import (
