@@ -31,7 +31,7 @@ func (h *Handler) setPass(w http.ResponseWriter, r *http.Request, tok string, p 
 		Name:     h.passCk,
 		Value:    tok,
 		Path:     "/",
-		MaxAge:   max(1, int(time.Until(p.ExpiresAt)/time.Second)),
+		MaxAge:   max(1, int(p.ExpiresAt.Sub(now())/time.Second)),
 		HttpOnly: true,
 		Secure:   r.TLS != nil,
 		SameSite: http.SameSiteLaxMode,

@@ -150,6 +150,23 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // the same store, so that a config reload keeps the queue and its controller.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	if err := h.setup(); err != nil {
+		return err
+	}
+	var err error
+	if h.key, err = loadSigningKey(ctx, h.SigningKey); err != nil {
+		return fmt.Errorf("signing_key: %w", err)
+	}
+	h.handle, h.poolKey, err = acquireRoom(ctx, h, h.logger)
+	if err != nil {
+		return err
+	}
+	h.room = h.handle.room
+	return nil
+}
+
+// setup reads everything in the configuration that needs no Caddy context.
+func (h *Handler) setup() error {
 	s, err := h.roomSettings()
 	if err != nil {
 		return err
@@ -164,18 +181,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		cp = DefaultCookiePrefix
 	}
 	h.ticketCk, h.passCk = cp+"_ticket", cp+"_pass"
-	if h.page, err = loadPage(h.Page); err != nil {
-		return err
-	}
-	if h.key, err = loadSigningKey(ctx, h.SigningKey); err != nil {
-		return fmt.Errorf("signing_key: %w", err)
-	}
-	h.handle, h.poolKey, err = acquireRoom(ctx, h, h.logger)
-	if err != nil {
-		return err
-	}
-	h.room = h.handle.room
-	return nil
+	h.page, err = loadPage(h.Page)
+	return err
 }
 
 // roomSettings turns the configuration into validated room settings. Every

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -14,6 +15,18 @@ import (
 )
 
 const caddyLockTimeout = 30 * time.Second
+
+// clockOverride replaces the gateway's clock in tests, which drive rooms through
+// time without sleeping. Rooms of a running Caddy read it concurrently.
+var clockOverride atomic.Pointer[func() time.Time]
+
+// now is the gateway's clock.
+func now() time.Time {
+	if f := clockOverride.Load(); f != nil {
+		return (*f)()
+	}
+	return time.Now()
+}
 
 // rooms holds the live rooms of this process. A room (its view, its pass cache,
 // its controller loop) outlives config reloads as long as its identity and
@@ -97,6 +110,7 @@ func acquireRoom(ctx caddy.Context, h *Handler, logger *zap.Logger) (*roomHandle
 			Store:    store,
 			Key:      h.key,
 			Issuer:   h.Issuer,
+			Now:      now,
 		})
 		if err != nil {
 			_, _ = stores.Delete(storeKey)

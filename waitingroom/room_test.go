@@ -1,4 +1,4 @@
-package waitingroom
+package waitingroom_test
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/storetest"
 )
 
 type fakeClock struct {
@@ -34,18 +37,18 @@ type roomEnv struct {
 	t     *testing.T
 	ctx   context.Context
 	clock *fakeClock
-	store Store
-	key   *SigningKey
+	store waitingroom.Store
+	key   *waitingroom.SigningKey
 }
 
 func newEnv(t *testing.T) *roomEnv {
-	return &roomEnv{t: t, ctx: context.Background(), clock: newClock(), store: NewMemoryStore(), key: testKey(t)}
+	return &roomEnv{t: t, ctx: context.Background(), clock: newClock(), store: waitingroom.NewMemoryStore(), key: mustKey(t)}
 }
 
 // node starts a gateway node's handle on the room.
-func (e *roomEnv) node(id string, s Settings) *Room {
+func (e *roomEnv) node(id string, s waitingroom.Settings) *waitingroom.Room {
 	e.t.Helper()
-	r, err := NewRoom(Config{ID: id, Settings: s, Store: e.store, Key: e.key, Now: e.clock.Now})
+	r, err := waitingroom.NewRoom(waitingroom.Config{ID: id, Settings: s, Store: e.store, Key: e.key, Now: e.clock.Now})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -56,7 +59,7 @@ func (e *roomEnv) node(id string, s Settings) *Room {
 }
 
 // step lets n seconds pass, ticking every node once per half second.
-func (e *roomEnv) step(n int, nodes ...*Room) {
+func (e *roomEnv) step(n int, nodes ...*waitingroom.Room) {
 	e.t.Helper()
 	for range 2 * n {
 		e.clock.Add(500 * time.Millisecond)
@@ -68,7 +71,7 @@ func (e *roomEnv) step(n int, nodes ...*Room) {
 	}
 }
 
-func (e *roomEnv) join(r *Room) Visit {
+func (e *roomEnv) join(r *waitingroom.Room) waitingroom.Visit {
 	e.t.Helper()
 	v, err := r.Join(e.ctx)
 	if err != nil {
@@ -77,7 +80,7 @@ func (e *roomEnv) join(r *Room) Visit {
 	return v
 }
 
-func (e *roomEnv) poll(r *Room, tk Ticket) Visit {
+func (e *roomEnv) poll(r *waitingroom.Room, tk waitingroom.Ticket) waitingroom.Visit {
 	e.t.Helper()
 	v, err := r.Poll(e.ctx, tk)
 	if err != nil {
@@ -86,7 +89,7 @@ func (e *roomEnv) poll(r *Room, tk Ticket) Visit {
 	return v
 }
 
-func (e *roomEnv) pass(r *Room, tok string) Pass {
+func (e *roomEnv) pass(r *waitingroom.Room, tok string) waitingroom.Pass {
 	e.t.Helper()
 	p, err := r.CheckPass(tok)
 	if err != nil {
@@ -97,14 +100,14 @@ func (e *roomEnv) pass(r *Room, tok string) Pass {
 
 func TestCapOneFirstInSecondWaitsUntilRevoked(t *testing.T) {
 	e := newEnv(t)
-	r := e.node("concert", Settings{TotalActiveUsers: 1, NewUsersPerMinute: 60})
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1, NewUsersPerMinute: 60})
 	first := e.join(r)
-	if first.Pass == "" || first.Status.State != StateAdmitted || !first.Ticket.Claimed {
+	if first.Pass == "" || first.Status.State != waitingroom.StateAdmitted || !first.Ticket.Claimed {
 		t.Fatalf("first visitor: %+v, want admitted with a pass", first.Status)
 	}
 	second := e.join(r)
 	// The node's view may be half a second old, so "next" may show as one ahead.
-	if second.Pass != "" || second.Status.State != StateQueued || *second.Status.Position > 1 {
+	if second.Pass != "" || second.Status.State != waitingroom.StateQueued || *second.Status.Position > 1 {
 		t.Fatalf("second visitor: %+v, want queued, next in line", second.Status)
 	}
 	e.step(1, r)
@@ -112,18 +115,18 @@ func TestCapOneFirstInSecondWaitsUntilRevoked(t *testing.T) {
 		t.Fatalf("second visitor after a refresh: position %d, want 0", *v.Status.Position)
 	}
 	e.step(5, r)
-	if v := e.poll(r, second.Ticket); v.Status.State != StateQueued {
+	if v := e.poll(r, second.Ticket); v.Status.State != waitingroom.StateQueued {
 		t.Fatalf("second visitor while the first holds the only slot: %s", v.Status.State)
 	}
 	if err := r.Revoke(e.ctx, e.pass(r, first.Pass)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.CheckPass(first.Pass); !errors.Is(err, ErrInvalidPass) {
+	if _, err := r.CheckPass(first.Pass); !errors.Is(err, waitingroom.ErrInvalidPass) {
 		t.Fatalf("revoked pass: %v, want refused", err)
 	}
 	e.step(1, r)
 	v := e.poll(r, second.Ticket)
-	if v.Status.State != StateAdmitted || v.Pass == "" {
+	if v.Status.State != waitingroom.StateAdmitted || v.Pass == "" {
 		t.Fatalf("second visitor after the first was revoked: %+v", v.Status)
 	}
 	if p := e.pass(r, v.Pass); p.Subject != second.Ticket.Visitor.String() || p.Room != "concert" {
@@ -138,12 +141,12 @@ func TestCapOneFirstInSecondWaitsUntilRevoked(t *testing.T) {
 
 func TestControllerAdmitsAtTheRate(t *testing.T) {
 	e := newEnv(t)
-	r := e.node("concert", Settings{TotalActiveUsers: 1000, NewUsersPerMinute: 120, QueueAll: true})
-	var tickets []Ticket
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1000, NewUsersPerMinute: 120, QueueAll: true})
+	var tickets []waitingroom.Ticket
 	for range 100 {
 		tickets = append(tickets, e.join(r).Ticket)
 	}
-	if _, err := r.Patch(e.ctx, Overrides{QueueAll: ptr(false)}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.Overrides{QueueAll: ptr(false)}); err != nil {
 		t.Fatal(err)
 	}
 	// The clock runs from :00.5 to :10.0, so the controller steps in eleven
@@ -153,11 +156,11 @@ func TestControllerAdmitsAtTheRate(t *testing.T) {
 	admitted := 0
 	for i, tk := range tickets {
 		v := e.poll(r, tk)
-		if v.Status.State == StateAdmitted {
+		if v.Status.State == waitingroom.StateAdmitted {
 			admitted++
 		}
 		// Admission is in join order.
-		if (i < want) != (v.Status.State == StateAdmitted) {
+		if (i < want) != (v.Status.State == waitingroom.StateAdmitted) {
 			t.Fatalf("visitor %d: %s, want the first %d admitted and no others", i, v.Status.State, want)
 		}
 	}
@@ -168,15 +171,15 @@ func TestControllerAdmitsAtTheRate(t *testing.T) {
 
 func TestAbandonedSlotReleasedAndReturnerLetInFirst(t *testing.T) {
 	e := newEnv(t)
-	r := e.node("concert", Settings{TotalActiveUsers: 1, NewUsersPerMinute: 600, QueueAll: true})
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1, NewUsersPerMinute: 600, QueueAll: true})
 	a, b, c := e.join(r).Ticket, e.join(r).Ticket, e.join(r).Ticket
-	if _, err := r.Patch(e.ctx, Overrides{QueueAll: ptr(false)}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.Overrides{QueueAll: ptr(false)}); err != nil {
 		t.Fatal(err)
 	}
 	e.step(1, r) // A's turn; A is not looking
-	e.step(int(DefaultAdmissionGrace/time.Second), r)
+	e.step(int(waitingroom.DefaultAdmissionGrace/time.Second), r)
 	vb := e.poll(r, b)
-	if vb.Status.State != StateAdmitted {
+	if vb.Status.State != waitingroom.StateAdmitted {
 		t.Fatalf("B after A's grace ran out: %s, want admitted", vb.Status.State)
 	}
 	if s := r.Snapshot(); s.Abandoned != 1 {
@@ -184,28 +187,28 @@ func TestAbandonedSlotReleasedAndReturnerLetInFirst(t *testing.T) {
 	}
 	// A comes back: the slot is B's, so A waits at the front, ahead of C.
 	va := e.poll(r, a)
-	if va.Status.State != StateQueued || *va.Status.Position != 0 {
+	if va.Status.State != waitingroom.StateQueued || *va.Status.Position != 0 {
 		t.Fatalf("A back while full: %+v, want queued at the front", va.Status)
 	}
 	if err := r.Revoke(e.ctx, e.pass(r, vb.Pass)); err != nil {
 		t.Fatal(err)
 	}
 	e.step(1, r)
-	if v := e.poll(r, c); v.Status.State == StateAdmitted {
+	if v := e.poll(r, c); v.Status.State == waitingroom.StateAdmitted {
 		t.Fatal("C was let in ahead of the returning A")
 	}
-	if v := e.poll(r, a); v.Status.State != StateAdmitted || v.Pass == "" {
+	if v := e.poll(r, a); v.Status.State != waitingroom.StateAdmitted || v.Pass == "" {
 		t.Fatalf("A after a slot freed: %+v, want admitted", v.Status)
 	}
 }
 
 func TestPositionNeverRises(t *testing.T) {
 	e := newEnv(t)
-	r := e.node("concert", Settings{TotalActiveUsers: 40, NewUsersPerMinute: 1200, QueueAll: true})
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 40, NewUsersPerMinute: 1200, QueueAll: true})
 	rng := rand.New(rand.NewPCG(1, 2))
 	const fans = 800
 	type fan struct {
-		tk       Ticket
+		tk       waitingroom.Ticket
 		last     uint64
 		gaveUp   bool
 		leaveAt  int // second at which an admitted fan's shopping is done
@@ -216,7 +219,7 @@ func TestPositionNeverRises(t *testing.T) {
 	for i := range crowd {
 		crowd[i] = &fan{tk: e.join(r).Ticket, last: ^uint64(0)}
 	}
-	if _, err := r.Patch(e.ctx, Overrides{QueueAll: ptr(false)}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.Overrides{QueueAll: ptr(false)}); err != nil {
 		t.Fatal(err)
 	}
 	moved := 0
@@ -247,7 +250,7 @@ func TestPositionNeverRises(t *testing.T) {
 				f.pass, f.leaveAt = v.Pass, sec+5+rng.IntN(20)
 				continue
 			}
-			if v.Status.State != StateQueued {
+			if v.Status.State != waitingroom.StateQueued {
 				continue
 			}
 			pos := *v.Status.Position
@@ -273,7 +276,7 @@ func TestPositionNeverRises(t *testing.T) {
 func TestPrequeueFairDraw(t *testing.T) {
 	e := newEnv(t)
 	now := e.clock.Now()
-	s := Settings{
+	s := waitingroom.Settings{
 		TotalActiveUsers: 1000, NewUsersPerMinute: 6000,
 		PrequeueStart:       now.Add(time.Minute),
 		EventStart:          now.Add(time.Hour),
@@ -285,15 +288,15 @@ func TestPrequeueFairDraw(t *testing.T) {
 		t.Fatalf("draw before the pre-queue: %+v, want a commitment and no seed", info)
 	}
 	early := e.join(r)
-	if early.Status.State != StateClosed || early.Ticket.Room != "" || early.Status.OpensAt == nil {
+	if early.Status.State != waitingroom.StateClosed || early.Ticket.Room != "" || early.Status.OpensAt == nil {
 		t.Fatalf("visitor before the pre-queue opened: %+v, want closed, no ticket, opens_at", early.Status)
 	}
 	e.clock.Add(time.Minute)
 	const n = 50
-	var regs []Ticket
+	var regs []waitingroom.Ticket
 	for i := range n {
 		v := e.join(r)
-		if v.Status.State != StatePrequeue || v.Status.Position != nil || *v.Status.DrawIndex != uint64(i) {
+		if v.Status.State != waitingroom.StatePrequeue || v.Status.Position != nil || *v.Status.DrawIndex != uint64(i) {
 			t.Fatalf("registrant %d: %+v, want prequeue, no position yet, draw index %d", i, v.Status, i)
 		}
 		regs = append(regs, v.Ticket)
@@ -309,7 +312,7 @@ func TestPrequeueFairDraw(t *testing.T) {
 		t.Fatal("revealed seed does not match the commitment")
 	}
 	// Anyone can recompute every place from the seed, the size and their index.
-	d := NewDraw(seed, n)
+	d := waitingroom.NewDraw(seed, n)
 	late := e.join(r)
 	if late.Ticket.Key != n {
 		t.Fatalf("first visitor after the start got key %d, want %d (behind the draw)", late.Ticket.Key, n)
@@ -326,17 +329,18 @@ func TestPrequeueFairDraw(t *testing.T) {
 func TestDrawOrderIsAdmissionOrder(t *testing.T) {
 	e := newEnv(t)
 	now := e.clock.Now()
-	r := e.node("concert", Settings{
+	r := e.node("concert", waitingroom.Settings{
 		TotalActiveUsers: 1000, NewUsersPerMinute: 60, // one a second
 		EventStart: now.Add(time.Minute), ShuffleAtEventStart: true,
 	})
-	var regs []Ticket
+	var regs []waitingroom.Ticket
 	for range 20 {
 		regs = append(regs, e.join(r).Ticket)
 	}
 	e.clock.Add(time.Minute - 500*time.Millisecond)
 	e.step(1, r)
-	d := NewDraw(r.seed, 20)
+	seed, _ := hex.DecodeString(r.DrawInfo().Seed)
+	d := waitingroom.NewDraw(seed, 20)
 	for sec := range 10 {
 		e.step(1, r)
 		for i, tk := range regs {
@@ -347,7 +351,7 @@ func TestDrawOrderIsAdmissionOrder(t *testing.T) {
 			regs[i] = v.Ticket
 			// The start's own step admitted place 0; each second since, one more.
 			want := d.Place(uint64(i)) <= uint64(sec)+1
-			if (v.Status.State == StateAdmitted || v.Ticket.Claimed) != want {
+			if (v.Status.State == waitingroom.StateAdmitted || v.Ticket.Claimed) != want {
 				t.Fatalf("second %d: registrant %d (place %d) admitted=%v", sec, i, d.Place(uint64(i)), !want)
 			}
 		}
@@ -357,64 +361,64 @@ func TestDrawOrderIsAdmissionOrder(t *testing.T) {
 func TestSoldOutAndClosed(t *testing.T) {
 	e := newEnv(t)
 	now := e.clock.Now()
-	r := e.node("concert", Settings{TotalActiveUsers: 1, EventEnd: now.Add(time.Hour)})
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1, EventEnd: now.Add(time.Hour)})
 	in := e.join(r)
 	waiting := e.join(r)
-	if _, err := r.Patch(e.ctx, Overrides{SoldOut: ptr(true)}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.Overrides{SoldOut: ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
-	if v := e.poll(r, waiting.Ticket); v.Status.State != StateSoldOut {
+	if v := e.poll(r, waiting.Ticket); v.Status.State != waitingroom.StateSoldOut {
 		t.Fatalf("waiting visitor after sell-out: %s", v.Status.State)
 	}
-	if v := e.join(r); v.Status.State != StateSoldOut || v.Ticket.Room != "" {
+	if v := e.join(r); v.Status.State != waitingroom.StateSoldOut || v.Ticket.Room != "" {
 		t.Fatalf("new visitor after sell-out: %+v", v.Status)
 	}
 	// Shoppers inside keep their session to finish checking out.
 	e.pass(r, in.Pass)
-	if _, err := r.Patch(e.ctx, Overrides{SoldOut: ptr(false)}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.Overrides{SoldOut: ptr(false)}); err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Add(time.Hour)
-	if v := e.join(r); v.Status.State != StateClosed {
+	if v := e.join(r); v.Status.State != waitingroom.StateClosed {
 		t.Fatalf("visitor after event_end: %s, want closed", v.Status.State)
 	}
 }
 
 func TestPatchIsSeenByOtherNodes(t *testing.T) {
 	e := newEnv(t)
-	a := e.node("concert", Settings{})
-	b := e.node("concert", Settings{})
-	if _, err := a.Patch(e.ctx, Overrides{NewUsersPerMinute: ptr(42), Paused: ptr(true)}); err != nil {
+	a := e.node("concert", waitingroom.Settings{})
+	b := e.node("concert", waitingroom.Settings{})
+	if _, err := a.Patch(e.ctx, waitingroom.Overrides{NewUsersPerMinute: ptr(42), Paused: ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
 	e.step(1, b)
 	if s := b.Settings(); s.NewUsersPerMinute != 42 || !s.Paused {
 		t.Fatalf("node B after node A's patch: rate %d paused %v", s.NewUsersPerMinute, s.Paused)
 	}
-	if _, err := a.Patch(e.ctx, Overrides{TotalActiveUsers: ptr(-1)}); err == nil {
+	if _, err := a.Patch(e.ctx, waitingroom.Overrides{TotalActiveUsers: ptr(-1)}); err == nil {
 		t.Fatal("a patch making the cap negative was accepted")
 	}
-	var se *SettingError
-	if _, err := a.Patch(e.ctx, Overrides{TotalActiveUsers: ptr(0)}); !errors.As(err, &se) || se.Setting != "total_active_users" {
-		t.Fatalf("invalid patch: %v, want a SettingError naming total_active_users", err)
+	var se *waitingroom.SettingError
+	if _, err := a.Patch(e.ctx, waitingroom.Overrides{TotalActiveUsers: ptr(0)}); !errors.As(err, &se) || se.Setting != "total_active_users" {
+		t.Fatalf("invalid patch: %v, want a waitingroom.SettingError naming total_active_users", err)
 	}
 	e.step(1, b)
-	if s := b.Settings(); s.TotalActiveUsers != DefaultTotalActiveUsers {
+	if s := b.Settings(); s.TotalActiveUsers != waitingroom.DefaultTotalActiveUsers {
 		t.Fatalf("a refused patch changed the cap to %d", s.TotalActiveUsers)
 	}
 }
 
 func TestRevocationReachesOtherNodes(t *testing.T) {
 	e := newEnv(t)
-	a := e.node("concert", Settings{})
-	b := e.node("concert", Settings{})
+	a := e.node("concert", waitingroom.Settings{})
+	b := e.node("concert", waitingroom.Settings{})
 	v := e.join(a)
 	p := e.pass(b, v.Pass)
 	if err := a.Revoke(e.ctx, p); err != nil {
 		t.Fatal(err)
 	}
 	e.step(1, b)
-	if _, err := b.CheckPass(v.Pass); !errors.Is(err, ErrInvalidPass) {
+	if _, err := b.CheckPass(v.Pass); !errors.Is(err, waitingroom.ErrInvalidPass) {
 		t.Fatalf("node B honours a pass node A revoked: %v", err)
 	}
 }
@@ -422,8 +426,8 @@ func TestRevocationReachesOtherNodes(t *testing.T) {
 func TestTwoNodesNeverExceedTheCap(t *testing.T) {
 	e := newEnv(t)
 	const limit = 25
-	s := Settings{TotalActiveUsers: limit, NewUsersPerMinute: 6000}
-	nodes := []*Room{e.node("concert", s), e.node("concert", s)}
+	s := waitingroom.Settings{TotalActiveUsers: limit, NewUsersPerMinute: 6000}
+	nodes := []*waitingroom.Room{e.node("concert", s), e.node("concert", s)}
 	var (
 		mu     sync.Mutex
 		passes = map[string]bool{}
@@ -467,23 +471,23 @@ func TestTwoNodesNeverExceedTheCap(t *testing.T) {
 
 func TestStoreFailure(t *testing.T) {
 	e := newEnv(t)
-	fs := &flakyStore{Store: e.store}
+	fs := storetest.NewFlaky(e.store)
 	e.store = fs
-	r := e.node("concert", Settings{TotalActiveUsers: 1})
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1})
 	in := e.join(r)
 	waiting := e.join(r)
-	fs.fail(true)
+	fs.SetDown(true)
 	e.clock.Add(3 * time.Second)
 	_ = r.Tick(e.ctx)
-	if _, err := r.Join(e.ctx); !errors.Is(err, ErrStoreUnavailable) {
-		t.Fatalf("join with the store down: %v, want ErrStoreUnavailable", err)
+	if _, err := r.Join(e.ctx); !errors.Is(err, waitingroom.ErrStoreUnavailable) {
+		t.Fatalf("join with the store down: %v, want waitingroom.ErrStoreUnavailable", err)
 	}
 	v := e.poll(r, waiting.Ticket)
-	if !v.Status.Reconnecting || v.Status.State != StateQueued || v.Ticket.Key != waiting.Ticket.Key {
+	if !v.Status.Reconnecting || v.Status.State != waitingroom.StateQueued || v.Ticket.Key != waiting.Ticket.Key {
 		t.Fatalf("waiting visitor with the store down: %+v, want queued, same place, reconnecting", v.Status)
 	}
 	e.pass(r, in.Pass) // admitted visitors keep flowing
-	fs.fail(false)
+	fs.SetDown(false)
 	e.step(1, r)
 	if v := e.poll(r, waiting.Ticket); v.Status.Reconnecting {
 		t.Fatal("still reconnecting after the store came back")
@@ -492,9 +496,9 @@ func TestStoreFailure(t *testing.T) {
 
 func TestReseedAfterStoreLoss(t *testing.T) {
 	e := newEnv(t)
-	mem := e.store.(*MemoryStore)
-	r := e.node("concert", Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60})
-	var last Ticket
+	mem := e.store.(*waitingroom.MemoryStore)
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60})
+	var last waitingroom.Ticket
 	for range 30 {
 		last = e.join(r).Ticket
 	}
@@ -520,50 +524,11 @@ func TestReseedAfterStoreLoss(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-// flakyStore fails every call while told to.
-type flakyStore struct {
-	Store
-	mu   sync.Mutex
-	down bool
-}
-
-var errDown = errors.New("store down")
-
-func (f *flakyStore) fail(down bool) { f.mu.Lock(); f.down = down; f.mu.Unlock() }
-
-func (f *flakyStore) err() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.down {
-		return errDown
+func mustKey(t *testing.T) *waitingroom.SigningKey {
+	t.Helper()
+	k, err := waitingroom.GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return nil
-}
-
-func (f *flakyStore) Join(ctx context.Context, room, v string, now time.Time, lim Limits) (JoinResult, error) {
-	if err := f.err(); err != nil {
-		return JoinResult{}, err
-	}
-	return f.Store.Join(ctx, room, v, now, lim)
-}
-
-func (f *flakyStore) Claim(ctx context.Context, room, v string, p uint64, now time.Time, lim Limits) (ClaimResult, error) {
-	if err := f.err(); err != nil {
-		return ClaimResult{}, err
-	}
-	return f.Store.Claim(ctx, room, v, p, now, lim)
-}
-
-func (f *flakyStore) Advance(ctx context.Context, room string, now time.Time, lim Limits) error {
-	if err := f.err(); err != nil {
-		return err
-	}
-	return f.Store.Advance(ctx, room, now, lim)
-}
-
-func (f *flakyStore) Snapshot(ctx context.Context, room string, now time.Time, after int64) (Snapshot, error) {
-	if err := f.err(); err != nil {
-		return Snapshot{}, err
-	}
-	return f.Store.Snapshot(ctx, room, now, after)
+	return k
 }

@@ -138,6 +138,7 @@ func startServer(t testing.TB, extra func(port, bus int) []string) *server {
 			args = append(args, extra(port, ports[1])...)
 		}
 		cmd := exec.Command(bin, args...)
+		dieWithTest(cmd)
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("starting redis-server: %v", err)
 		}
@@ -212,4 +213,34 @@ func commandCalls(ctx context.Context, t testing.TB, c *redis.Client) map[string
 		}
 	}
 	return calls
+}
+
+// heldMemory reads how much memory the server holds for data and its own
+// structures: INFO memory used_memory, less the query and output buffers of
+// client connections (mem_clients_normal). Those are per connection, not per
+// key, and Redis grows and shrinks them on its own schedule, by tens of
+// kilobytes a connection, seconds after a burst. It waits for three equal
+// readings in a row.
+func heldMemory(ctx context.Context, t testing.TB, c *redis.Client) int64 {
+	t.Helper()
+	var last int64 = -1
+	for same, tries := 0, 0; ; tries++ {
+		m := info(ctx, t, c, "memory")
+		used, err1 := strconv.ParseInt(m["used_memory"], 10, 64)
+		clients, err2 := strconv.ParseInt(m["mem_clients_normal"], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("INFO memory: %v %v", err1, err2)
+		}
+		if v := used - clients; v == last {
+			if same++; same == 2 {
+				return v
+			}
+		} else {
+			last, same = v, 0
+		}
+		if tries == 100 {
+			t.Fatal("memory use never settled")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

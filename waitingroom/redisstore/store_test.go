@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -61,5 +62,38 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	}
 	if _, err := redisstore.New(nil); err == nil {
 		t.Error("nil client: accepted")
+	}
+}
+
+// TestWaitingFansCostNoMemory: a fan who waits is a number in their ticket,
+// not an entry in Redis. Twenty thousand joins must leave the server's memory
+// where it was, give or take the digits of the order-key counter.
+func TestWaitingFansCostNoMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a redis-server")
+	}
+	srv := startServer(t, nil)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 1})
+	defer c.Close()
+	s, err := redisstore.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Init(ctx, "r", waitingroom.Seed{}); err != nil {
+		t.Fatal(err)
+	}
+	lim := waitingroom.Limits{Rate: 600, Cap: 10, Session: time.Minute, Grace: 30 * time.Second, Retention: time.Hour, Open: true}
+	s.Join(ctx, "r", "first", time.Unix(1e9, 0), lim) // walks in; the others wait
+	const fans = 20_000
+	before := heldMemory(ctx, t, c)
+	for i := range fans {
+		if _, err := s.Join(ctx, "r", fmt.Sprintf("fan-%d", i), time.Unix(1e9, 0), lim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := heldMemory(ctx, t, c)
+	if per := float64(after-before) / fans; per > 0.1 {
+		t.Fatalf("%d waiting fans took %d bytes, %.3f a fan: waiting fans must cost counters, not entries", fans, after-before, per)
 	}
 }

@@ -1,0 +1,279 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/storetest"
+)
+
+// origin stands in for whatever sits behind the gateway.
+type origin struct {
+	calls   int
+	lastReq *http.Request
+	command string
+}
+
+func (o *origin) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
+	o.calls++
+	o.lastReq = r
+	if o.command != "" {
+		w.Header().Set(headerCommand, o.command)
+	}
+	w.Header().Set("X-Waiting-Room-Internal", "leak")
+	_, err := w.Write([]byte("origin"))
+	return err
+}
+
+// testHandler provisions h (without a Caddy context) on its own store.
+func testHandler(t *testing.T, h Handler, store waitingroom.Store) *Handler {
+	t.Helper()
+	if h.Room == "" {
+		h.Room = "unit"
+	}
+	if err := h.setup(); err != nil {
+		t.Fatal(err)
+	}
+	key, err := waitingroom.GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.key, h.logger = key, zap.NewNop()
+	if store == nil {
+		store = waitingroom.NewMemoryStore()
+	}
+	h.room, err = waitingroom.NewRoom(waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.room.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return &h
+}
+
+func serve(h *Handler, o *origin, req *http.Request) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	if err := h.ServeHTTP(rec, req, o); err != nil {
+		rec.Code = 500
+		rec.Body.WriteString(err.Error())
+	}
+	return rec
+}
+
+func get(path string, cookies ...*http.Cookie) *http.Request {
+	req := httptest.NewRequest(http.MethodGet, "http://example.test"+path, nil)
+	for _, c := range cookies {
+		req.AddCookie(c)
+	}
+	return req
+}
+
+func cookieFrom(rec *httptest.ResponseRecorder, name string) *http.Cookie {
+	for _, c := range rec.Result().Cookies() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func TestMalformedCookiesMakeANewVisitor(t *testing.T) {
+	h := testHandler(t, Handler{QueueAll: true}, nil)
+	other := testHandler(t, Handler{Room: "other"}, nil)
+	// A genuine ticket and pass of another room.
+	rec := serve(other, &origin{}, get("/"))
+	otherPass, otherTicket := cookieFrom(rec, "foyer_pass"), cookieFrom(rec, "foyer_ticket")
+	if otherPass == nil || otherTicket == nil {
+		t.Fatal("the other room admitted nobody")
+	}
+	cases := []struct {
+		name   string
+		cookie *http.Cookie
+	}{
+		{"garbage ticket", &http.Cookie{Name: "foyer_ticket", Value: "garbage"}},
+		{"oversized ticket", &http.Cookie{Name: "foyer_ticket", Value: strings.Repeat("A", 8000)}},
+		{"base64 ticket of junk", &http.Cookie{Name: "foyer_ticket", Value: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}},
+		{"another room's ticket", &http.Cookie{Name: "foyer_ticket", Value: otherTicket.Value}},
+		{"garbage pass", &http.Cookie{Name: "foyer_pass", Value: "a.b.c"}},
+		{"another room's pass", &http.Cookie{Name: "foyer_pass", Value: otherPass.Value}},
+		{"alg none pass", &http.Cookie{Name: "foyer_pass", Value: "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJ4IiwiYXVkIjoidW5pdCJ9."}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &origin{}
+			rec := serve(h, o, get("/events/42", tc.cookie))
+			if rec.Code != http.StatusOK || o.calls != 0 || !isWaitingPage(rec.Body.String()) {
+				t.Fatalf("got %d, origin called %d times; want the waiting page and no origin", rec.Code, o.calls)
+			}
+			if c := cookieFrom(rec, "foyer_ticket"); c == nil || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
+				t.Fatalf("no fresh HttpOnly, SameSite=Lax ticket: %v", rec.Result().Cookies())
+			}
+		})
+	}
+}
+
+func TestAdmittedRequestCarriesOnlyOurPass(t *testing.T) {
+	h := testHandler(t, Handler{}, nil)
+	o := &origin{command: ""}
+	req := get("/events/42")
+	req.Header.Set("X-Waiting-Room-Pass", "forged")
+	req.Header.Set("x-waiting-room-anything", "evil")
+	rec := serve(h, o, req)
+	if o.calls != 1 {
+		t.Fatalf("first visitor to an empty room did not reach the origin: %d", rec.Code)
+	}
+	pass := o.lastReq.Header.Get(headerPass)
+	if pass == "forged" || o.lastReq.Header.Get("X-Waiting-Room-Anything") != "" {
+		t.Fatalf("client-sent headers reached the origin: %v", o.lastReq.Header)
+	}
+	if _, err := h.room.CheckPass(pass); err != nil {
+		t.Fatalf("the origin got a pass that does not verify: %v", err)
+	}
+	if rec.Header().Get("X-Waiting-Room-Internal") != "" {
+		t.Fatal("an X-Waiting-Room-* response header leaked to the client")
+	}
+	// Later requests go straight through on the cookie.
+	rec2 := serve(h, o, get("/seats", cookieFrom(rec, "foyer_pass")))
+	if o.calls != 2 || rec2.Body.String() != "origin" {
+		t.Fatalf("second request with the pass: %d %q", rec2.Code, rec2.Body.String())
+	}
+}
+
+func TestJSONStatus(t *testing.T) {
+	for _, code := range []int{0, 429} {
+		h := testHandler(t, Handler{QueueAll: true, QueuedStatusCode: code}, nil)
+		req := get("/events/42")
+		req.Header.Set("Accept", "application/json")
+		rec := serve(h, &origin{}, req)
+		want := http.StatusOK
+		if code == 429 {
+			want = http.StatusTooManyRequests
+			if rec.Header().Get("Retry-After") == "" {
+				t.Error("429 without Retry-After")
+			}
+		}
+		var st waitingroom.Status
+		if rec.Code != want || json.Unmarshal(rec.Body.Bytes(), &st) != nil || st.State != waitingroom.StatePaused || st.Room != "unit" {
+			t.Fatalf("queued_status_code %d: got %d %s", code, rec.Code, rec.Body)
+		}
+	}
+}
+
+func TestEndpointsBadInput(t *testing.T) {
+	h := testHandler(t, Handler{}, nil)
+	cases := []struct {
+		method, path string
+		code         int
+		errCode      string
+	}{
+		{http.MethodPost, "/_waiting-room/status", 405, "method_not_allowed"},
+		{http.MethodDelete, "/_waiting-room/jwks.json", 405, "method_not_allowed"},
+		{http.MethodGet, "/_waiting-room/nope", 404, "not_found"},
+		{http.MethodGet, "/_waiting-room/status/extra", 404, "not_found"},
+	}
+	for _, tc := range cases {
+		o := &origin{}
+		rec := serve(h, o, httptest.NewRequest(tc.method, "http://example.test"+tc.path, strings.NewReader("junk")))
+		var e apiError
+		if rec.Code != tc.code || json.Unmarshal(rec.Body.Bytes(), &e) != nil || e.Error != tc.errCode || o.calls != 0 {
+			t.Errorf("%s %s: got %d %s, want %d with error %q", tc.method, tc.path, rec.Code, rec.Body, tc.code, tc.errCode)
+		}
+	}
+	// A path that only starts like the prefix belongs to the site.
+	o := &origin{}
+	serve(h, o, get("/_waiting-roomx"))
+	if o.calls != 1 {
+		t.Error("/_waiting-roomx was taken for a room endpoint")
+	}
+}
+
+func TestJWKSVerifiesPasses(t *testing.T) {
+	h := testHandler(t, Handler{}, nil)
+	o := &origin{}
+	serve(h, o, get("/"))
+	rec := serve(h, &origin{}, get("/_waiting-room/jwks.json"))
+	keys, err := waitingroom.ParseJWKS(rec.Body.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := waitingroom.NewPassVerifier(keys, waitingroom.WithIssuer(waitingroom.DefaultIssuer))
+	p, err := v.Verify(o.lastReq.Header.Get(headerPass), "unit")
+	if err != nil {
+		t.Fatalf("an origin with only the JWKS cannot verify the pass: %v", err)
+	}
+	if p.Room != "unit" || p.Subject == "" {
+		t.Fatalf("pass %+v", p)
+	}
+}
+
+func TestStoreDownNewVisitorsGet503(t *testing.T) {
+	flaky := storetest.NewFlaky(waitingroom.NewMemoryStore())
+	h := testHandler(t, Handler{QueueAll: true}, flaky)
+	open := testHandler(t, Handler{Room: "open", QueueAll: true, OnStoreFailure: "open"}, flaky)
+	waiting := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
+	flaky.SetDown(true)
+	clock := useTestClock(t)
+	clock.Add(5 * time.Second)
+	_ = h.room.Tick(context.Background())
+
+	rec := serve(h, &origin{}, get("/events/42"))
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" || !isWaitingPage(rec.Body.String()) {
+		t.Fatalf("new visitor with the store down: %d, Retry-After %q", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	req := get("/events/42")
+	req.Header.Set("Accept", "application/json")
+	rec = serve(h, &origin{}, req)
+	var e apiError
+	if rec.Code != http.StatusServiceUnavailable || json.Unmarshal(rec.Body.Bytes(), &e) != nil || e.Error != "unavailable" {
+		t.Fatalf("new JSON visitor with the store down: %d %s", rec.Code, rec.Body)
+	}
+	// A visitor already waiting keeps their ticket and is told we are reconnecting.
+	req = get("/_waiting-room/status", waiting)
+	rec = serve(h, &origin{}, req)
+	var st waitingroom.Status
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &st) != nil || !st.Reconnecting {
+		t.Fatalf("waiting visitor with the store down: %d %s", rec.Code, rec.Body)
+	}
+
+	o := &origin{}
+	serve(open, o, get("/events/42"))
+	if o.calls != 1 || o.lastReq.Header.Get(headerPass) == "" {
+		t.Fatal("on_store_failure open did not let the visitor through with a pass")
+	}
+}
+
+func TestOriginDeclaresSoldOut(t *testing.T) {
+	h := testHandler(t, Handler{}, nil)
+	o := &origin{command: "sold-out"}
+	rec := serve(h, o, get("/checkout"))
+	if o.calls != 1 || rec.Header().Get(headerCommand) != "" {
+		t.Fatalf("sold-out response: origin calls %d, header %q", o.calls, rec.Header().Get(headerCommand))
+	}
+	req := get("/events/42")
+	req.Header.Set("Accept", "application/json")
+	rec = serve(h, &origin{}, req)
+	var st waitingroom.Status
+	if json.Unmarshal(rec.Body.Bytes(), &st) != nil || st.State != waitingroom.StateSoldOut {
+		t.Fatalf("new visitor after the origin declared sold out: %s", rec.Body)
+	}
+}
+
+func TestPassthroughStillIssuesPasses(t *testing.T) {
+	h := testHandler(t, Handler{QueueingMethod: "passthrough", TotalActiveUsers: 1}, nil)
+	for i := range 3 {
+		o := &origin{}
+		serve(h, o, get("/"))
+		if o.calls != 1 || o.lastReq.Header.Get(headerPass) == "" {
+			t.Fatalf("visitor %d in a passthrough room: origin calls %d", i, o.calls)
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddytest"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// fan is one browser: its own cookie jar, no redirects followed.
+type fan struct {
+	t      *testing.T
+	client *http.Client
+}
+
+func newFan(t *testing.T) *fan {
+	jar, _ := cookiejar.New(nil)
+	return &fan{t: t, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+func (f *fan) get(url string, header ...string) (*http.Response, string) {
+	f.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := f.client.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
+func (f *fan) status(base string) waitingroom.Status {
+	f.t.Helper()
+	resp, body := f.get(base+"/_waiting-room/status", "Accept", "application/json")
+	if resp.StatusCode != http.StatusOK {
+		f.t.Fatalf("status: %d %s", resp.StatusCode, body)
+	}
+	var st waitingroom.Status
+	if err := json.Unmarshal([]byte(body), &st); err != nil {
+		f.t.Fatalf("status body %q: %v", body, err)
+	}
+	return st
+}
+
+// capOneConfig fronts an origin that echoes the pass it was given, and ends the
+// fan's session when they reach /done.
+func capOneConfig(storage string) string {
+	return fmt.Sprintf(`
+	{
+		skip_install_trust
+		admin localhost:2999
+		http_port 9080
+		https_port 9443
+		grace_period 1ns
+		storage file_system %s
+	}
+	http://localhost:9080 {
+		waiting_room {
+			room cap-one
+			title "Cap one"
+			total_active_users 1
+			new_users_per_minute 60
+		}
+		reverse_proxy 127.0.0.1:9081
+	}
+	:9081 {
+		bind 127.0.0.1
+		@done path /done
+		header @done X-Waiting-Room-Command revoke
+		header @done X-Waiting-Room-Debug leak
+		respond @done "bye" 200
+		respond "origin got pass={http.request.header.X-Waiting-Room-Pass} spoof={http.request.header.X-Waiting-Room-Spoof}" 200
+	}`, storage)
+}
+
+const base = "http://localhost:9080"
+
+func TestCaddyCapOneRevokeLetsTheNextIn(t *testing.T) {
+	clock := useTestClock(t)
+	tester := caddytest.NewTester(t)
+	tester.InitServer(capOneConfig(t.TempDir()), "caddyfile")
+
+	a, b := newFan(t), newFan(t)
+	resp, body := a.get(base+"/events/42", "X-Waiting-Room-Spoof", "evil", "X-Waiting-Room-Pass", "forged")
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(body, "origin got pass=ey") {
+		t.Fatalf("first fan: %d %q, want the origin with a pass", resp.StatusCode, body)
+	}
+	if strings.Contains(body, "forged") || strings.Contains(body, "evil") {
+		t.Fatalf("client-sent X-Waiting-Room-* headers reached the origin: %q", body)
+	}
+	resp, body = b.get(base + "/events/42")
+	if resp.StatusCode != http.StatusOK || !isWaitingPage(body) || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("second fan: %d %q, want the waiting page, not cached", resp.StatusCode, body)
+	}
+	clock.step(t, 1)
+	if st := b.status(base); st.State != waitingroom.StateQueued || *st.Position != 0 {
+		t.Fatalf("second fan's status: %+v, want queued and next", st)
+	}
+
+	// The origin ends A's session.
+	resp, body = a.get(base + "/done")
+	if body != "bye" || resp.Header.Get("X-Waiting-Room-Command") != "" || resp.Header.Get("X-Waiting-Room-Debug") != "" {
+		t.Fatalf("revoking response: %q %v; the command headers must be stripped", body, resp.Header)
+	}
+	if c := findCookie(resp, "foyer_pass"); c == nil || c.MaxAge >= 0 {
+		t.Fatalf("revoking response did not clear the pass cookie: %v", resp.Header["Set-Cookie"])
+	}
+	clock.step(t, 1)
+	resp, body = b.get(base + "/events/42")
+	if !strings.HasPrefix(body, "origin got pass=ey") {
+		t.Fatalf("second fan after the first was revoked: %d %q, want the origin", resp.StatusCode, body)
+	}
+	// A is done: back to the line, behind B.
+	if _, body = a.get(base + "/events/42"); !isWaitingPage(body) {
+		t.Fatalf("first fan after revocation: %q, want the waiting page", body)
+	}
+}
+
+func isWaitingPage(body string) bool { return strings.Contains(body, `<main id="room"`) }
+
+func findCookie(resp *http.Response, name string) *http.Cookie {
+	for _, c := range resp.Cookies() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+package redisstore_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/redisstore"
+)
+
+// The benchmarks run on a private redis-server each, so that INFO commandstats
+// and INFO memory count this package's work and nothing else.
+//
+//	go test -run '^$' -bench . ./waitingroom/redisstore
+//
+// cmds/op counts the commands the client sends (EVALSHA, EVAL and any other):
+// the round trips. redis-calls/op adds the commands the scripts run inside
+// Redis, which cost server time but no round trip.
+
+var benchT0 = time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
+
+func benchLimits() waitingroom.Limits {
+	return waitingroom.Limits{Rate: 600, Cap: 5000, Session: 10 * time.Minute, Grace: 30 * time.Second, Retention: time.Hour, Open: true}
+}
+
+// benchStore starts a private server and returns a store on it, its scripts
+// loaded, and a second client for INFO.
+func benchStore(b *testing.B) (*redisstore.Store, *redis.Client) {
+	b.Helper()
+	srv := startServer(b, nil)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 16})
+	admin := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 1})
+	b.Cleanup(func() { c.Close(); admin.Close() })
+	s, err := redisstore.New(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.LoadScripts(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return s, admin
+}
+
+// countCommands runs fn and reports, per op, the commands clients sent and the
+// calls Redis executed, from INFO commandstats.
+func countCommands(b *testing.B, admin *redis.Client, ops int, unit string, fn func()) {
+	b.Helper()
+	ctx := context.Background()
+	before := commandCalls(ctx, b, admin)
+	b.ResetTimer()
+	fn()
+	b.StopTimer()
+	after := commandCalls(ctx, b, admin)
+	var sent, calls int64
+	for name, n := range after {
+		if name == "info" {
+			continue // our own measuring
+		}
+		d := n - before[name]
+		calls += d
+		switch name {
+		case "evalsha", "eval", "evalsha_ro", "eval_ro":
+			sent += d
+		}
+	}
+	b.ReportMetric(float64(sent)/float64(ops), "cmds/"+unit)
+	b.ReportMetric(float64(calls)/float64(ops), "redis-calls/"+unit)
+}
+
+// BenchmarkJoin is a fan joining a room where others wait: the hot path of an
+// on-sale's first minutes.
+func BenchmarkJoin(b *testing.B) {
+	s, admin := benchStore(b)
+	ctx := context.Background()
+	if err := s.Init(ctx, "bench", waitingroom.Seed{}); err != nil {
+		b.Fatal(err)
+	}
+	lim := benchLimits()
+	s.Join(ctx, "bench", "first", benchT0, lim) // walks in; everyone after waits
+	countCommands(b, admin, b.N, "join", func() {
+		for i := range b.N {
+			if _, err := s.Join(ctx, "bench", "v"+strconv.Itoa(i), benchT0, lim); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkClaim is an admitted fan opening a session.
+func BenchmarkClaim(b *testing.B) {
+	s, admin := benchStore(b)
+	ctx := context.Background()
+	if err := s.Init(ctx, "bench", waitingroom.Seed{}); err != nil {
+		b.Fatal(err)
+	}
+	closed := benchLimits()
+	closed.Open = false
+	for i := range b.N {
+		if _, err := s.Join(ctx, "bench", "v"+strconv.Itoa(i), benchT0, closed); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// One step admits them all: a budget of b.N a second and room for them.
+	lim := benchLimits()
+	lim.Rate, lim.Cap = 60*b.N, b.N
+	if err := s.Advance(ctx, "bench", benchT0.Add(time.Second), lim); err != nil {
+		b.Fatal(err)
+	}
+	at := benchT0.Add(2 * time.Second)
+	countCommands(b, admin, b.N, "claim", func() {
+		for i := range b.N {
+			res, err := s.Claim(ctx, "bench", "v"+strconv.Itoa(i), uint64(i), at, lim)
+			if err != nil || res.Status != waitingroom.Claimed {
+				b.Fatalf("claim %d: %v %v", i, res.Status, err)
+			}
+		}
+	})
+}
+
+// BenchmarkSnapshot is a node refreshing its view of a room.
+func BenchmarkSnapshot(b *testing.B) {
+	s, admin := benchStore(b)
+	ctx := context.Background()
+	if err := s.Init(ctx, "bench", waitingroom.Seed{}); err != nil {
+		b.Fatal(err)
+	}
+	countCommands(b, admin, b.N, "snapshot", func() {
+		for range b.N {
+			if _, err := s.Snapshot(ctx, "bench", benchT0, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkMemoryPerWaitingFan measures what 100,000 waiting fans cost in Redis
+// memory (INFO memory used_memory, before and after), for this store and, in
+// the same run on the same server, for the ordinary design that keeps one
+// sorted-set member per fan (ZADD queue <join order> <visitor id>).
+func BenchmarkMemoryPerWaitingFan(b *testing.B) {
+	const fans = 100_000
+	s, admin := benchStore(b)
+	ctx := context.Background()
+	closed := benchLimits()
+	closed.Open = false
+	ids := visitorIDs(b, fans)
+	// Open every connection the joins will use before the first reading, so
+	// that their buffers are in both readings and not counted as fans.
+	if err := s.Init(ctx, "warm-up", waitingroom.Seed{}); err != nil {
+		b.Fatal(err)
+	}
+	joinAll(b, s, "warm-up", ids[:1000], closed)
+
+	var ours, baseline float64
+	b.ResetTimer()
+	for iter := range b.N {
+		room := fmt.Sprintf("mem-%d", iter)
+		if err := s.Init(ctx, room, waitingroom.Seed{}); err != nil {
+			b.Fatal(err)
+		}
+		m0 := heldMemory(ctx, b, admin)
+		joinAll(b, s, room, ids, closed)
+		m1 := heldMemory(ctx, b, admin)
+		ours += float64(m1-m0) / fans
+
+		queue := "baseline:{" + room + "}:queue"
+		for lo := 0; lo < fans; lo += 1000 {
+			pipe := admin.Pipeline()
+			for i := lo; i < min(lo+1000, fans); i++ {
+				pipe.ZAdd(ctx, queue, redis.Z{Score: float64(i), Member: ids[i]})
+			}
+			if _, err := pipe.Exec(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		m2 := heldMemory(ctx, b, admin)
+		baseline += float64(m2-m1) / fans
+	}
+	b.StopTimer()
+	ours /= float64(b.N)
+	baseline /= float64(b.N)
+	b.ReportMetric(ours, "bytes/fan")
+	b.ReportMetric(baseline, "zset-bytes/fan")
+	// The ratio is only meaningful when ours is measurably above zero.
+	if ours > 0 {
+		b.ReportMetric(baseline/ours, "x-smaller")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// visitorIDs makes n ids like the gateway's: 16 random bytes, base64url.
+func visitorIDs(b *testing.B, n int) []string {
+	ids := make([]string, n)
+	var raw [16]byte
+	for i := range ids {
+		if _, err := rand.Read(raw[:]); err != nil {
+			b.Fatal(err)
+		}
+		ids[i] = base64.RawURLEncoding.EncodeToString(raw[:])
+	}
+	return ids
+}
+
+// joinAll joins every id into room from a few goroutines, as several gateway
+// connections would.
+func joinAll(b *testing.B, s *redisstore.Store, room string, ids []string, lim waitingroom.Limits) {
+	ctx := context.Background()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(len(ids)) {
+					return
+				}
+				if _, err := s.Join(ctx, room, ids[i], benchT0, lim); err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, ok := failed.Load().(error); ok {
+		b.Fatal(err)
+	}
+}

@@ -1,0 +1,52 @@
+// Package redisstore keeps Foyer's waiting rooms in Redis, so that any number of
+// gateway nodes can serve one room: a waitingroom.Store with exactly the
+// semantics of the memory store, held to them by the same conformance suite
+// (waitingroom/storetest) run against a real server and a real Cluster.
+//
+// It takes a redis.UniversalClient, so one code path serves a single server,
+// Sentinel and Cluster; NewClient builds one from a URL (redis://, rediss://,
+// redis+cluster://, redis+sentinel://).
+//
+// # Data
+//
+// A room is seven keys, "<prefix>:{<room>}:<name>" (see keys.go). The braces are
+// the Cluster hash tag: a room lives on one shard, rooms spread over shards.
+// The meta hash holds the counters (seq, serving, admitted, claimed, abandoned),
+// the rate credit, the last controller tick, the draw, the seed and the runtime
+// overrides with their version; its presence is the room's existence. Sorted
+// sets hold what is bounded by the cap or by time: live sessions by end,
+// finished visitors by when to forget them, the admission batches of the grace
+// window, late returners, and revoked passes. A fan who waits is nothing but
+// the number in their ticket: joining bumps a counter and stores no entry.
+//
+// # Costs
+//
+// Every operation is one Lua script, hence atomic and one round trip: Join,
+// Claim, Release, Advance, Snapshot, DrawSeed and SaveOverrides. Overrides is a
+// single HMGET. Scripts go by EVALSHA and fall back to EVAL; LoadScripts puts
+// them on every shard ahead of time. Advance runs on every node every second;
+// the tick it records makes all but the first call of a second a no-op, so no
+// node is leader.
+//
+// # Time
+//
+// Every time comes from the caller, as the Store interface passes it; the store
+// keeps it to the microsecond. Nothing here reads the Redis clock.
+//
+// # What it must never do
+//
+// It must never create a room outside Init: after Redis lost its data an
+// operation answers waitingroom.ErrNoRoom, and the gateway re-seeds the room
+// from what it last saw, so that no new ticket is placed ahead of an old one
+// and serving does not jump. It must never keep an entry per waiting fan,
+// never touch a key outside its prefix or two rooms in one command, never
+// flush, and never close the client it was given.
+//
+// # Operating Redis
+//
+// Every key carries a TTL (DefaultTTL, refreshed by each controller step), so
+// a room nobody serves any more vanishes on its own. Run Redis with
+// maxmemory-policy noeviction: an eviction policy would drop the keys of live
+// rooms. Persistence is optional; a restart without it is a data loss the
+// gateways recover from as above.
+package redisstore
