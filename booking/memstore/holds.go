@@ -22,7 +22,7 @@ func (s *Store) Hold(_ context.Context, req booking.HoldRequest, now time.Time) 
 	}
 	// The customer's own expired holds no longer count against the cap, even
 	// if the sweeper has not been round yet.
-	for _, h := range s.holds {
+	for _, h := range s.active {
 		if h.EventID == e.ID && h.CustomerID == req.CustomerID && h.Status == booking.HoldActive && !now.Before(h.ExpiresAt) {
 			s.expireLocked(e, h)
 		}
@@ -89,6 +89,7 @@ func (s *Store) Hold(_ context.Context, req booking.HoldRequest, now time.Time) 
 	}
 	e.quotas[req.CustomerID] += q
 	s.holds[h.ID] = h
+	s.active[h.ID] = h
 	return cloneHold(h), nil
 }
 
@@ -122,7 +123,7 @@ func (s *Store) holdSeatsLocked(e *event, h *booking.Hold, seats []*seat) {
 // reclaimZoneLocked expires the zone's lapsed holds so their places count as
 // free; the zone's counters otherwise only shrink when the sweeper runs.
 func (s *Store) reclaimZoneLocked(e *event, zone string, now time.Time) {
-	for _, h := range s.holds {
+	for _, h := range s.active {
 		if h.EventID == e.ID && h.Zone == zone && h.Status == booking.HoldActive && !now.Before(h.ExpiresAt) {
 			s.expireLocked(e, h)
 		}
@@ -132,7 +133,19 @@ func (s *Store) reclaimZoneLocked(e *event, zone string, now time.Time) {
 // expireLocked returns an active hold's places and marks it expired.
 func (s *Store) expireLocked(e *event, h *booking.Hold) {
 	s.returnPlacesLocked(e, h)
-	h.Status = booking.HoldExpired
+	s.setStatusLocked(h, booking.HoldExpired)
+}
+
+// setStatusLocked changes a hold's status and keeps the index of active
+// holds, which the cap check, zone reclaim and sweeper walk instead of every
+// hold ever made.
+func (s *Store) setStatusLocked(h *booking.Hold, status booking.HoldStatus) {
+	h.Status = status
+	if status == booking.HoldActive {
+		s.active[h.ID] = h
+	} else {
+		delete(s.active, h.ID)
+	}
 }
 
 // returnPlacesLocked frees whatever the hold still holds and uncounts it from
@@ -182,7 +195,7 @@ func (s *Store) ReleaseHold(_ context.Context, id, customerID string, now time.T
 			break
 		}
 		s.returnPlacesLocked(e, h)
-		h.Status = booking.HoldReleased
+		s.setStatusLocked(h, booking.HoldReleased)
 	}
 	return cloneHold(h), nil
 }
@@ -192,7 +205,7 @@ func (s *Store) SweepExpiredHolds(_ context.Context, now time.Time, limit int) (
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	for _, h := range s.holds {
+	for _, h := range s.active {
 		if n >= limit {
 			break
 		}

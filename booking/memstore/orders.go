@@ -79,7 +79,7 @@ func (s *Store) ConfirmPayment(_ context.Context, c booking.PaymentConfirmation,
 	if c.Amount != o.Amount || !s.secureLocked(e, h, c.MaxPerCustomer, now) {
 		if h.Status == booking.HoldActive {
 			s.returnPlacesLocked(e, h)
-			h.Status = booking.HoldExpired
+			s.setStatusLocked(h, booking.HoldExpired)
 		}
 		o.Status = booking.OrderRefundPending
 		return s.orderLocked(o), nil
@@ -93,13 +93,14 @@ func (s *Store) ConfirmPayment(_ context.Context, c booking.PaymentConfirmation,
 		z.held -= h.Quantity
 		z.sold += h.Quantity
 	}
-	h.Status = booking.HoldOrdered
+	s.setStatusLocked(h, booking.HoldOrdered)
 	o.Status = booking.OrderPaid
 	paidAt := now.UTC()
 	o.PaidAt = &paidAt
 	o.Tickets = booking.NewTickets(*o)
 	var ids []string
 	for _, t := range o.Tickets {
+		s.tickets[t.ID] = true
 		if t.Seat != "" {
 			e.seatTicket[t.Seat] = t.ID
 		} else {
@@ -130,7 +131,7 @@ func (s *Store) secureLocked(e *event, h *booking.Hold, maxPerCustomer int, now 
 		// Some seats went to someone else after the hold lapsed: let go of the
 		// rest and try again from scratch below.
 		s.returnPlacesLocked(e, h)
-		h.Status = booking.HoldExpired
+		s.setStatusLocked(h, booking.HoldExpired)
 	}
 	if maxPerCustomer <= 0 {
 		maxPerCustomer = booking.DefaultMaxPerCustomer
@@ -158,7 +159,7 @@ func (s *Store) secureLocked(e *event, h *booking.Hold, maxPerCustomer int, now 
 		st.status, st.holdID, st.heldUntil = booking.SeatHeld, h.ID, now
 	}
 	e.quotas[h.CustomerID] += h.Quantity
-	h.Status = booking.HoldActive
+	s.setStatusLocked(h, booking.HoldActive)
 	return true
 }
 

@@ -42,7 +42,7 @@ func (s *Store) MarkPublished(_ context.Context, ids []int64, _ time.Time) error
 func (s *Store) RecordDelivery(_ context.Context, d booking.Delivery) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.ticketExistsLocked(d.TicketID) {
+	if !s.tickets[d.TicketID] {
 		return false, booking.Errorf(booking.KindNotFound, booking.CodeNotFound, "no ticket %q", d.TicketID)
 	}
 	if _, ok := s.deliveries[d.TicketID]; ok {
@@ -51,15 +51,4 @@ func (s *Store) RecordDelivery(_ context.Context, d booking.Delivery) (bool, err
 	d.DeliveredAt = d.DeliveredAt.UTC()
 	s.deliveries[d.TicketID] = d
 	return true, nil
-}
-
-func (s *Store) ticketExistsLocked(id string) bool {
-	for _, o := range s.orders {
-		for _, t := range o.Tickets {
-			if t.ID == id {
-				return true
-			}
-		}
-	}
-	return false
 }

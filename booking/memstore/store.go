@@ -16,6 +16,8 @@ type Store struct {
 	nextEventID    int64
 	events         map[int64]*event
 	holds          map[string]*booking.Hold
+	active         map[string]*booking.Hold // the holds whose status is active
+	tickets        map[string]bool
 	orders         map[string]*booking.Order
 	orderByHold    map[string]string
 	providerEvents map[string]bool
@@ -62,6 +64,8 @@ func New() *Store {
 	return &Store{
 		events:         map[int64]*event{},
 		holds:          map[string]*booking.Hold{},
+		active:         map[string]*booking.Hold{},
+		tickets:        map[string]bool{},
 		orders:         map[string]*booking.Order{},
 		orderByHold:    map[string]string{},
 		providerEvents: map[string]bool{},
