@@ -3,7 +3,6 @@ package inventorytest
 import (
 	"context"
 	"errors"
-	"slices"
 	"testing"
 	"time"
 
@@ -184,10 +183,4 @@ func wantErr(t *testing.T, err error, kind booking.Kind, code string) *booking.E
 		t.Fatalf("error = %v (kind %d, code %s), want kind %d, code %s", err, be.Kind, be.Code, kind, code)
 	}
 	return be
-}
-
-func sorted(s []string) []string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return s
 }
