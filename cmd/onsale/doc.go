@@ -1,0 +1,9 @@
+// Command onsale rehearses an on-sale against Foyer on this machine and measures
+// it. Every load it sends goes to loopback only, and every load loop is bounded
+// both in requests and in time.
+//
+//	onsale bench proxy   admitted requests through Foyer vs bare reverse_proxy
+//
+// Figures are reported as ratios against a baseline measured in the same run,
+// alternating the two so that drift in the machine hits both alike.
+package main
