@@ -1,24 +1,40 @@
-# Foyer: make run (the demo stack on embedded defaults) and make test (everything).
+# Foyer: `make run` starts the demo stack on embedded defaults; `make test` runs everything.
 SHELL := /bin/bash
 GO    ?= go
 BIN   := bin
 
-.PHONY: all build run test test-unit services bench lint clean
+.PHONY: all build run test test-short services bench bench-go lint fuzz clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN)/foyer ./cmd/foyer
+	$(GO) build -o $(BIN)/onsale ./cmd/onsale
+
+# The demo: Foyer on :8080 in front of the origin, memory stores, no servers needed.
+run: build
+	@./scripts/run.sh
 
 services:
 	@./scripts/services.sh
 
+# Everything: vet, unit, conformance, integration (PostgreSQL, Redis, Caddy), fuzz seeds.
 test: services
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -race -count=1 -timeout 25m ./...
 
-test-unit:
+test-short:
 	$(GO) test -short -count=1 ./...
+
+# Benchmarks, as ratios against a baseline measured in the same run.
+bench: build services
+	$(BIN)/onsale bench proxy
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./waitingroom/...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzOpenTicket -fuzztime 30s ./waitingroom/
+	$(GO) test -run '^$$' -fuzz FuzzVerifyPass -fuzztime 30s ./waitingroom/
+	$(GO) test -run '^$$' -fuzz FuzzCaddyfile -fuzztime 30s ./gateway/
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# run.sh starts the demo stack: Foyer on :8080 in front of the demo origin, all on
+# embedded memory stores. Ctrl-C stops everything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .run
+
+cleanup() {
+	trap - EXIT INT TERM
+	kill "${pids[@]}" 2>/dev/null || true
+	wait 2>/dev/null || true
+}
+pids=()
+trap cleanup EXIT INT TERM
+
+XDG_DATA_HOME="$PWD/.run" XDG_CONFIG_HOME="$PWD/.run" ./bin/foyer run --config Caddyfile --adapter caddyfile >.run/foyer.log 2>&1 &
+pids+=($!)
+
+for _ in $(seq 1 100); do
+	curl -fs -o /dev/null http://127.0.0.1:8080/_waiting-room/jwks.json && break
+	sleep 0.1
+done
+if ! curl -fs -o /dev/null http://127.0.0.1:8080/_waiting-room/jwks.json; then
+	echo "Foyer did not start; see .run/foyer.log" >&2
+	tail -n 20 .run/foyer.log >&2
+	exit 1
+fi
+
+cat <<MSG
+
+  Foyer is running.  Open  http://localhost:8080/
+
+  Two fans get in at once and 20 more a minute; open more private windows to
+  queue behind them. Logs are in .run/. Ctrl-C stops everything.
+
+MSG
+wait -n "${pids[@]}"
