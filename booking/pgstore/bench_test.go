@@ -15,29 +15,34 @@ import (
 // The benchmarks report rates and ratios against a baseline measured in the
 // same run on the same machine, never absolute targets:
 //
-//	go test -run '^$' -bench . -benchtime 3s ./booking/pgstore/
+//	go test -run '^$' -bench . -benchtime 20x ./booking/pgstore/
+//
+// Each iteration is one round that runs every configuration once, in turn,
+// so that whatever else the machine is doing weighs on all of them alike.
 //
 // BenchmarkBestAvailable: holds/s for 1, 16 and 64 concurrent shoppers on one
-// section; "vs-1-shopper" must stay >= 1.0 (no collapse under contention).
+// section; "64-vs-1" must stay >= 1.0 (no collapse under contention).
 // BenchmarkZoneSales: general-admission sales/s (hold, checkout, confirm) by
-// 64 buyers of one zone, its counters split over 8 rows against one row;
-// "vs-1-row" is the gain from splitting.
+// 64 buyers of one zone whose counters are split over 8 rows, against the
+// same zone on one row; "8-rows-vs-1" is the gain from splitting.
 
 var epoch = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 
-// concurrently runs n operations over shoppers goroutines and returns the
-// rate in operations per second.
-func concurrently(b *testing.B, shoppers int, op func(i int) error) float64 {
+// batch is how many operations one configuration runs per round.
+const batch = 256
+
+// concurrently runs n operations over workers goroutines and returns the
+// time they took.
+func concurrently(b *testing.B, n, workers int, op func(i int) error) time.Duration {
 	var next atomic.Int64
-	var wg sync.WaitGroup
 	var failed atomic.Value
-	b.ResetTimer()
+	var wg sync.WaitGroup
 	start := time.Now()
-	for range shoppers {
+	for range workers {
 		wg.Go(func() {
 			for {
 				i := next.Add(1) - 1
-				if i >= int64(b.N) {
+				if i >= int64(n) {
 					return
 				}
 				if err := op(int(i)); err != nil {
@@ -48,12 +53,10 @@ func concurrently(b *testing.B, shoppers int, op func(i int) error) float64 {
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
 	if err, _ := failed.Load().(error); err != nil {
 		b.Fatal(err)
 	}
-	return float64(b.N) / elapsed.Seconds()
+	return time.Since(start)
 }
 
 func benchStore(b *testing.B, opts pgstore.Options) *pgstore.Store {
@@ -66,53 +69,68 @@ func benchStore(b *testing.B, opts pgstore.Options) *pgstore.Store {
 }
 
 func BenchmarkBestAvailable(b *testing.B) {
-	var base float64
-	for _, shoppers := range []int{1, 16, 64} {
-		b.Run(fmt.Sprintf("shoppers=%d", shoppers), func(b *testing.B) {
-			s := benchStore(b, pgstore.Options{})
-			// One big section: every shopper competes for the same best seats.
-			rows := max(10, (2*b.N)/200+10)
-			e, err := s.CreateEvent(context.Background(), booking.EventSpec{
-				Name: "bench", StartsAt: epoch, Sections: []booking.SectionSpec{{ID: "A", Rows: min(rows, 200), SeatsPerRow: 200, Price: 100}},
+	shoppers := []int{1, 16, 64}
+	ctx := context.Background()
+	s := benchStore(b, pgstore.Options{})
+	spent := make([]time.Duration, len(shoppers))
+	customer := 0
+	b.ResetTimer()
+	for range b.N {
+		for k, n := range shoppers {
+			// A fresh section per round and configuration: every shopper of
+			// the round competes for the same best seats.
+			b.StopTimer()
+			e, err := s.CreateEvent(ctx, booking.EventSpec{
+				Name: "bench", StartsAt: epoch, Sections: []booking.SectionSpec{{ID: "A", Rows: 30, SeatsPerRow: 20, Price: 100}},
 			}, epoch)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if 2*b.N > min(rows, 200)*200 {
-				b.Skipf("b.N=%d needs more seats than one section holds; lower -benchtime", b.N)
-			}
-			rate := concurrently(b, shoppers, func(i int) error {
-				_, err := s.Hold(context.Background(), booking.HoldRequest{
-					EventID: e.ID, CustomerID: fmt.Sprintf("c%d", i), Section: "A", Quantity: 2, TTL: time.Hour,
+			first := customer
+			customer += batch
+			b.StartTimer()
+			spent[k] += concurrently(b, batch, n, func(i int) error {
+				_, err := s.Hold(ctx, booking.HoldRequest{
+					EventID: e.ID, CustomerID: fmt.Sprintf("c%d", first+i), Section: "A", Quantity: 2, TTL: time.Hour,
 				}, epoch)
 				return err
 			})
-			b.ReportMetric(rate, "holds/s")
-			if shoppers == 1 {
-				base = rate
-			} else if base > 0 {
-				b.ReportMetric(rate/base, "vs-1-shopper")
-			}
-		})
+		}
 	}
+	rate := func(k int) float64 { return float64(b.N*batch) / spent[k].Seconds() }
+	for k, n := range shoppers {
+		b.ReportMetric(rate(k), fmt.Sprintf("holds/s@%d", n))
+	}
+	b.ReportMetric(rate(1)/rate(0), "16-vs-1")
+	b.ReportMetric(rate(2)/rate(0), "64-vs-1")
 }
 
 func BenchmarkZoneSales(b *testing.B) {
 	const buyers = 64
-	var base float64
-	for _, shards := range []int{1, 8} {
-		b.Run(fmt.Sprintf("rows=%d", shards), func(b *testing.B) {
-			s := benchStore(b, pgstore.Options{ZoneShards: shards})
-			e, err := s.CreateEvent(context.Background(), booking.EventSpec{
-				Name: "bench", StartsAt: epoch, Zones: []booking.ZoneSpec{{ID: "FLOOR", Capacity: booking.MaxZoneCapacity, Price: 100}},
-			}, epoch)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx := context.Background()
-			rate := concurrently(b, buyers, func(i int) error {
+	ctx := context.Background()
+	rows := []int{1, 8}
+	stores := make([]*pgstore.Store, len(rows))
+	events := make([]int64, len(rows))
+	for k, n := range rows {
+		stores[k] = benchStore(b, pgstore.Options{ZoneShards: n})
+		e, err := stores[k].CreateEvent(ctx, booking.EventSpec{
+			Name: "bench", StartsAt: epoch, Zones: []booking.ZoneSpec{{ID: "FLOOR", Capacity: booking.MaxZoneCapacity, Price: 100}},
+		}, epoch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events[k] = e.ID
+	}
+	spent := make([]time.Duration, len(rows))
+	customer := 0
+	b.ResetTimer()
+	for range b.N {
+		for k := range rows {
+			s, first := stores[k], customer
+			customer += batch
+			spent[k] += concurrently(b, batch, buyers, func(i int) error {
 				h, err := s.Hold(ctx, booking.HoldRequest{
-					EventID: e.ID, CustomerID: fmt.Sprintf("c%d", i), Zone: "FLOOR", Quantity: 2, TTL: time.Hour,
+					EventID: events[k], CustomerID: fmt.Sprintf("c%d", first+i), Zone: "FLOOR", Quantity: 2, TTL: time.Hour,
 				}, epoch)
 				if err != nil {
 					return err
@@ -121,17 +139,13 @@ func BenchmarkZoneSales(b *testing.B) {
 				if err != nil {
 					return err
 				}
-				_, err = s.ConfirmPayment(ctx, booking.PaymentConfirmation{
-					ProviderEventID: "evt_" + o.ID, OrderID: o.ID, Amount: o.Amount,
-				}, epoch)
+				_, err = s.ConfirmPayment(ctx, booking.PaymentConfirmation{ProviderEventID: "evt_" + o.ID, OrderID: o.ID, Amount: o.Amount}, epoch)
 				return err
 			})
-			b.ReportMetric(rate, "sales/s")
-			if shards == 1 {
-				base = rate
-			} else if base > 0 {
-				b.ReportMetric(rate/base, "vs-1-row")
-			}
-		})
+		}
 	}
+	rate := func(k int) float64 { return float64(b.N*batch) / spent[k].Seconds() }
+	b.ReportMetric(rate(0), "sales/s@1row")
+	b.ReportMetric(rate(1), "sales/s@8rows")
+	b.ReportMetric(rate(1)/rate(0), "8-rows-vs-1")
 }
