@@ -17,6 +17,7 @@ run: build
 
 services:
 	@./scripts/services.sh
+	@./scripts/deps.sh
 
 # Everything: vet, unit, conformance, integration (PostgreSQL, Redis, Caddy), fuzz seeds.
 test: services

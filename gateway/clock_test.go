@@ -5,8 +5,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 // testClock replaces the gateway's clock for one test.
@@ -48,20 +46,4 @@ func (c *testClock) step(t *testing.T, seconds int) {
 			return true
 		})
 	}
-}
-
-// liveRoom finds the live room with the given ID.
-func liveRoom(t *testing.T, id string) *waitingroom.Room {
-	t.Helper()
-	var found *waitingroom.Room
-	rooms.Range(func(_, v any) bool {
-		if r := v.(*roomHandle).room; r.ID() == id {
-			found = r
-		}
-		return found == nil
-	})
-	if found == nil {
-		t.Fatalf("no live room %q", id)
-	}
-	return found
 }

@@ -15,6 +15,8 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 	switch name {
 	case "status":
 		return h.serveStatus(w, r)
+	case "ws":
+		return h.serveWS(w, r)
 	case "jwks.json":
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		w.Header().Set("Cache-Control", "public, max-age=300")

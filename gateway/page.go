@@ -22,6 +22,7 @@ type pageData struct {
 	Headline  string
 	Lead      string
 	StatusURL string
+	WSURL     string
 	DrawURL   string
 	// Refresh is the no-JavaScript reload interval, and the first poll's delay.
 	Refresh      int
@@ -56,6 +57,7 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 		Status:    st,
 		Title:     st.Title,
 		StatusURL: prefix + "/status",
+		WSURL:     prefix + "/ws",
 		DrawURL:   prefix + "/draw",
 		Refresh:   st.RefreshSeconds,
 		Progress:  int(math.Round(st.Progress * 100)),
@@ -75,7 +77,7 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 		d.Headline = "We're very busy right now"
 		d.Lead = "So many people are arriving that we could not give you a place in line just yet. This page will try again in a few seconds."
 		d.Refresh = retryAfterUnavailable
-		d.StatusURL = ""
+		d.StatusURL, d.WSURL = "", ""
 	case st.State == waitingroom.StateQueued:
 		d.Headline = "You're in line"
 		if st.Position != nil && *st.Position == 0 {

@@ -43,6 +43,9 @@ type Room struct {
 	stats    Stats
 
 	view atomic.Pointer[view]
+	// changed is closed and replaced whenever a new view is published, so that
+	// live connections wake up on news instead of polling.
+	changed atomic.Pointer[chan struct{}]
 
 	// mu guards what the refresh loop maintains.
 	mu          sync.Mutex
@@ -321,7 +324,15 @@ func (r *Room) publish(now time.Time, snap Snapshot, healthy bool) {
 	}
 	r.mu.Unlock()
 	r.view.Store(v)
+	next := make(chan struct{})
+	if old := r.changed.Swap(&next); old != nil {
+		close(*old)
+	}
 }
+
+// Changed returns a channel that is closed the next time the room's view is
+// refreshed.
+func (r *Room) Changed() <-chan struct{} { return *r.changed.Load() }
 
 // settings are the configured settings with the overrides applied.
 func (r *Room) settings() Settings { return r.view.Load().settings }

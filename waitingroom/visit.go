@@ -111,6 +111,13 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 	}
 }
 
+// Peek tells a ticket holder where they stand from this node's view alone: no
+// store call, and no claim even when their turn has come (the page they return
+// to claims). It serves pushes over live connections.
+func (r *Room) Peek(t Ticket) (Status, Ticket) {
+	return r.view.Load().status(t, r.now())
+}
+
 // holding tells a visitor at the front to stay on the page a moment longer.
 func (r *Room) holding(st Status, t Ticket) Visit {
 	st.State = StateQueued

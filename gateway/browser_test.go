@@ -1,0 +1,149 @@
+package gateway
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// chromium finds a headless-capable Chromium, or skips (fails in CI).
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium found; scripts/deps.sh installs it (apt-get install -y chromium)")
+	}
+	t.Skip("SKIPPING the browser test: no Chromium found (apt-get install -y chromium)")
+	return ""
+}
+
+// browser opens a fresh, isolated headless browser: one fan.
+func browser(t *testing.T, exe string) (context.Context, context.CancelFunc) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(alloc)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	return ctx, func() { cancelTimeout(); cancelCtx(); cancelAlloc() }
+}
+
+// TestBrowserWalksTheFansPath: a real browser joins, waits on the page, is taken
+// to the site the moment its turn comes, with no click, and reaches the origin.
+func TestBrowserWalksTheFansPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	exe := chromium(t)
+	clock := useTestClock(t)
+	h := testHandler(t, Handler{Title: "Browser night", TotalActiveUsers: 1, NewUsersPerMinute: 60}, nil)
+	originPage := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(`<!doctype html><title>Shop</title><h1 id="shop">Seats for ` + r.URL.Path + `</h1>`))
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = h.ServeHTTP(w, r, handlerFunc(originPage))
+	})}
+	go func() { _ = srv.Serve(l) }()
+	defer srv.Close()
+	site := "http://" + l.Addr().String()
+
+	first, stopFirst := browser(t, exe)
+	defer stopFirst()
+	if err := chromedp.Do(first, chromedp.Navigate(site+"/events/42")); err != nil {
+		t.Fatalf("first fan: %v", err)
+	}
+	text, err := chromedp.Run(first, chromedp.Text("#shop"))
+	if err != nil {
+		t.Fatalf("first fan: %v", err)
+	}
+	if text != "Seats for /events/42" {
+		t.Fatalf("first fan sees %q, want the shop", text)
+	}
+
+	second, stopSecond := browser(t, exe)
+	defer stopSecond()
+	if err := chromedp.Do(second, chromedp.Navigate(site+"/events/42?section=A")); err != nil {
+		t.Fatalf("second fan: %v", err)
+	}
+	headline, err := chromedp.Run(second, chromedp.Text("h1"))
+	if err != nil {
+		t.Fatalf("second fan: %v", err)
+	}
+	if !strings.Contains(headline, "next") && !strings.Contains(headline, "in line") {
+		t.Fatalf("second fan's page says %q, want the waiting page", headline)
+	}
+
+	// The first fan finishes; the second is let in by the next controller step
+	// and their page takes them to the URL they asked for, by itself.
+	script, err := chromedp.Run(first, chromedp.Evaluate[string](`document.cookie`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if script != "" {
+		t.Fatalf("the fan's cookies are readable from JavaScript: %q", script)
+	}
+	cookies, err := chromedp.Call(first, network.GetCookies, network.GetCookiesParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pass string
+	for _, c := range cookies.Cookies {
+		if c.Name == "foyer_pass" {
+			pass = c.Value
+		}
+	}
+	p, err := h.room.CheckPass(pass)
+	if err != nil {
+		t.Fatalf("the first fan's pass: %v", err)
+	}
+	if err := h.room.Revoke(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	clock.Add(time.Second)
+	if err := h.room.Tick(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := chromedp.Do(second, chromedp.WaitVisible("#shop")); err != nil {
+		t.Fatalf("second fan was not taken to the shop: %v", err)
+	}
+	t.Logf("taken to the shop %v after the step", time.Since(start))
+	if text, err = chromedp.Run(second, chromedp.Text("#shop")); err != nil {
+		t.Fatal(err)
+	}
+	if text != "Seats for /events/42" {
+		t.Fatalf("second fan landed on %q, want the URL they asked for", text)
+	}
+}
+
+type handlerFunc http.HandlerFunc
+
+func (f handlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
+	f(w, r)
+	return nil
+}

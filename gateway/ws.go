@@ -1,0 +1,100 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// Pacing of pushes over a live connection.
+const (
+	// wsMinGap spaces pushes that only move a position or an ETA; a change of
+	// state goes out at once.
+	wsMinGap = 2 * time.Second
+	// wsKeepAlive is the longest silence on a connection, so that proxies and
+	// load balancers do not reap it.
+	wsKeepAlive = 25 * time.Second
+	wsWriteWait = 10 * time.Second
+)
+
+// serveWS keeps a WebSocket open to a waiting fan and pushes their status when
+// it changes, answered from the node's view (no store call per push). When their
+// turn comes it pushes "admitted" and closes: the page goes back to the fan's URL,
+// which claims the session and sets the pass.
+func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request) error {
+	if !isUpgrade(r) {
+		return writeError(w, http.StatusBadRequest, "websocket_required", "This endpoint speaks WebSocket only; poll status instead.")
+	}
+	c, err := r.Cookie(h.ticketCk)
+	if err != nil {
+		return writeError(w, http.StatusUnauthorized, "no_ticket", "Join the line first: no ticket was sent.")
+	}
+	t, err := h.room.OpenTicket(c.Value)
+	if err != nil || t.Claimed {
+		return writeError(w, http.StatusUnauthorized, "invalid_ticket", "The ticket is not valid for this room; reload the page.")
+	}
+	// The default origin check admits only pages from this host, so that no
+	// other site can watch a fan's place.
+	conn, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return nil // Accept has answered the client
+	}
+	defer conn.CloseNow()
+	ctx := conn.CloseRead(r.Context())
+
+	var last waitingroom.Status
+	var lastSent time.Time
+	for {
+		changed := h.room.Changed()
+		st, next := h.room.Peek(t)
+		t = next
+		final := st.State == waitingroom.StateAdmitted || st.State == waitingroom.StateSoldOut || st.State == waitingroom.StateClosed
+		due := st.State != last.State || st.Reconnecting != last.Reconnecting ||
+			(time.Since(lastSent) >= wsMinGap && !sameFigures(st, last)) ||
+			time.Since(lastSent) >= wsKeepAlive
+		if due {
+			if err := h.push(ctx, conn, st); err != nil {
+				return nil
+			}
+			last, lastSent = st, time.Now()
+		}
+		if final {
+			return conn.Close(websocket.StatusNormalClosure, string(st.State))
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		case <-time.After(wsKeepAlive):
+		}
+	}
+}
+
+func (h *Handler) push(ctx context.Context, conn *websocket.Conn, st waitingroom.Status) error {
+	msg, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, wsWriteWait)
+	defer cancel()
+	return conn.Write(ctx, websocket.MessageText, msg)
+}
+
+// sameFigures reports whether two statuses would read the same to a fan.
+func sameFigures(a, b waitingroom.Status) bool {
+	eq := func(x, y *uint64) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	eqi := func(x, y *int64) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	return eq(a.Position, b.Position) && eqi(a.ETASeconds, b.ETASeconds)
+}
+
+func isUpgrade(r *http.Request) bool {
+	return r.Method == http.MethodGet &&
+		strings.EqualFold(r.Header.Get("Upgrade"), "websocket") &&
+		strings.Contains(strings.ToLower(r.Header.Get("Connection")), "upgrade")
+}

@@ -1,0 +1,100 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+func TestWebSocketPushesUntilAdmitted(t *testing.T) {
+	clock := useTestClock(t)
+	h := testHandler(t, Handler{TotalActiveUsers: 1, NewUsersPerMinute: 60}, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h.ServeHTTP(w, r, &origin{}); err != nil {
+			t.Error(err)
+		}
+	}))
+	defer srv.Close()
+
+	first := serve(h, &origin{}, get("/"))
+	second := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	hdr := http.Header{"Cookie": {second.String()}}
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/_waiting-room/ws", &websocket.DialOptions{HTTPHeader: hdr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	read := func() waitingroom.Status {
+		t.Helper()
+		_, msg, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		var st waitingroom.Status
+		if err := json.Unmarshal(msg, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	if st := read(); st.State != waitingroom.StateQueued {
+		t.Fatalf("first push: %+v, want queued", st)
+	}
+	// The first fan leaves; the next step admits the second, who is told at once.
+	pass, _ := h.room.CheckPass(cookieFrom(first, "foyer_pass").Value)
+	if err := h.room.Revoke(ctx, pass); err != nil {
+		t.Fatal(err)
+	}
+	clock.Add(time.Second)
+	if err := h.room.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		st := read()
+		if st.State == waitingroom.StateAdmitted {
+			break
+		}
+		if st.State != waitingroom.StateQueued {
+			t.Fatalf("push %+v, want queued then admitted", st)
+		}
+	}
+	if _, _, err := conn.Read(ctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+		t.Fatalf("after admitted: %v, want a normal close", err)
+	}
+}
+
+func TestWebSocketBadRequests(t *testing.T) {
+	h := testHandler(t, Handler{}, nil)
+	cases := []struct {
+		name    string
+		req     *http.Request
+		code    int
+		errCode string
+	}{
+		{"not an upgrade", get("/_waiting-room/ws"), 400, "websocket_required"},
+		{"no ticket", upgrade(get("/_waiting-room/ws")), 401, "no_ticket"},
+		{"forged ticket", upgrade(get("/_waiting-room/ws", &http.Cookie{Name: "foyer_ticket", Value: "forged"})), 401, "invalid_ticket"},
+	}
+	for _, tc := range cases {
+		rec := serve(h, &origin{}, tc.req)
+		var e apiError
+		if rec.Code != tc.code || json.Unmarshal(rec.Body.Bytes(), &e) != nil || e.Error != tc.errCode {
+			t.Errorf("%s: got %d %s, want %d %s", tc.name, rec.Code, rec.Body, tc.code, tc.errCode)
+		}
+	}
+}
+
+func upgrade(r *http.Request) *http.Request {
+	r.Header.Set("Upgrade", "websocket")
+	r.Header.Set("Connection", "Upgrade")
+	return r
+}
