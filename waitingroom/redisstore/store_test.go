@@ -97,3 +97,55 @@ func TestWaitingFansCostNoMemory(t *testing.T) {
 		t.Fatalf("%d waiting fans took %d bytes, %.3f a fan: waiting fans must cost counters, not entries", fans, after-before, per)
 	}
 }
+
+// TestEveryKeyExpires: a room nobody serves any more must vanish on its own,
+// so no key the store writes may be left without a TTL, whichever operation
+// created it.
+func TestEveryKeyExpires(t *testing.T) {
+	c := sharedClient(t)
+	prefix := newPrefix(t, c)
+	const ttl = time.Hour
+	s, err := redisstore.New(c, redisstore.WithPrefix(prefix), redisstore.WithTTL(ttl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
+	lim := waitingroom.Limits{Rate: 60, Cap: 1, Session: time.Minute, Grace: 5 * time.Second, Retention: time.Hour, Open: true}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every key comes to exist, with no controller step after the last write.
+	must(s.Init(ctx, "r", waitingroom.Seed{Held: 1, HeldUntil: t0.Add(time.Second)}))
+	for i := range 3 {
+		_, err := s.Join(ctx, "r", fmt.Sprint(i), t0, lim)
+		must(err)
+	}
+	must(s.Advance(ctx, "r", t0.Add(2*time.Second), lim))  // the held slot ends; place 0 admitted
+	must(s.Advance(ctx, "r", t0.Add(10*time.Second), lim)) // place 0 lapsed, place 1 admitted
+	res, err := s.Claim(ctx, "r", "1", 1, t0.Add(11*time.Second), lim)
+	must(err)
+	if c, err := s.Claim(ctx, "r", "0", 0, t0.Add(12*time.Second), lim); err != nil || c.Status != waitingroom.Full {
+		t.Fatalf("late returner: %v %v, want full", c.Status, err)
+	}
+	// A pass revoked for a visitor whose session is gone already: the
+	// revocation is written, the live session of visitor 1 stays.
+	must(s.Release(ctx, "r", "2", "pass-2", res.Expires, t0.Add(13*time.Second), lim))
+
+	keys := redisstore.RoomKeys(prefix, "r")
+	for _, k := range keys {
+		d, err := c.PTTL(ctx, k).Result()
+		must(err)
+		switch {
+		case d == -2*time.Nanosecond:
+			t.Errorf("%s: never written; the test should make every key exist", k)
+		case d < 0:
+			t.Errorf("%s: no TTL", k)
+		case d > ttl:
+			t.Errorf("%s: TTL %v, above %v", k, d, ttl)
+		}
+	}
+}

@@ -20,11 +20,13 @@ if last == 0 or elapsed > tonumber(ARGV[9]) then
 end
 redis.call('HSET', meta, 'tick', int(tick))
 
--- A room whose controller runs is alive: keep all its keys. One that nobody
--- steps any more vanishes after the ttl.
-local ttl = ARGV[10]
-for _, k in ipairs(KEYS) do
-	redis.call('PEXPIRE', k, ttl)
+-- A room whose controller runs is alive: keep all its keys, once this step
+-- has written them. One that nobody steps any more vanishes after the ttl.
+local function keep_alive()
+	for _, k in ipairs(KEYS) do
+		redis.call('PEXPIRE', k, ARGV[10])
+	end
+	return 1
 end
 
 expire_sessions(now)
@@ -68,7 +70,7 @@ if ARGV[4] == '1' and m[3] ~= '1' then
 end
 if ARGV[3] ~= '1' then
 	redis.call('HSET', meta, 'credit', '0', 'pending', int(pending))
-	return 1
+	return keep_alive()
 end
 
 -- The budget accrues per second, keeping at most one second's worth (and at
@@ -89,4 +91,4 @@ if n > 0 then
 	credit = credit - n
 end
 redis.call('HSET', meta, 'credit', float(credit), 'pending', int(pending))
-return 1
+return keep_alive()

@@ -28,9 +28,13 @@ end
 local b = redis.call('ZREVRANGEBYSCORE', batches, int(place), '-inf', 'LIMIT', 0, 1)
 if #b > 0 then
 	local start, count, claimed, at = parse_batch(b[1])
-	if place < start + count then
-		redis.call('ZREM', batches, b[1])
+	-- A batch with every slot claimed has none left for this place: it was
+	-- claimed already, by this visitor before the store forgot them.
+	if place < start + count and claimed < count then
+		-- Add before removing: a set emptied for a moment would be deleted
+		-- and come back without its TTL.
 		redis.call('ZADD', batches, int(start), batch(start, count, claimed + 1, at))
+		redis.call('ZREM', batches, b[1])
 		redis.call('HSET', meta, 'pending', int(pending - 1))
 		return {0, open_session(visitor, now, session, retention, ttl)}
 	end
