@@ -142,7 +142,9 @@ func (s *MemoryStore) Claim(_ context.Context, name, visitor string, place uint6
 	if place >= r.c.Serving {
 		return ClaimResult{Status: NotYet}, nil
 	}
-	if b := r.batchOf(place); b != nil {
+	// A batch with every slot claimed has none left for this place: it was
+	// claimed already, by this visitor before the store forgot them.
+	if b := r.batchOf(place); b != nil && b.claimed < b.count {
 		b.claimed++
 		r.pending--
 		return ClaimResult{Status: Claimed, Expires: r.open(visitor, now, lim)}, nil

@@ -44,6 +44,7 @@ func Run(t *testing.T, h Harness) {
 		{"ClaimLifecycle", testClaimLifecycle},
 		{"SessionExpiryFreesSlot", testSessionExpiry},
 		{"RejoinWhileLiveKeepsOneSession", testRejoinWhileLive},
+		{"PlaceNeverClaimedTwiceFromItsBatch", testClaimAfterForgotten},
 		{"ReleaseRevokes", testRelease},
 		{"AbandonedAdmissionsFreeSlots", testAbandonment},
 		{"LateReturnerGoesToFront", testLateReturner},
@@ -375,6 +376,31 @@ func testRejoinWhileLive(t *testing.T, h Harness) {
 	}
 	if s := f.snap(again.Expires); s.Active != 0 {
 		t.Fatalf("at the session end: %d active, want 0", s.Active)
+	}
+}
+
+func testClaimAfterForgotten(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(5, t0)
+	lim := limits()
+	lim.Cap = 1
+	lim.Session = 5 * time.Second
+	lim.Retention = time.Second
+	f.advance(at(1), lim)              // admits place 0; its grace runs to 31
+	f.claim(visitor(0), 0, at(2), lim) // session until 7, remembered until 8
+	// The visitor comes back after the store forgot them, while the batch that
+	// admitted them is still within its grace window. Their place was claimed
+	// once already: it must not take a second slot of that batch, or pending
+	// goes below zero and the controller hands out a slot that is not free.
+	f.claim(visitor(0), 0, at(10), lim)
+	f.advance(at(11), lim)
+	f.claim(visitor(1), 1, at(12), lim)
+	if s := f.snap(at(12)); s.Pending < 0 || s.Active+s.Pending > lim.Cap {
+		t.Fatalf("active %d pending %d with a cap of %d", s.Active, s.Pending, lim.Cap)
+	}
+	f.advance(at(31), lim) // the batch leaves the grace window
+	if s := f.snap(at(31)); s.Pending < 0 || s.Abandoned > s.Admitted {
+		t.Fatalf("after the batch lapsed: pending %d, abandoned %d of %d admitted", s.Pending, s.Abandoned, s.Admitted)
 	}
 }
 
