@@ -79,6 +79,7 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		{Handler{Room: "r", CookiePrefix: "a b"}, "cookie_prefix"},
 		{Handler{Room: "r", OnStoreFailure: "maybe"}, "on_store_failure"},
 		{Handler{Room: "r", Store: &StoreConfig{Backend: "etcd"}}, "store"},
+		{Handler{Room: "r", Store: &StoreConfig{Backend: "redis"}}, "store"},
 	}
 	for _, tc := range cases {
 		_, err := tc.h.roomSettings()

@@ -240,7 +240,9 @@ func (h *Handler) roomSettings() (waitingroom.Settings, error) {
 		switch h.Store.Backend {
 		case "", "memory":
 		case "redis":
-			return s, errors.New("store: redis is not available in this build yet; use memory")
+			if h.Store.URL == "" {
+				return s, errors.New("store: redis needs a URL, such as redis://127.0.0.1:6379")
+			}
 		default:
 			return s, fmt.Errorf("store: unknown backend %q (memory or redis)", h.Store.Backend)
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/redisstore"
 )
 
 const caddyLockTimeout = 30 * time.Second
@@ -87,7 +89,25 @@ func storeIdentity(sc *StoreConfig) string {
 
 func acquireStore(key string, sc *StoreConfig) (waitingroom.Store, error) {
 	v, _, err := stores.LoadOrNew(key, func() (caddy.Destructor, error) {
-		return &storeHandle{store: waitingroom.NewMemoryStore()}, nil
+		if sc == nil || sc.Backend != "redis" {
+			return &storeHandle{store: waitingroom.NewMemoryStore()}, nil
+		}
+		client, err := redisstore.NewClient(sc.URL)
+		if err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		st, err := redisstore.New(client)
+		if err != nil {
+			_ = client.Close()
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		// Caching the scripts up front saves the first operations a round
+		// trip; a Redis that is down now is handled like one that goes down
+		// later, so this is best effort.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = st.LoadScripts(ctx)
+		cancel()
+		return &storeHandle{store: st, close: client.Close}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -14,6 +14,10 @@ func main() {
 	switch os.Args[2] {
 	case "proxy":
 		err = benchProxy(os.Args[3:])
+	case "poll":
+		err = benchPoll(os.Args[3:])
+	case "join":
+		err = benchJoin(os.Args[3:])
 	default:
 		usage()
 	}
@@ -24,10 +28,14 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, `usage: onsale bench proxy [flags]
+	fmt.Fprintln(os.Stderr, `usage: onsale bench proxy|poll|join [flags]
 
   proxy   requests/s and p99 of an admitted fan through Foyer, against bare
-          Caddy reverse_proxy to the same upstream, in one run`)
+          Caddy reverse_proxy to the same upstream, in one run
+  poll    status polls of fans in line, against Caddy respond
+  join    newcomers joining the line, against Caddy respond
+
+poll and join take -store redis://... to use a Redis store instead of memory.`)
 	os.Exit(2)
 }
 
