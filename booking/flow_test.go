@@ -329,3 +329,26 @@ func TestFifthSeatOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclinedPayment: a declined card releases the seats at once.
+func TestDeclinedPayment(t *testing.T) {
+	h := newHarness(t, newMemStore())
+	id := h.createEvent(smallVenue())
+	var hold holdJSON
+	h.req("POST", fmt.Sprintf("/api/events/%d/holds", id), "fan", map[string]any{"seats": []string{"A-1-1"}}).want(t, 201).decode(t, &hold)
+	var co checkoutJSON
+	h.req("POST", "/api/holds/"+hold.ID+"/checkout", "fan", nil).want(t, 200).decode(t, &co)
+	resp, err := http.PostForm(co.Payment.PayURL, map[string][]string{"action": {"decline"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	h.fake.DeliverDue(context.Background())
+	var o booking.Order
+	h.req("GET", "/api/orders/"+co.Order.ID, "fan", nil).want(t, 200).decode(t, &o)
+	if o.Status != booking.OrderPaymentFailed || o.Payment.Status != booking.PaymentFailed {
+		t.Fatalf("declined order = %+v", o)
+	}
+	h.req("POST", fmt.Sprintf("/api/events/%d/holds", id), "rival", map[string]any{"seats": []string{"A-1-1"}}).want(t, 201)
+	h.checkInvariants()
+}

@@ -127,6 +127,9 @@ const (
 	// re-taken; a refund is owed and is being issued.
 	OrderRefundPending OrderStatus = "refund_pending"
 	OrderRefunded      OrderStatus = "refunded"
+	// OrderPaymentFailed: the provider declined the payment; the hold was
+	// released.
+	OrderPaymentFailed OrderStatus = "payment_failed"
 )
 
 // Order is what a checkout creates: one per hold.
@@ -155,6 +158,7 @@ const (
 	PaymentPending   PaymentStatus = "pending"
 	PaymentSucceeded PaymentStatus = "succeeded"
 	PaymentRefunded  PaymentStatus = "refunded"
+	PaymentFailed    PaymentStatus = "failed"
 )
 
 // Payment is our side of one provider payment; one per order.

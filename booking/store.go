@@ -43,6 +43,11 @@ type Store interface {
 	// whose ProviderEventID was seen before changes nothing. It returns the
 	// order as it stands afterwards.
 	ConfirmPayment(ctx context.Context, c PaymentConfirmation, now time.Time) (Order, error)
+	// FailPayment records that the provider declined an order's payment: a
+	// pending order becomes payment_failed and its hold is released. Like
+	// ConfirmPayment it applies each provider event once, and it never
+	// touches an order that is no longer pending.
+	FailPayment(ctx context.Context, orderID, providerEventID string, now time.Time) (Order, error)
 	// MarkRefunded records a refund of a refund_pending order.
 	MarkRefunded(ctx context.Context, orderID string, now time.Time) (Order, error)
 	// Order returns an order with its tickets and their deliveries. An empty

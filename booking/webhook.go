@@ -52,9 +52,15 @@ func (s *Service) HandleWebhook(ctx context.Context, signature string, body []by
 			return nil
 		}
 		return err
+	case payments.EventPaymentFailed:
+		// Declined: give the seats back now rather than when the hold lapses.
+		_, err := s.cfg.Store.FailPayment(ctx, orderID, ev.ID, now)
+		if KindOf(err) == KindNotFound {
+			return nil
+		}
+		return err
 	default:
-		// processing, failed and anything new: nothing to do. A failed payment
-		// leaves the order pending; its hold expires on its own.
+		// processing and anything new: nothing to do.
 		log.Debug("webhook event ignored")
 		return nil
 	}

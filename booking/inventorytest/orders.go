@@ -295,3 +295,32 @@ func testIdempotency(t *testing.T, f *fixture) {
 		t.Fatalf("claim after timeout = %v", r.State)
 	}
 }
+
+func testPaymentFailed(t *testing.T, f *fixture) {
+	e := f.event(SmallVenue())
+	h := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Seats: []string{"A-1-1", "A-1-2"}}, Epoch)
+	o := f.checkout(h, Epoch)
+	for range 2 { // the same event twice
+		got, err := f.s.FailPayment(f.ctx, o.ID, "evt_declined", Epoch)
+		if err != nil || got.Status != booking.OrderPaymentFailed || got.Payment.Status != booking.PaymentFailed {
+			t.Fatalf("FailPayment = %+v, %v", got, err)
+		}
+	}
+	if hh, _ := f.s.GetHold(f.ctx, h.ID, "alice"); hh.Status != booking.HoldReleased {
+		t.Fatalf("hold after a declined payment = %s, want released", hh.Status)
+	}
+	if m := f.seatMap(e.ID, Epoch); m.Held != 0 {
+		t.Fatalf("declined payment kept %d seats held", m.Held)
+	}
+	f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Section: "A", Quantity: 4}, Epoch)
+	_, err := f.s.FailPayment(f.ctx, "ord_unknown", "evt_x", Epoch)
+	wantErr(t, err, booking.KindNotFound, booking.CodeOrderNotFound)
+
+	// A decline never undoes a paid order.
+	h2 := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "bob", Section: "B", Quantity: 1}, Epoch)
+	paid := f.pay(h2, Epoch)
+	got, err := f.s.FailPayment(f.ctx, paid.ID, "evt_late_decline", Epoch)
+	if err != nil || got.Status != booking.OrderPaid || len(got.Tickets) != 1 {
+		t.Fatalf("decline after payment = %+v, %v", got, err)
+	}
+}

@@ -46,6 +46,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"LatePaymentRefundsWhenTaken", testLatePaymentRefund},
 		{"LateGeneralAdmissionPayment", testLateZonePayment},
 		{"AmountMismatchRefunds", testAmountMismatch},
+		{"PaymentFailed", testPaymentFailed},
 		{"OutboxAndDelivery", testOutboxAndDelivery},
 		{"Idempotency", testIdempotency},
 		{"RaceForOneSeat", testRaceOneSeat},

@@ -163,6 +163,27 @@ func (s *Store) secureLocked(e *event, h *booking.Hold, maxPerCustomer int, now 
 	return true
 }
 
+// FailPayment releases a pending order's hold after a declined payment.
+func (s *Store) FailPayment(_ context.Context, orderID, providerEventID string, _ time.Time) (booking.Order, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.orders[orderID]
+	if !ok {
+		return booking.Order{}, errOrderNotFound(orderID)
+	}
+	if s.providerEvents[providerEventID] || o.Status != booking.OrderPendingPayment {
+		return s.orderLocked(o), nil
+	}
+	s.providerEvents[providerEventID] = true
+	if h := s.holds[o.HoldID]; h.Status == booking.HoldActive {
+		s.returnPlacesLocked(s.events[o.EventID], h)
+		s.setStatusLocked(h, booking.HoldReleased)
+	}
+	o.Status = booking.OrderPaymentFailed
+	o.Payment.Status = booking.PaymentFailed
+	return s.orderLocked(o), nil
+}
+
 // MarkRefunded closes a refund_pending order.
 func (s *Store) MarkRefunded(_ context.Context, orderID string, _ time.Time) (booking.Order, error) {
 	s.mu.Lock()

@@ -236,6 +236,43 @@ func nullable(s string) *string {
 	return &s
 }
 
+// FailPayment releases a pending order's hold after a declined payment.
+func (s *Store) FailPayment(ctx context.Context, orderID, providerEventID string, now time.Time) (booking.Order, error) {
+	var o booking.Order
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if o, err = loadOrderForUpdate(ctx, tx, orderID); err != nil {
+			return err
+		}
+		if o.Status != booking.OrderPendingPayment {
+			return nil
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO provider_events (id, order_id, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+			providerEventID, o.ID, now)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		h, err := loadHold(ctx, tx, o.HoldID, o.CustomerID, true)
+		if err != nil {
+			return err
+		}
+		if h.Status == booking.HoldActive {
+			if err := endHold(ctx, tx, holdRowOf(h), booking.HoldReleased); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, `UPDATE orders SET status = 'payment_failed' WHERE id = $1`, o.ID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE payments SET status = 'failed' WHERE order_id = $1`, o.ID); err != nil {
+			return err
+		}
+		o, err = loadOrder(ctx, tx, o.ID, "")
+		return err
+	})
+	return o, err
+}
+
 // MarkRefunded closes a refund_pending order.
 func (s *Store) MarkRefunded(ctx context.Context, orderID string, _ time.Time) (booking.Order, error) {
 	var o booking.Order

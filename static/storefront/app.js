@@ -406,7 +406,7 @@ async function showOrder(id) {
       else { render(el("h1", { text: "Your order" })); return say(explain(err)); }
     }
     drawOrder(order);
-    const done = order.status === "refunded" || (order.status === "paid" && order.tickets.every((t) => t.delivery));
+    const done = ["refunded", "payment_failed"].includes(order.status) || (order.status === "paid" && order.tickets.every((t) => t.delivery));
     if (!done) timer = setTimeout(load, 1500);
   };
   stopTimers = () => clearTimeout(timer);
@@ -419,8 +419,9 @@ function drawOrder(o) {
     paid: "Paid. Enjoy the show!",
     refund_pending: "Your seats were no longer available when the payment arrived. We are refunding you.",
     refunded: "Your seats were no longer available when the payment arrived. The payment has been refunded.",
+    payment_failed: "The payment was declined and your seats went back on sale. You can pick seats again.",
   }[o.status] || o.status;
-  const cls = o.status === "paid" ? "paid" : o.status.startsWith("refund") ? "refund" : "";
+  const cls = o.status === "paid" ? "paid" : o.status === "pending_payment" ? "" : "refund";
   render(
     el("p", {}, el("a", { href: `/events/${o.event_id}`, "data-nav": true, text: "← Back to the event" })),
     el("h1", { text: "Your order" }),
