@@ -23,25 +23,26 @@ func NewMemoryStore() *MemoryStore { return &MemoryStore{rooms: make(map[string]
 var _ Store = (*MemoryStore)(nil)
 
 type memRoom struct {
-	mu         sync.Mutex
-	c          Counters
-	credit     float64
-	lastTick   int64
-	pending    int
-	batches    []batch
-	sessions   sessionHeap
-	live       map[string]*session
-	finished   map[string]time.Time // visitor -> forget at
-	finishedQ  []forget
-	returners  map[string]time.Time // visitor -> last asked
-	drawClosed bool
-	drawSize   uint64
-	seed       []byte
-	seedAt     time.Time
-	overrides  []byte
-	version    int64
-	revoked    []Revocation
-	revCursor  int64
+	mu          sync.Mutex
+	c           Counters
+	credit      float64
+	lastTick    int64
+	pending     int
+	batches     []batch
+	sessions    sessionHeap
+	live        map[string]*session
+	finished    map[string]time.Time // visitor -> forget at
+	finishedQ   []forget
+	returners   map[string]time.Time // visitor -> last asked
+	drawClosed  bool
+	drawSize    uint64
+	seed        []byte
+	seedAt      time.Time
+	overrides   []byte
+	version     int64
+	incarnation string
+	revoked     []Revocation
+	revCursor   int64
 }
 
 // batch is one controller step's admissions: places [start, start+count).
@@ -84,6 +85,10 @@ func (s *MemoryStore) Init(_ context.Context, name string, seed Seed) error {
 	defer r.mu.Unlock()
 	r.c = r.c.Max(seed.Counters)
 	if created {
+		r.incarnation = seed.Incarnation
+		if r.incarnation == "" {
+			r.incarnation = NewIncarnation()
+		}
 		r.drawClosed, r.drawSize = seed.DrawClosed, seed.DrawSize
 		for i := range seed.Held {
 			ses := &session{visitor: fmt.Sprintf("held:%d", i), expires: seed.HeldUntil}
@@ -265,14 +270,15 @@ func (s *MemoryStore) Snapshot(_ context.Context, name string, now time.Time, re
 	defer r.mu.Unlock()
 	r.expireSessions(now)
 	snap := Snapshot{
-		Counters:   r.c,
-		Active:     len(r.live),
-		Pending:    r.pending,
-		Returning:  len(r.returners),
-		Credit:     r.credit,
-		DrawClosed: r.drawClosed,
-		DrawSize:   r.drawSize,
-		Version:    r.version,
+		Counters:    r.c,
+		Active:      len(r.live),
+		Pending:     r.pending,
+		Returning:   len(r.returners),
+		Credit:      r.credit,
+		DrawClosed:  r.drawClosed,
+		DrawSize:    r.drawSize,
+		Version:     r.version,
+		Incarnation: r.incarnation,
 	}
 	for _, rv := range r.revoked {
 		if rv.Cursor > revokedAfter && rv.ExpiresAt.After(now) {

@@ -52,6 +52,7 @@ type Room struct {
 	overrides   Overrides
 	version     int64
 	revCursor   int64
+	incarnation string
 	lastAdvance int64
 	flow        flow
 	maxKey      uint64 // the highest key this node handed out, plus one
@@ -180,6 +181,15 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 			snap, err = r.store.Snapshot(ctx, r.id, now, cursor)
 		}
 	}
+	if err == nil && snap.Incarnation != r.knownIncarnation() {
+		// The room was created anew since we last looked (the store lost it,
+		// and perhaps another node re-seeded it): our revocation cursor means
+		// nothing any more, so read them all again.
+		r.mu.Lock()
+		r.incarnation, r.revCursor = snap.Incarnation, 0
+		r.mu.Unlock()
+		snap, err = r.store.Snapshot(ctx, r.id, now, 0)
+	}
 	if err != nil {
 		r.storeFailed()
 		return err
@@ -206,6 +216,12 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 	r.mu.Unlock()
 	r.publish(now, snap, true)
 	return nil
+}
+
+func (r *Room) knownIncarnation() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.incarnation
 }
 
 // syncOverrides reads the overrides when their version moved.

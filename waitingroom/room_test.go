@@ -532,3 +532,34 @@ func mustKey(t *testing.T) *waitingroom.SigningKey {
 	}
 	return k
 }
+
+func TestRevocationAfterStoreLossReachesEveryNode(t *testing.T) {
+	e := newEnv(t)
+	mem := e.store.(*waitingroom.MemoryStore)
+	a := e.node("concert", waitingroom.Settings{TotalActiveUsers: 100})
+	b := e.node("concert", waitingroom.Settings{TotalActiveUsers: 100})
+	var passes []string
+	for range 6 {
+		e.step(1, a, b)
+		passes = append(passes, e.join(a).Pass)
+	}
+	// Three revocations move every node's cursor to 3.
+	for _, p := range passes[:3] {
+		if err := a.Revoke(e.ctx, e.pass(a, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.step(1, a, b)
+	// The store loses the room; node A notices first and re-creates it, then
+	// revokes another pass: cursor 1 of the new incarnation.
+	mem.Drop("concert")
+	e.step(1, a)
+	if err := a.Revoke(e.ctx, e.pass(a, passes[4])); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, b)
+	if _, err := b.CheckPass(passes[4]); !errors.Is(err, waitingroom.ErrInvalidPass) {
+		t.Fatalf("node B honours a pass revoked after the store was re-created: %v", err)
+	}
+	e.pass(b, passes[5])
+}

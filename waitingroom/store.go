@@ -97,6 +97,9 @@ type Seed struct {
 	// places it gave do not change. Ignored when the room exists.
 	DrawClosed bool
 	DrawSize   uint64
+	// Incarnation names this creation of the room (empty: the store picks a
+	// random one). Ignored when the room exists.
+	Incarnation string
 }
 
 // Counters are the monotone totals of a room. They only ever grow, which is what
@@ -130,6 +133,10 @@ type Snapshot struct {
 	DrawClosed bool    // the pre-queue draw was made
 	DrawSize   uint64  // registrations the draw covers (keys below it)
 	Version    int64   // overrides version
+	// Incarnation changes whenever the room is created anew, as after the store
+	// lost its data: revocation cursors of the old incarnation mean nothing in
+	// the new one, so a node that sees it change reads revocations from 0.
+	Incarnation string
 	// Revocations recorded after the cursor asked for, oldest first.
 	Revocations []Revocation
 }

@@ -52,6 +52,15 @@ func NewVisitorID() VisitorID {
 	return v
 }
 
+// NewIncarnation returns a random name for a new creation of a room.
+func NewIncarnation() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
 // String is the URL-safe form used in passes ("sub") and the store.
 func (v VisitorID) String() string { return base64.RawURLEncoding.EncodeToString(v[:]) }
 

@@ -11,10 +11,14 @@ import (
 // Init implements waitingroom.Store.
 func (s *Store) Init(ctx context.Context, room string, seed waitingroom.Seed) error {
 	c := seed.Counters
+	inc := seed.Incarnation
+	if inc == "" {
+		inc = waitingroom.NewIncarnation()
+	}
 	_, err := s.run(ctx, "init", initScript, room,
 		c.Seq, c.Serving, c.Admitted, c.Claimed, c.Abandoned,
 		seed.Held, seed.HeldUntil.UnixMicro(), seed.DrawClosed, seed.DrawSize,
-		s.ttlMillis())
+		s.ttlMillis(), inc)
 	return err
 }
 

@@ -25,13 +25,13 @@ func (s *Store) Snapshot(ctx context.Context, room string, now time.Time, revoke
 
 // parseSnapshot reads the reply of snapshot.lua.
 func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
-	const fixed = 12
+	const fixed = 13 // the numbers, then the incarnation
 	a, ok := v.([]any)
 	if !ok || len(a) < fixed {
 		return waitingroom.Snapshot{}, fmt.Errorf("unexpected reply %T", v)
 	}
-	var u [fixed]uint64
-	for i := range fixed {
+	var u [fixed - 1]uint64
+	for i := range fixed - 1 {
 		if i == 6 {
 			continue // the credit, a float
 		}
@@ -49,13 +49,14 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 		Counters: waitingroom.Counters{
 			Seq: u[0], Serving: u[1], Admitted: u[2], Claimed: u[3], Abandoned: u[4],
 		},
-		Pending:    int(u[5]),
-		Credit:     credit,
-		DrawClosed: u[7] == 1,
-		DrawSize:   u[8],
-		Version:    int64(u[9]),
-		Active:     int(u[10]),
-		Returning:  int(u[11]),
+		Pending:     int(u[5]),
+		Credit:      credit,
+		DrawClosed:  u[7] == 1,
+		DrawSize:    u[8],
+		Version:     int64(u[9]),
+		Active:      int(u[10]),
+		Returning:   int(u[11]),
+		Incarnation: str(a[12]),
 	}
 	for _, m := range a[fixed:] {
 		rv, err := parseRevocation(str(m), now)

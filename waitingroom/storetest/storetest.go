@@ -586,7 +586,11 @@ func testInitMax(t *testing.T, h Harness) {
 	if s := f.snap(t0); s.Seq != 10 || s.Serving != 3 {
 		t.Fatalf("Init with a partly lower floor: seq %d serving %d, want 10 and 3", s.Seq, s.Serving)
 	}
-	f.init(waitingroom.Seed{Counters: waitingroom.Counters{Seq: 2}, Held: 50, HeldUntil: at(100)})
+	inc := f.snap(t0).Incarnation
+	f.init(waitingroom.Seed{Counters: waitingroom.Counters{Seq: 2}, Held: 50, HeldUntil: at(100), Incarnation: "other"})
+	if s := f.snap(t0); s.Incarnation != inc || inc == "" {
+		t.Fatalf("Init of an existing room changed its incarnation from %q to %q", inc, s.Incarnation)
+	}
 	if s := f.snap(t0); s.Seq != 10 || s.Serving != 3 {
 		t.Fatalf("Init with a lower floor lowered counters: seq %d serving %d", s.Seq, s.Serving)
 	} else if s.Active != 0 {
@@ -623,6 +627,9 @@ func testWipe(t *testing.T, h Harness) {
 	res := f.join("after", at(2), lim)
 	if res.Key < before.Seq {
 		t.Fatalf("key %d after re-seeding, want at least %d", res.Key, before.Seq)
+	}
+	if s := f.snap(at(2)); s.Incarnation == before.Incarnation || s.Incarnation == "" {
+		t.Fatalf("incarnation %q after re-creation, was %q: it must change", s.Incarnation, before.Incarnation)
 	}
 	if s := f.snap(at(2)); s.Serving != before.Serving || !s.DrawClosed || s.DrawSize != 30 {
 		t.Fatalf("after re-seeding: serving %d draw %v/%d, want %d and the draw of 30 kept", s.Serving, s.DrawClosed, s.DrawSize, before.Serving)

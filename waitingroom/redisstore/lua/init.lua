@@ -1,6 +1,6 @@
 -- Init: create the room, or raise its counters to at least the seed's.
 -- ARGV: seq, serving, admitted, claimed, abandoned, held, held until,
--- draw closed (0/1), draw size, ttl (ms)
+-- draw closed (0/1), draw size, ttl (ms), incarnation
 local counters = {'seq', 'serving', 'admitted', 'claimed', 'abandoned'}
 local ttl = ARGV[10]
 
@@ -23,7 +23,7 @@ redis.call('HSET', meta,
 	'credit', '1', -- a new room lets its first visitor straight in
 	'tick', '0', 'pending', '0',
 	'drawn', ARGV[8], 'drawsize', ARGV[9],
-	'revcur', '0', 'ver', '0')
+	'revcur', '0', 'ver', '0', 'inc', ARGV[11])
 redis.call('PEXPIRE', meta, ttl)
 
 -- Sessions live before the store lost its data keep their slots until they

@@ -1,7 +1,8 @@
 -- Snapshot: the room's state in one reply.
 -- ARGV: now (µs), revocation cursor
 -- Returns {seq, serving, admitted, claimed, abandoned, pending, credit, drawn,
--- draw size, version, active, returning, revocation...}, each revocation being
+-- draw size, version, active, returning, incarnation, revocation...}, each
+-- revocation being
 -- "cursor:expiry:pass id"; nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
 	return false
@@ -16,6 +17,8 @@ for i = 1, 10 do
 end
 out[11] = redis.call('ZCARD', live)
 out[12] = redis.call('ZCARD', returners)
+out[13] = redis.call('HGET', meta, 'inc') or ''
+
 local revs = redis.call('ZRANGEBYSCORE', revoked, '(' .. ARGV[2], '+inf')
 for _, m in ipairs(revs) do
 	local exp = tonumber(string.match(m, '^%d+:(%-?%d+):'))
