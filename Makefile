@@ -10,8 +10,9 @@ all: build
 build:
 	$(GO) build -o $(BIN)/foyer ./cmd/foyer
 	$(GO) build -o $(BIN)/onsale ./cmd/onsale
+	$(GO) build -o $(BIN)/booking ./cmd/booking
 
-# The demo: Foyer on :8080 in front of the origin, memory stores, no servers needed.
+# The demo: Foyer on :8080 in front of the booking service, memory stores, no servers needed.
 run: build
 	@./scripts/run.sh
 
@@ -30,7 +31,11 @@ test-short:
 # Benchmarks, as ratios against a baseline measured in the same run.
 bench: build services
 	$(BIN)/onsale bench proxy
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./waitingroom/...
+	$(BIN)/onsale bench poll
+	$(BIN)/onsale bench join
+	$(BIN)/onsale bench join -store redis://127.0.0.1:6379
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./waitingroom/... ./gateway/
+	$(GO) test -run '^$$' -bench . -benchtime 10x ./booking/pgstore/
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzOpenTicket -fuzztime 30s ./waitingroom/

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# run.sh starts the demo stack: Foyer on :8080 in front of the demo origin, all on
-# embedded memory stores. Ctrl-C stops everything.
+# run.sh starts the demo stack: Foyer on :8080 in front of the booking service on
+# 127.0.0.1:9000, all on embedded memory stores. Ctrl-C stops everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .run
@@ -26,12 +26,28 @@ if ! curl -fs -o /dev/null http://127.0.0.1:8080/_waiting-room/jwks.json; then
 	exit 1
 fi
 
+# The booking service trusts the passes Foyer signs, through its JWKS.
+./bin/booking -addr 127.0.0.1:9000 -seed-demo -admin-token dev-admin -room demo \
+	-jwks http://127.0.0.1:8080/_waiting-room/jwks.json \
+	-public-url http://localhost:8080 >.run/booking.log 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do
+	curl -fs -o /dev/null http://127.0.0.1:9000/healthz && break
+	sleep 0.1
+done
+if ! curl -fs -o /dev/null http://127.0.0.1:9000/healthz; then
+	echo "the booking service did not start; see .run/booking.log" >&2
+	tail -n 20 .run/booking.log >&2
+	exit 1
+fi
+
 cat <<MSG
 
   Foyer is running.  Open  http://localhost:8080/
 
-  Two fans get in at once and 20 more a minute; open more private windows to
-  queue behind them. Logs are in .run/. Ctrl-C stops everything.
+  Two fans shop at once and 30 more may come in each minute: open a few
+  private windows to queue behind them. A fan whose tickets are delivered
+  frees their slot for the next. Logs are in .run/. Ctrl-C stops everything.
 
 MSG
 wait -n "${pids[@]}"

@@ -19,8 +19,9 @@ const (
 	// rateWindow is the span the serving rate is measured over: long enough to
 	// smooth the per-second steps, short enough to follow an admin's change.
 	rateWindow = time.Minute
-	// minRateSpan is the least history worth a measured rate.
-	minRateSpan = 10 * time.Second
+	// minRateSpan is the least history worth a measured rate: less, and the
+	// burst that fills a freshly opened room passes for its pace.
+	minRateSpan = 30 * time.Second
 )
 
 func (f *flow) add(at time.Time, c Counters) {
