@@ -2,10 +2,54 @@ package gateway
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
 )
+
+// ourCookies finds the ticket and the pass in one pass over the request's
+// Cookie headers, without building every cookie the browser sent (net/http
+// would parse them all on each lookup, on every request).
+func (h *Handler) ourCookies(r *http.Request) (ticket, pass string) {
+	for _, line := range r.Header["Cookie"] {
+		for part := range strings.SplitSeq(line, ";") {
+			name, value, ok := strings.Cut(strings.TrimSpace(part), "=")
+			if !ok {
+				continue
+			}
+			if len(value) > 1 && value[0] == '"' && value[len(value)-1] == '"' {
+				value = value[1 : len(value)-1]
+			}
+			switch name {
+			case h.ticketCk:
+				ticket = value
+			case h.passCk:
+				pass = value
+			}
+		}
+	}
+	return ticket, pass
+}
+
+// setCookie adds a Set-Cookie for one of our cookies. Their values are
+// base64url and JWTs, valid cookie octets by construction, so the header is
+// written directly rather than through http.Cookie's validation.
+func setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {
+	var b strings.Builder
+	b.Grow(len(name) + len(value) + 64)
+	b.WriteString(name)
+	b.WriteByte('=')
+	b.WriteString(value)
+	b.WriteString("; Path=/; Max-Age=")
+	b.WriteString(strconv.Itoa(maxAge))
+	b.WriteString("; HttpOnly; SameSite=Lax")
+	if r.TLS != nil {
+		b.WriteString("; Secure")
+	}
+	w.Header().Add("Set-Cookie", b.String())
+}
 
 // setTicket hands the visitor their (renewed) ticket. The ticket is re-sealed on
 // every answer because it carries the last position shown.
@@ -14,39 +58,15 @@ func (h *Handler) setTicket(w http.ResponseWriter, r *http.Request, vis waitingr
 		return // no place was given (closed, sold out): nothing to keep
 	}
 	life := h.room.Settings().TicketLifetime
-	http.SetCookie(w, &http.Cookie{
-		Name:     h.ticketCk,
-		Value:    h.room.SealTicket(vis.Ticket),
-		Path:     "/",
-		MaxAge:   int(life / time.Second),
-		HttpOnly: true,
-		Secure:   r.TLS != nil,
-		SameSite: http.SameSiteLaxMode,
-	})
+	setCookie(w, r, h.ticketCk, h.room.SealTicket(vis.Ticket), int(life/time.Second))
 }
 
 // setPass hands the visitor their admission pass, valid until the session ends.
 func (h *Handler) setPass(w http.ResponseWriter, r *http.Request, tok string, p waitingroom.Pass) {
-	http.SetCookie(w, &http.Cookie{
-		Name:     h.passCk,
-		Value:    tok,
-		Path:     "/",
-		MaxAge:   max(1, int(p.ExpiresAt.Sub(now())/time.Second)),
-		HttpOnly: true,
-		Secure:   r.TLS != nil,
-		SameSite: http.SameSiteLaxMode,
-	})
+	setCookie(w, r, h.passCk, tok, max(1, int(p.ExpiresAt.Sub(now())/time.Second)))
 }
 
 // clearPass removes the pass cookie, once the origin has ended the session.
 func (h *Handler) clearPass(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{
-		Name:     h.passCk,
-		Value:    "",
-		Path:     "/",
-		MaxAge:   -1,
-		HttpOnly: true,
-		Secure:   r.TLS != nil,
-		SameSite: http.SameSiteLaxMode,
-	})
+	setCookie(w, r, h.passCk, "", -1)
 }

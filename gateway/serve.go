@@ -49,13 +49,14 @@ type admission struct {
 // polls their place with their ticket, or joins the line, and is given a pass
 // when their turn has come.
 func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, error) {
-	if tok, p, ok := h.validPass(r); ok {
+	ticket, tok := h.ourCookies(r)
+	if p, ok := h.validPass(tok); ok {
 		return admission{token: tok, pass: p, status: h.room.AdmittedStatus(p)}, nil
 	}
 	if h.room.Settings().QueueingMethod == waitingroom.Passthrough {
 		return h.passThrough(w, r)
 	}
-	vis, err := h.visit(r)
+	vis, err := h.visit(r, ticket)
 	if errors.Is(err, waitingroom.ErrStoreUnavailable) && h.OnStoreFailure == storeFailureOpen {
 		// The operator chose to let everyone through rather than turn anyone
 		// away while the store is down.
@@ -100,28 +101,27 @@ func stripInbound(hdr http.Header) {
 	}
 }
 
-// validPass returns the request's pass if it holds a valid one for this room.
-func (h *Handler) validPass(r *http.Request) (string, waitingroom.Pass, bool) {
-	c, err := r.Cookie(h.passCk)
-	if err != nil || c.Value == "" {
-		return "", waitingroom.Pass{}, false
+// validPass returns the pass if it is a valid one for this room.
+func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
+	if tok == "" {
+		return waitingroom.Pass{}, false
 	}
-	p, err := h.room.CheckPass(c.Value)
+	p, err := h.room.CheckPass(tok)
 	if err != nil {
 		if ce := h.logger.Check(zap.DebugLevel, "pass refused"); ce != nil {
 			ce.Write(zap.String("room", h.Room), zap.Error(err))
 		}
-		return "", waitingroom.Pass{}, false
+		return waitingroom.Pass{}, false
 	}
-	return c.Value, p, true
+	return p, true
 }
 
 // visit polls the visitor's place if they hold a good ticket, and joins them
 // otherwise. A ticket that is malformed, forged, another room's or expired makes
 // a new visitor; it is never an error.
-func (h *Handler) visit(r *http.Request) (waitingroom.Visit, error) {
-	if c, err := r.Cookie(h.ticketCk); err == nil {
-		if t, err := h.room.OpenTicket(c.Value); err == nil {
+func (h *Handler) visit(r *http.Request, ticket string) (waitingroom.Visit, error) {
+	if ticket != "" {
+		if t, err := h.room.OpenTicket(ticket); err == nil {
 			return h.room.Poll(r.Context(), t)
 		}
 	}
@@ -152,7 +152,8 @@ func (h *Handler) writeStatus(w http.ResponseWriter, st waitingroom.Status) erro
 		code = http.StatusTooManyRequests
 		w.Header().Set("Retry-After", strconv.Itoa(st.RefreshSeconds))
 	}
-	return writeJSON(w, code, st)
+	body := st.AppendJSON(make([]byte, 0, 320))
+	return writeBody(w, code, append(body, '\n'))
 }
 
 // unavailable answers a new visitor who could not join because the store is
@@ -192,16 +193,23 @@ func writeJSON(w http.ResponseWriter, code int, v any) error {
 	if err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, err)
 	}
+	return writeBody(w, code, append(body, '\n'))
+}
+
+// writeBody answers a JSON body, not to be cached unless the caller said so.
+func writeBody(w http.ResponseWriter, code int, body []byte) error {
 	hdr := w.Header()
-	hdr.Set("Content-Type", "application/json")
-	if hdr.Get("Cache-Control") == "" {
-		hdr.Set("Cache-Control", "no-store")
+	// Fresh slices: a later handler may edit header values in place.
+	hdr["Content-Type"] = []string{"application/json"}
+	if _, ok := hdr["Cache-Control"]; !ok {
+		hdr["Cache-Control"] = []string{"no-store"}
 	}
-	hdr.Set("Content-Length", strconv.Itoa(len(body)+1))
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(code)
-	_, err = w.Write(append(body, '\n'))
+	_, err := w.Write(body)
 	return err
 }
+
 
 // apiError is the JSON shape of every error the gateway answers.
 type apiError struct {

@@ -31,11 +31,11 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request) error {
 	if !isUpgrade(r) {
 		return writeError(w, http.StatusBadRequest, "websocket_required", "This endpoint speaks WebSocket only; poll status instead.")
 	}
-	c, err := r.Cookie(h.ticketCk)
-	if err != nil {
+	ticket, _ := h.ourCookies(r)
+	if ticket == "" {
 		return writeError(w, http.StatusUnauthorized, "no_ticket", "Join the line first: no ticket was sent.")
 	}
-	t, err := h.room.OpenTicket(c.Value)
+	t, err := h.room.OpenTicket(ticket)
 	if err != nil || t.Claimed {
 		return writeError(w, http.StatusUnauthorized, "invalid_ticket", "The ticket is not valid for this room; reload the page.")
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // SigningKey is the room operator's Ed25519 key. It signs passes (EdDSA JWTs that
@@ -20,6 +21,7 @@ type SigningKey struct {
 	public    ed25519.PublicKey
 	kid       string
 	ticketKey []byte
+	macs      sync.Pool // of keyed HMAC-SHA256 states for tickets
 }
 
 // GenerateSigningKey makes a fresh random key.

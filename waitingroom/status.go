@@ -129,7 +129,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 	}
 	st.Position = &ahead
 	if first := t.FirstAhead - 1; first > 0 {
-		st.Progress = 1 - float64(ahead)/float64(first)
+		st.Progress = roundProgress(1 - float64(ahead)/float64(first))
 	} else {
 		st.Progress = 1
 	}
@@ -153,6 +153,9 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 	// those it matters least to.
 	return st.refreshIn(max(minRefresh, min(v.maxRefresh(), int(eta/4)))), t
 }
+
+// roundProgress keeps four decimals: finer means nothing to a progress bar.
+func roundProgress(p float64) float64 { return math.Round(p*1e4) / 1e4 }
 
 func (st Status) refreshIn(sec int) Status {
 	st.RefreshSeconds = sec

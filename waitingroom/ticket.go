@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"hash"
 	"time"
 )
 
@@ -96,14 +97,24 @@ func (k *SigningKey) SealTicket(t Ticket) string {
 	buf = binary.AppendUvarint(buf, t.Place)
 	buf = append(buf, byte(len(t.Room)))
 	buf = append(buf, t.Room...)
-	buf = append(buf, k.ticketMAC(buf)...)
+	var sum [sha256.Size]byte
+	buf = append(buf, k.ticketMAC(buf, sum[:0])...)
 	return ticketEncoding.EncodeToString(buf)
 }
 
-func (k *SigningKey) ticketMAC(payload []byte) []byte {
-	m := hmac.New(sha256.New, k.ticketKey)
+// ticketMAC appends the payload's tag to out. Keyed HMAC states are pooled:
+// every status poll opens and seals a ticket, and keying a fresh HMAC costs
+// as much as the MAC itself.
+func (k *SigningKey) ticketMAC(payload, out []byte) []byte {
+	m, _ := k.macs.Get().(hash.Hash)
+	if m == nil {
+		m = hmac.New(sha256.New, k.ticketKey)
+	}
+	m.Reset()
 	m.Write(payload)
-	return m.Sum(nil)[:ticketMACSize]
+	out = m.Sum(out)[:len(out)+ticketMACSize]
+	k.macs.Put(m)
+	return out
 }
 
 // OpenTicket authenticates and decodes a cookie value. It checks the room and that
@@ -117,7 +128,8 @@ func (k *SigningKey) OpenTicket(value, room string, now time.Time, lifetime time
 		return Ticket{}, ErrInvalidTicket
 	}
 	payload, mac := raw[:len(raw)-ticketMACSize], raw[len(raw)-ticketMACSize:]
-	if !hmac.Equal(mac, k.ticketMAC(payload)) {
+	var sum [sha256.Size]byte
+	if !hmac.Equal(mac, k.ticketMAC(payload, sum[:0])) {
 		return Ticket{}, ErrInvalidTicket
 	}
 	t, ok := decodeTicket(payload)
