@@ -210,7 +210,6 @@ func writeBody(w http.ResponseWriter, code int, body []byte) error {
 	return err
 }
 
-
 // apiError is the JSON shape of every error the gateway answers.
 type apiError struct {
 	Error   string `json:"error"`
