@@ -162,6 +162,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.room = h.handle.room
+	registerMetrics(ctx.GetMetricsRegistry(), h.logger)
 	return nil
 }
 

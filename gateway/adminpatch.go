@@ -1,0 +1,187 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// maxPatchBody bounds a PATCH body. Every runtime setting at once fits in well
+// under a kilobyte; anything much larger is a mistake or an attack.
+const maxPatchBody = 64 << 10
+
+// settingKind is the JSON type of a runtime setting, for error messages and for
+// the command line, which types key=value arguments by it.
+type settingKind int
+
+const (
+	kindString settingKind = iota
+	kindInt
+	kindBool
+)
+
+func (k settingKind) want() string {
+	switch k {
+	case kindInt:
+		return "a whole number"
+	case kindBool:
+		return "true or false"
+	}
+	return "a string"
+}
+
+// runtimeSetting is one setting an admin may change while the room runs: the
+// JSON fields of waitingroom.Overrides.
+type runtimeSetting struct {
+	name string
+	kind settingKind
+}
+
+var runtimeSettings = []runtimeSetting{
+	{"title", kindString},
+	{"new_users_per_minute", kindInt},
+	{"total_active_users", kindInt},
+	{"session_duration", kindString},
+	{"queueing_method", kindString},
+	{"queue_all", kindBool},
+	{"prequeue_start", kindString},
+	{"event_start", kindString},
+	{"event_end", kindString},
+	{"paused", kindBool},
+	{"sold_out", kindBool},
+}
+
+// configOnlySettings are settings of the configuration that a running room
+// cannot change, named so that a PATCH naming one is told why it failed.
+var configOnlySettings = []string{
+	"room", "store", "shuffle_at_event_start", "signing_key", "page", "path_prefix",
+	"cookie_prefix", "admission_grace", "ticket_lifetime", "queued_status_code",
+	"issuer", "on_store_failure",
+}
+
+func lookupSetting(name string) (runtimeSetting, bool) {
+	i := slices.IndexFunc(runtimeSettings, func(s runtimeSetting) bool { return s.name == name })
+	if i < 0 {
+		return runtimeSetting{}, false
+	}
+	return runtimeSettings[i], true
+}
+
+func runtimeSettingNames() string {
+	names := make([]string, len(runtimeSettings))
+	for i, s := range runtimeSettings {
+		names[i] = s.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// decodeSetting decodes one setting's value through Overrides' own JSON, so
+// the types and notations are the ones the store keeps.
+func decodeSetting(name string, raw json.RawMessage) (waitingroom.Overrides, error) {
+	var one waitingroom.Overrides
+	obj := append(append([]byte(`{"`+name+`":`), raw...), '}')
+	if err := json.Unmarshal(obj, &one); err != nil {
+		return one, err
+	}
+	if m := one.QueueingMethod; m != nil {
+		switch *m {
+		case waitingroom.FIFO, waitingroom.Passthrough, waitingroom.Reject:
+		case waitingroom.Random:
+			return one, errors.New("random is not available yet; use fifo, or shuffle_at_event_start in the configuration for a fair draw of the pre-queue")
+		default:
+			return one, fmt.Errorf("must be fifo, passthrough or reject, got %q", *m)
+		}
+	}
+	return one, nil
+}
+
+// patchError is a PATCH body that cannot be applied, with the code and message
+// the admin API answers.
+type patchError struct {
+	code    string
+	message string
+}
+
+func (e *patchError) Error() string { return e.message }
+
+func badBody(code, format string, args ...any) *patchError {
+	return &patchError{code: code, message: fmt.Sprintf(format, args...)}
+}
+
+// decodePatch reads a PATCH body strictly: a JSON object of runtime settings,
+// each named once, with a value of its type. Anything else is refused, naming
+// the setting at fault, so that a typo never passes for a change that did not
+// happen. It returns the overrides and the names of the settings they set.
+func decodePatch(body []byte) (waitingroom.Overrides, []string, *patchError) {
+	var o waitingroom.Overrides
+	if len(bytes.TrimSpace(body)) == 0 {
+		return o, nil, badBody("empty_body", `the body is empty; send a JSON object of settings, such as {"paused": true}`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	tok, err := dec.Token()
+	if err != nil {
+		return o, nil, malformed(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return o, nil, badBody("invalid_body", "the body must be a JSON object of settings")
+	}
+	var names []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return o, nil, malformed(err)
+		}
+		name, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return o, nil, malformed(err)
+		}
+		if slices.Contains(names, name) {
+			return o, nil, badBody("invalid_body", "%s: given twice", name)
+		}
+		rs, ok := lookupSetting(name)
+		switch {
+		case !ok && slices.Contains(configOnlySettings, name):
+			return o, nil, badBody("unknown_setting", "%s: cannot be changed at runtime; change it in the configuration", name)
+		case !ok:
+			return o, nil, badBody("unknown_setting", "%q is not a runtime setting; they are: %s", name, runtimeSettingNames())
+		case string(raw) == "null":
+			return o, nil, badBody("invalid_setting", "%s: must be %s, not null", name, rs.kind.want())
+		}
+		one, err := decodeSetting(name, raw)
+		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+			return o, nil, badBody("invalid_setting", "%s: must be %s", name, rs.kind.want())
+		}
+		if err != nil {
+			return o, nil, badBody("invalid_setting", "%s: %v", name, err)
+		}
+		o = o.Merge(one)
+		names = append(names, name)
+	}
+	if _, err := dec.Token(); err != nil {
+		return o, nil, malformed(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return o, nil, badBody("malformed_json", "malformed JSON: unexpected data after the object")
+	}
+	if len(names) == 0 {
+		return o, nil, badBody("no_settings", "the body names no setting to change; runtime settings are: %s", runtimeSettingNames())
+	}
+	return o, names, nil
+}
+
+func malformed(err error) *patchError {
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return badBody("malformed_json", "malformed JSON at byte %d: %v", se.Offset, err)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return badBody("malformed_json", "malformed JSON: the body ends too soon")
+	}
+	return badBody("malformed_json", "malformed JSON: %v", err)
+}

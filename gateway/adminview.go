@@ -1,0 +1,165 @@
+package gateway
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// roomView is how the admin API shows a room: what is in force, what the store
+// counts, and what this node saw. Durations read like the Caddyfile ("10m"),
+// times are RFC 3339.
+type roomView struct {
+	Room string `json:"room"`
+	// Phase is where the schedule stands: not_yet_open, prequeue, live or ended.
+	Phase     string `json:"phase"`
+	Admitting bool   `json:"admitting"`
+	// StoreHealthy is false while this node cannot reach the room's store.
+	StoreHealthy bool      `json:"store_healthy"`
+	AsOf         time.Time `json:"as_of"`
+
+	Settings         settingsView   `json:"settings"`
+	Overrides        map[string]any `json:"overrides"`
+	OverridesVersion int64          `json:"overrides_version"`
+
+	Counters  waitingroom.Counters `json:"counters"`
+	Active    int                  `json:"active"`
+	Pending   int                  `json:"pending"`
+	Returning int                  `json:"returning"`
+	Waiting   uint64               `json:"waiting"`
+	// ServingRatePerMinute is the measured admission rate over the last
+	// minute; null until the node has watched the line long enough.
+	ServingRatePerMinute *float64 `json:"serving_rate_per_minute"`
+	// LastInLineETASeconds is the expected wait of whoever joined last; null
+	// while the line does not move.
+	LastInLineETASeconds *int64 `json:"last_in_line_eta_seconds"`
+
+	Node nodeStats `json:"node"`
+}
+
+// settingsView is waitingroom.Settings in the configuration's own notation.
+type settingsView struct {
+	Title               string `json:"title,omitempty"`
+	NewUsersPerMinute   int    `json:"new_users_per_minute"`
+	TotalActiveUsers    int    `json:"total_active_users"`
+	SessionDuration     string `json:"session_duration"`
+	QueueingMethod      string `json:"queueing_method"`
+	QueueAll            bool   `json:"queue_all"`
+	PrequeueStart       string `json:"prequeue_start,omitempty"`
+	EventStart          string `json:"event_start,omitempty"`
+	EventEnd            string `json:"event_end,omitempty"`
+	ShuffleAtEventStart bool   `json:"shuffle_at_event_start"`
+	AdmissionGrace      string `json:"admission_grace"`
+	TicketLifetime      string `json:"ticket_lifetime"`
+	Paused              bool   `json:"paused"`
+	SoldOut             bool   `json:"sold_out"`
+}
+
+func newRoomView(in waitingroom.Info, node nodeStats) roomView {
+	v := roomView{
+		Room:             in.Room,
+		Phase:            in.Phase.String(),
+		Admitting:        in.Admitting,
+		StoreHealthy:     in.Healthy,
+		AsOf:             in.At.UTC().Truncate(time.Millisecond),
+		Settings:         newSettingsView(in.Settings),
+		Overrides:        overridesView(in.Overrides),
+		OverridesVersion: in.Version,
+		Counters:         in.Snapshot.Counters,
+		Active:           in.Snapshot.Active,
+		Pending:          in.Snapshot.Pending,
+		Returning:        in.Snapshot.Returning,
+		Waiting:          in.Waiting,
+		Node:             node,
+	}
+	if in.RateMeasured {
+		perMin := math.Round(in.ServingRate*60*10) / 10
+		v.ServingRatePerMinute = &perMin
+	}
+	if in.LastETA != nil {
+		sec := int64(in.LastETA.Seconds())
+		v.LastInLineETASeconds = &sec
+	}
+	return v
+}
+
+func newSettingsView(s waitingroom.Settings) settingsView {
+	return settingsView{
+		Title:               s.Title,
+		NewUsersPerMinute:   s.NewUsersPerMinute,
+		TotalActiveUsers:    s.TotalActiveUsers,
+		SessionDuration:     shortDuration(s.SessionDuration),
+		QueueingMethod:      string(s.QueueingMethod),
+		QueueAll:            s.QueueAll,
+		PrequeueStart:       rfc3339(s.PrequeueStart),
+		EventStart:          rfc3339(s.EventStart),
+		EventEnd:            rfc3339(s.EventEnd),
+		ShuffleAtEventStart: s.ShuffleAtEventStart,
+		AdmissionGrace:      shortDuration(s.AdmissionGrace),
+		TicketLifetime:      shortDuration(s.TicketLifetime),
+		Paused:              s.Paused,
+		SoldOut:             s.SoldOut,
+	}
+}
+
+// overridesView lists the overrides that are set, under their JSON names, in
+// the notation a PATCH takes. A cleared time shows as "".
+func overridesView(o waitingroom.Overrides) map[string]any {
+	m := make(map[string]any)
+	if o.Title != nil {
+		m["title"] = *o.Title
+	}
+	if o.NewUsersPerMinute != nil {
+		m["new_users_per_minute"] = *o.NewUsersPerMinute
+	}
+	if o.TotalActiveUsers != nil {
+		m["total_active_users"] = *o.TotalActiveUsers
+	}
+	if o.SessionDuration != nil {
+		m["session_duration"] = shortDuration(time.Duration(*o.SessionDuration))
+	}
+	if o.QueueingMethod != nil {
+		m["queueing_method"] = string(*o.QueueingMethod)
+	}
+	if o.QueueAll != nil {
+		m["queue_all"] = *o.QueueAll
+	}
+	if o.PrequeueStart != nil {
+		m["prequeue_start"] = rfc3339(o.PrequeueStart.Time)
+	}
+	if o.EventStart != nil {
+		m["event_start"] = rfc3339(o.EventStart.Time)
+	}
+	if o.EventEnd != nil {
+		m["event_end"] = rfc3339(o.EventEnd.Time)
+	}
+	if o.Paused != nil {
+		m["paused"] = *o.Paused
+	}
+	if o.SoldOut != nil {
+		m["sold_out"] = *o.SoldOut
+	}
+	return m
+}
+
+// shortDuration writes d as the Caddyfile would: "10m", "1h30m", "45s", rather
+// than Go's "10m0s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}

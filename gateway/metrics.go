@@ -1,0 +1,121 @@
+package gateway
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+)
+
+// roomCollector exports every live room's state to Prometheus. It reads the
+// rooms when scraped, from what each node already keeps, so the serving path
+// pays nothing for metrics and a scrape makes no store call. Series are
+// labelled by room only: never by visitor, whose numbers are unbounded.
+type roomCollector struct {
+	rooms roomSource
+}
+
+// roomMetrics is the one collector of the process. Every handler registers the
+// same value, so a second handler's registration is a no-op, and a reload's
+// new registry gets it again while the old registry, and nothing else, goes
+// away with the old config.
+var roomMetrics = &roomCollector{rooms: liveRooms}
+
+// registerMetrics puts the room metrics on Caddy's registry for this config.
+// Failing to is logged rather than fatal: fans must not be turned away because
+// a metric could not be registered.
+func registerMetrics(reg *prometheus.Registry, logger *zap.Logger) {
+	if reg == nil {
+		return
+	}
+	err := reg.Register(roomMetrics)
+	if _, ok := errors.AsType[prometheus.AlreadyRegisteredError](err); err == nil || ok {
+		return
+	}
+	logger.Error("registering waiting room metrics", zap.Error(err))
+}
+
+const metricPrefix = "foyer_waiting_room_"
+
+func roomDesc(name, help string) *prometheus.Desc {
+	return prometheus.NewDesc(metricPrefix+name, help, []string{"room"}, nil)
+}
+
+// Room-wide values come from the shared store: every node reports the same
+// numbers, so aggregate them across nodes with max, not sum. Node values count
+// what happened on this node: sum them.
+var (
+	descWaiting   = roomDesc("waiting", "Estimated people waiting in line (room-wide).")
+	descActive    = roomDesc("active", "Sessions live now (room-wide).")
+	descPending   = roomDesc("pending", "Places admitted but not yet claimed (room-wide).")
+	descReturning = roomDesc("returning", "Late returners waiting for a free slot (room-wide).")
+	descAdmitted  = roomDesc("admitted_total", "Places admitted since the room was created (room-wide).")
+	descClaimed   = roomDesc("claimed_total", "Sessions opened since the room was created (room-wide).")
+	descAbandoned = roomDesc("abandoned_total", "Admitted places never claimed in time (room-wide).")
+	descETA       = roomDesc("last_in_line_eta_seconds", "Expected wait of whoever joined last; absent while the line does not move.")
+	descHealthy   = roomDesc("store_healthy", "1 while this node reaches the room's store, 0 otherwise.")
+
+	descJoins          = roomDesc("joins_total", "Visitors given a ticket by this node.")
+	descDirectAdmits   = roomDesc("direct_admits_total", "Visitors this node let straight in on joining.")
+	descPolls          = roomDesc("polls_total", "Status answers given by this node.")
+	descClaims         = roomDesc("claims_total", "Sessions opened by a claim on this node.")
+	descPassesRejected = roomDesc("passes_rejected_total", "Passes this node refused (invalid, expired or revoked).")
+	descRevokes        = roomDesc("revokes_total", "Sessions the origin ended through this node.")
+	descStoreErrors    = roomDesc("store_errors_total", "Store calls from this node that failed.")
+	descReseeds        = roomDesc("reseeds_total", "Times this node found the store had lost the room and re-seeded it.")
+)
+
+var allDescs = []*prometheus.Desc{
+	descWaiting, descActive, descPending, descReturning, descAdmitted, descClaimed,
+	descAbandoned, descETA, descHealthy, descJoins, descDirectAdmits, descPolls,
+	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds,
+}
+
+// Describe implements prometheus.Collector.
+func (c *roomCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range allDescs {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector. A room served by several handles
+// (during a reload) is reported once, so the registry never sees a series
+// twice.
+func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, lr := range c.rooms() {
+		_, in := lr.lead()
+		n := lr.stats()
+		gauge := func(d *prometheus.Desc, v float64) {
+			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lr.id)
+		}
+		counter := func(d *prometheus.Desc, v uint64) {
+			ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), lr.id)
+		}
+		gauge(descWaiting, float64(in.Waiting))
+		gauge(descActive, float64(in.Snapshot.Active))
+		gauge(descPending, float64(in.Snapshot.Pending))
+		gauge(descReturning, float64(in.Snapshot.Returning))
+		counter(descAdmitted, in.Snapshot.Admitted)
+		counter(descClaimed, in.Snapshot.Claimed)
+		counter(descAbandoned, in.Snapshot.Abandoned)
+		if in.LastETA != nil {
+			gauge(descETA, in.LastETA.Seconds())
+		}
+		healthy := 0.0
+		if in.Healthy {
+			healthy = 1
+		}
+		gauge(descHealthy, healthy)
+		counter(descJoins, n.Joins)
+		counter(descDirectAdmits, n.DirectAdmits)
+		counter(descPolls, n.Polls)
+		counter(descClaims, n.Claims)
+		counter(descPassesRejected, n.PassesRejected)
+		counter(descRevokes, n.Revokes)
+		counter(descStoreErrors, n.StoreErrors)
+		counter(descReseeds, n.Reseeds)
+	}
+}
+
+// Interface guard.
+var _ prometheus.Collector = (*roomCollector)(nil)

@@ -1,0 +1,126 @@
+package gateway
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// gather scrapes reg into name → room → value, checking that every series is
+// labelled by room and nothing else.
+func gather(t *testing.T, reg *prometheus.Registry) map[string]map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	out := make(map[string]map[string]float64)
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			labels := m.GetLabel()
+			if len(labels) != 1 || labels[0].GetName() != "room" {
+				t.Fatalf("%s has labels %v, want room only", f.GetName(), labels)
+			}
+			v := m.GetGauge().GetValue()
+			if f.GetType().String() == "COUNTER" {
+				v = m.GetCounter().GetValue()
+			}
+			if out[f.GetName()] == nil {
+				out[f.GetName()] = make(map[string]float64)
+			}
+			out[f.GetName()][labels[0].GetValue()] = v
+		}
+	}
+	return out
+}
+
+func TestMetricsReportLiveRooms(t *testing.T) {
+	e := newAdminEnv(t, nil)
+	concert := e.node("concert", waitingroom.Settings{NewUsersPerMinute: 60, TotalActiveUsers: 100, SessionDuration: 10 * time.Minute})
+	// A reload in progress: a second handle on the concert, counting its own
+	// node events, must not make the registry see the room twice.
+	concert2 := e.node("concert", waitingroom.Settings{NewUsersPerMinute: 60, TotalActiveUsers: 100, SessionDuration: 10 * time.Minute, Title: "new"})
+	quiet := e.node("quiet", waitingroom.Settings{})
+	e.join(concert, 4) // one walks in, three wait
+	e.join(concert2, 2)
+	e.step(1, concert, concert2, quiet) // one more admitted, not yet claimed
+	if err := concert.Revoke(context.Background(), waitingroom.Pass{ID: "p1", Subject: "s", ExpiresAt: e.clock.Now().Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := concert.CheckPass("not-a-pass"); err == nil {
+		t.Fatal("a garbage pass was accepted")
+	}
+
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(&roomCollector{rooms: func() []liveRoom { return groupRooms([]*waitingroom.Room{concert, concert2, quiet}) }})
+	got := gather(t, reg)
+	want := map[string]float64{
+		"waiting":               4, // six keys, two admitted
+		"active":                1,
+		"pending":               1,
+		"returning":             0,
+		"admitted_total":        2,
+		"claimed_total":         1,
+		"abandoned_total":       0,
+		"store_healthy":         1,
+		"joins_total":           6, // both handles
+		"direct_admits_total":   1,
+		"polls_total":           5,
+		"claims_total":          0,
+		"passes_rejected_total": 1,
+		"revokes_total":         1,
+		"store_errors_total":    0,
+		"reseeds_total":         0,
+		// Four places; until measured, the outflow is the smaller of the rate
+		// (1/s) and the cap turning over once a session (100 per 600 s).
+		"last_in_line_eta_seconds": 24,
+	}
+	for name, v := range want {
+		if g, ok := got[metricPrefix+name]["concert"]; !ok || g != v {
+			t.Errorf("%s{room=concert} = %v (present %v), want %v", metricPrefix+name, g, ok, v)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d metric families, want %d: %v", len(got), len(want), got)
+	}
+	if v, ok := got[metricPrefix+"waiting"]["quiet"]; !ok || v != 0 {
+		t.Errorf("the quiet room is missing or not empty: %v %v", v, ok)
+	}
+
+	// A paused line has no ETA: the series goes away rather than lie.
+	paused := true
+	if _, err := concert.Patch(context.Background(), waitingroom.Overrides{Paused: &paused}); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, concert2)
+	if v, ok := gather(t, reg)[metricPrefix+"last_in_line_eta_seconds"]["concert"]; ok {
+		t.Errorf("paused room still reports an ETA of %v", v)
+	}
+}
+
+// TestMetricsRegisterOncePerRegistry: every handler of a config registers the
+// collector on the config's registry; only the first does anything, and a new
+// config's registry takes it again.
+func TestMetricsRegisterOncePerRegistry(t *testing.T) {
+	first := prometheus.NewPedanticRegistry()
+	for range 3 {
+		registerMetrics(first, zap.NewNop())
+	}
+	if _, err := first.Gather(); err != nil {
+		t.Fatalf("gather after registering three times: %v", err)
+	}
+	if !first.Unregister(roomMetrics) || first.Unregister(roomMetrics) {
+		t.Error("the collector was not registered exactly once")
+	}
+	reload := prometheus.NewPedanticRegistry()
+	registerMetrics(reload, zap.NewNop())
+	if !reload.Unregister(roomMetrics) {
+		t.Error("a new config's registry did not get the collector")
+	}
+	registerMetrics(nil, zap.NewNop()) // a context without metrics
+}

@@ -1,0 +1,106 @@
+package waitingroom
+
+import (
+	"math"
+	"time"
+)
+
+// Info is a room's state as this node sees it, for operators: the admin API and
+// the metrics read it. Reading it costs no store call, so a scrape or a status
+// page never adds load to the shared store.
+type Info struct {
+	Room string
+	// Settings are the settings in force: the configuration with the overrides
+	// applied.
+	Settings Settings
+	// Overrides are the runtime changes in force, and Version their version in
+	// the store.
+	Overrides Overrides
+	Version   int64
+	// Snapshot is the store's state as last read (without revocations), At when
+	// it was read, and Healthy whether the store answered recently.
+	Snapshot Snapshot
+	At       time.Time
+	Healthy  bool
+	// Phase is where the schedule stands now; Admitting says whether the
+	// controller may move the line forward (not paused, sold out, held or
+	// closed).
+	Phase     Phase
+	Admitting bool
+	// Waiting is the estimated number of people in line: the places not yet
+	// admitted, scaled by the share of admitted people who show up.
+	Waiting uint64
+	// ServingRate is the measured admission rate in places per second over the
+	// last minute; RateMeasured is false while there is too little history.
+	ServingRate  float64
+	RateMeasured bool
+	// LastETA is the expected wait of whoever joined last, rounded up to the
+	// second; nil while the line does not move (paused, sold out, held, closed,
+	// or the store unreachable).
+	LastETA *time.Duration
+}
+
+// Info describes the room as this node knows it now.
+func (r *Room) Info() Info {
+	now := r.now()
+	v := r.view.Load()
+	r.mu.Lock()
+	o, version := r.overrides, r.version
+	rate, measured := r.flow.servingRate()
+	r.mu.Unlock()
+	snap := v.snap
+	snap.Revocations = nil
+	return Info{
+		Room:         r.id,
+		Settings:     v.settings,
+		Overrides:    o,
+		Version:      version,
+		Snapshot:     snap,
+		At:           v.at,
+		Healthy:      v.healthy,
+		Phase:        v.settings.PhaseAt(now),
+		Admitting:    v.settings.admitting(now),
+		Waiting:      uint64(math.Round(float64(v.snap.Seq-min(v.snap.Serving, v.snap.Seq)) * v.showUp)),
+		ServingRate:  rate,
+		RateMeasured: measured,
+		LastETA:      v.lastETA(now),
+	}
+}
+
+// lastETA is the wait of the last place handed out, computed as a visitor's
+// status computes theirs, so the operator sees what the last fan is told.
+func (v *view) lastETA(now time.Time) *time.Duration {
+	s := v.settings
+	if !v.healthy || s.Paused || s.SoldOut || s.QueueAll || s.QueueingMethod == Reject {
+		return nil
+	}
+	// The last place handed out waits for everyone ahead and for itself.
+	places := float64(v.snap.Seq - min(v.snap.Serving, v.snap.Seq))
+	var secs float64
+	switch s.PhaseAt(now) {
+	case Live:
+		secs = places / v.outflow()
+	case Prequeue:
+		// Nobody moves before the start; then the line drains at the outflow.
+		secs = s.EventStart.Sub(now).Seconds() + places/v.outflow()
+	default:
+		return nil
+	}
+	wait := time.Duration(math.Ceil(secs)) * time.Second
+	return &wait
+}
+
+// String names the phase as the admin API shows it.
+func (p Phase) String() string {
+	switch p {
+	case NotYetOpen:
+		return "not_yet_open"
+	case Prequeue:
+		return "prequeue"
+	case Live:
+		return "live"
+	case Ended:
+		return "ended"
+	}
+	return "unknown"
+}
