@@ -207,6 +207,9 @@ func (a *AdminAPI) patchFailed(w http.ResponseWriter, room string, err error) er
 		w.Header().Set("Retry-After", "1")
 		return writeError(w, http.StatusServiceUnavailable, "store_unavailable", "the room's store cannot be reached; nothing was changed, try again shortly")
 	}
+	if errors.Is(err, waitingroom.ErrVersionConflict) {
+		return writeError(w, http.StatusConflict, "conflict", "the room's settings kept changing under concurrent updates; nothing was changed, try again")
+	}
 	return writeError(w, http.StatusInternalServerError, "internal", "the change could not be applied: "+err.Error())
 }
 

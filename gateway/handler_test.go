@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -275,5 +276,21 @@ func TestPassthroughStillIssuesPasses(t *testing.T) {
 		if o.calls != 1 || o.lastReq.Header.Get(headerPass) == "" {
 			t.Fatalf("visitor %d in a passthrough room: origin calls %d", i, o.calls)
 		}
+	}
+}
+
+func TestCustomPage(t *testing.T) {
+	page := t.TempDir() + "/page.html"
+	src := `<!doctype html><title>{{.Title}}</title><p id="mine">{{.Headline}} / {{.Position}} / {{.Status.State}}</p>`
+	if err := os.WriteFile(page, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := testHandler(t, Handler{Title: "Custom <night>", Page: page, QueueAll: true}, nil)
+	rec := serve(h, &origin{}, get("/"))
+	if body := rec.Body.String(); !strings.Contains(body, `<p id="mine">The line is paused / 0 / paused</p>`) || !strings.Contains(body, "Custom &lt;night&gt;") {
+		t.Fatalf("custom page not used or not escaped: %s", body)
+	}
+	if err := (&Handler{Room: "r", Page: t.TempDir() + "/missing.html"}).setup(); err == nil || !strings.Contains(err.Error(), "page") {
+		t.Fatalf("a missing page file: %v, want an error naming page", err)
 	}
 }

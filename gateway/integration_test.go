@@ -58,7 +58,7 @@ func (f *fan) status(base string) waitingroom.Status {
 
 // capOneConfig fronts an origin that echoes the pass it was given, and ends the
 // fan's session when they reach /done.
-func capOneConfig(storage string) string {
+func capOneConfig(storage, room string) string {
 	return fmt.Sprintf(`
 	{
 		skip_install_trust
@@ -70,7 +70,7 @@ func capOneConfig(storage string) string {
 	}
 	http://localhost:9080 {
 		waiting_room {
-			room cap-one
+			room %s
 			title "Cap one"
 			total_active_users 1
 			new_users_per_minute 60
@@ -84,7 +84,7 @@ func capOneConfig(storage string) string {
 		header @done X-Waiting-Room-Debug leak
 		respond @done "bye" 200
 		respond "origin got pass={http.request.header.X-Waiting-Room-Pass} spoof={http.request.header.X-Waiting-Room-Spoof}" 200
-	}`, storage)
+	}`, storage, room)
 }
 
 const base = "http://localhost:9080"
@@ -92,7 +92,7 @@ const base = "http://localhost:9080"
 func TestCaddyCapOneRevokeLetsTheNextIn(t *testing.T) {
 	clock := useTestClock(t)
 	tester := caddytest.NewTester(t)
-	tester.InitServer(capOneConfig(t.TempDir()), "caddyfile")
+	tester.InitServer(capOneConfig(t.TempDir(), "cap-one"), "caddyfile")
 
 	a, b := newFan(t), newFan(t)
 	resp, body := a.get(base+"/events/42", "X-Waiting-Room-Spoof", "evil", "X-Waiting-Room-Pass", "forged")
@@ -139,4 +139,29 @@ func findCookie(resp *http.Response, name string) *http.Cookie {
 		}
 	}
 	return nil
+}
+
+// TestCaddyKeyKeptAcrossReloads: with no signing_key, the key is generated once
+// and kept in Caddy's storage, so a reload (or a restart on the same storage)
+// signs with the same key and passes already out there stay valid.
+func TestCaddyKeyKeptAcrossReloads(t *testing.T) {
+	useTestClock(t)
+	storage := t.TempDir()
+	tester := caddytest.NewTester(t)
+	tester.InitServer(capOneConfig(storage, "key-kept"), "caddyfile")
+	fan := newFan(t)
+	if _, body := fan.get(base + "/events/42"); !strings.HasPrefix(body, "origin got pass=ey") {
+		t.Fatalf("fan not admitted: %q", body)
+	}
+	_, jwks1 := fan.get(base + "/_waiting-room/jwks.json")
+
+	// A different configuration: a new room object, provisioned from scratch.
+	tester.InitServer(strings.Replace(capOneConfig(storage, "key-kept"), `title "Cap one"`, `title "Cap one, reloaded"`, 1), "caddyfile")
+	_, jwks2 := fan.get(base + "/_waiting-room/jwks.json")
+	if jwks1 != jwks2 {
+		t.Fatalf("the key changed across a reload:\n%s\n%s", jwks1, jwks2)
+	}
+	if _, body := fan.get(base + "/events/42"); !strings.HasPrefix(body, "origin got pass=ey") {
+		t.Fatalf("an admitted fan was turned away after a reload: %q", body)
+	}
 }

@@ -70,7 +70,7 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 		"store_healthy":         1,
 		"joins_total":           6, // both handles
 		"direct_admits_total":   1,
-		"polls_total":           5,
+		"polls_total":           0, // joining is not polling
 		"claims_total":          0,
 		"passes_rejected_total": 1,
 		"revokes_total":         1,

@@ -16,7 +16,10 @@ import (
 	"github.com/foyer-dev/foyer/waitingroom/redisstore"
 )
 
-const caddyLockTimeout = 30 * time.Second
+const (
+	caddyLockTimeout = 30 * time.Second
+	roomStartTimeout = 3 * time.Second
+)
 
 // clockOverride replaces the gateway's clock in tests, which drive rooms through
 // time without sleeping. Rooms of a running Caddy read it concurrently.
@@ -139,7 +142,13 @@ func acquireRoom(ctx caddy.Context, h *Handler, logger *zap.Logger) (*roomHandle
 		// The room runs on its own context: it must outlive the config that
 		// created it when a reload keeps it, and stop when the pool drops it.
 		runCtx, cancel := context.WithCancel(context.Background())
-		if err := room.Start(runCtx); err != nil {
+		// A store that does not answer must not hold up Caddy's start (or every
+		// admin call and scrape waiting on this pool entry): the room starts
+		// in its failure mode and its loop keeps trying.
+		startCtx, cancelStart := context.WithTimeout(runCtx, roomStartTimeout)
+		err = room.Start(startCtx)
+		cancelStart()
+		if err != nil {
 			// Not fatal: the room serves in its failure mode and recovers
 			// when the store answers.
 			logger.Warn("waiting room store unreachable at start", zap.String("room", h.Room), zap.Error(err))

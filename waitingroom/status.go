@@ -139,7 +139,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		st.State = StatePrequeue
 		start := s.EventStart
 		st.OpensAt = &start
-		eta := int64(math.Ceil(start.Sub(now).Seconds() + float64(places)/v.outflow()))
+		eta := int64(math.Ceil(start.Sub(now).Seconds() + float64(places+1)/v.outflow()))
 		st.ETASeconds = &eta
 		return st.refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
 	case s.Paused || s.QueueAll:

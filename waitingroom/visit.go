@@ -61,7 +61,6 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 		return r.admitted(t, res.Expires, now)
 	}
 	st, t := v.status(t, now)
-	r.stats.Polls.Add(1)
 	return Visit{Status: st, Ticket: t}, nil
 }
 
@@ -250,7 +249,7 @@ func (r *Room) Patch(ctx context.Context, patch Overrides) (Settings, error) {
 		r.publish(r.now(), v.snap, v.healthy)
 		return eff, nil
 	}
-	return Settings{}, errors.New("overrides kept changing under concurrent updates; try again")
+	return Settings{}, fmt.Errorf("%w: they kept changing under concurrent updates; try again", ErrVersionConflict)
 }
 
 // AdmittedStatus is the status of a visitor holding pass p.
