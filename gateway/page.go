@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/foyer-dev/foyer/static"
@@ -20,7 +21,9 @@ type pageData struct {
 	Status    waitingroom.Status
 	Title     string
 	Headline  string
-	Lead      string
+	// Lead is a sentence or two for the fan; times in it are <time> elements
+	// that the page's script rewrites in the fan's own time zone.
+	Lead      template.HTML
 	StatusURL string
 	WSURL     string
 	DrawURL   string
@@ -75,7 +78,7 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 	switch {
 	case unavailable:
 		d.Headline = "We're very busy right now"
-		d.Lead = "So many people are arriving that we could not give you a place in line just yet. This page will try again in a few seconds."
+		d.Lead = lead("So many people are arriving that we could not give you a place in line just yet. This page will try again in a few seconds.")
 		d.Refresh = retryAfterUnavailable
 		d.StatusURL, d.WSURL = "", ""
 	case st.State == waitingroom.StateQueued:
@@ -83,36 +86,36 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 		if st.Position != nil && *st.Position == 0 {
 			d.Headline = "You're next"
 		}
-		d.Lead = "Thanks for your patience. We let people in a few at a time so that the site stays fast for everyone."
+		d.Lead = lead("Thanks for your patience. We let people in a few at a time so that the site stays fast for everyone.")
 		d.ShowFigures, d.ShowProgress, d.Determinate, d.KeepOpen = true, true, true, true
 	case st.State == waitingroom.StatePrequeue:
 		d.Headline = "You're registered"
 		d.ShowProgress, d.KeepOpen = true, true
 		when := formatWhen(st.OpensAt)
 		if st.Position == nil {
-			d.Lead = "The sale starts at " + when + ". Everyone registered before then gets a place by a fair random draw, so there is no advantage in arriving early — or in opening many tabs."
+			d.Lead = lead("The sale starts at ", when, ". Everyone registered before then gets a place by a fair random draw, so there is no advantage in arriving early. Every tab of this browser shares your one place.")
 			d.Position = "drawn at start"
 		} else {
-			d.Lead = "The sale starts at " + when + ". You keep your place in line until then."
+			d.Lead = lead("The sale starts at ", when, ". You keep your place in line until then.")
 			d.ShowFigures = true
 		}
 	case st.State == waitingroom.StatePaused:
 		d.Headline = "The line is paused"
-		d.Lead = "The sale is paused for a moment. You keep your place, and the line moves again as soon as it resumes."
+		d.Lead = lead("The sale is paused for a moment. You keep your place, and the line moves again as soon as it resumes.")
 		d.ShowFigures, d.ShowProgress, d.Determinate, d.KeepOpen = true, true, true, true
 	case st.State == waitingroom.StateSoldOut:
 		d.Headline = "Sold out"
-		d.Lead = "Every ticket has been sold. Thank you for waiting with us."
+		d.Lead = lead("Every ticket has been sold. Thank you for waiting with us.")
 	case st.State == waitingroom.StateClosed && st.OpensAt != nil:
 		d.Headline = "Not open yet"
-		d.Lead = "The line opens at " + formatWhen(st.OpensAt) + ". This page will let you in when it does."
+		d.Lead = lead("The line opens at ", formatWhen(st.OpensAt), ". This page will let you in when it does.")
 		d.KeepOpen = true
 	case st.State == waitingroom.StateClosed:
 		d.Headline = "This sale is closed"
-		d.Lead = "The sale is not taking new visitors."
+		d.Lead = lead("The sale is not taking new visitors.")
 	case st.State == waitingroom.StateAdmitted:
 		d.Headline = "It's your turn"
-		d.Lead = "Taking you to the site…"
+		d.Lead = lead("Taking you to the site…")
 		d.Refresh = 1
 	}
 	return d
@@ -170,9 +173,26 @@ func formatCount(n uint64) string {
 	return string(b)
 }
 
-func formatWhen(t *time.Time) string {
+// formatWhen writes a time as a <time> element, in UTC until the page's script
+// puts it in the fan's own time zone.
+func formatWhen(t *time.Time) template.HTML {
 	if t == nil {
 		return "the start"
 	}
-	return t.UTC().Format("15:04 MST on Mon 2 Jan")
+	return template.HTML(`<time datetime="` + t.UTC().Format(time.RFC3339) + `">` +
+		template.HTMLEscapeString(t.UTC().Format("15:04 MST on Mon 2 Jan")) + `</time>`)
+}
+
+// lead joins text (escaped) and markup made here (kept) into the page's lead.
+func lead(parts ...any) template.HTML {
+	var b strings.Builder
+	for _, p := range parts {
+		switch p := p.(type) {
+		case template.HTML:
+			b.WriteString(string(p))
+		case string:
+			b.WriteString(template.HTMLEscapeString(p))
+		}
+	}
+	return template.HTML(b.String())
 }

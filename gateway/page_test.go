@@ -1,0 +1,56 @@
+package gateway
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// TestPageStates renders the embedded page for every state a fan can be in.
+func TestPageStates(t *testing.T) {
+	h := testHandler(t, Handler{}, nil)
+	opens := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	pos, eta, idx := uint64(1234), int64(3700), uint64(7)
+	cases := []struct {
+		name  string
+		st    waitingroom.Status
+		wants []string
+	}{
+		{"queued", waitingroom.Status{State: waitingroom.StateQueued, Position: &pos, ETASeconds: &eta, RefreshSeconds: 9, Progress: .25},
+			[]string{"You&#39;re in line", ">1,234<", "about 1 h 2 min", `aria-valuenow="25"`, `content="9"`}},
+		{"next", waitingroom.Status{State: waitingroom.StateQueued, Position: new(uint64), RefreshSeconds: 2},
+			[]string{"You&#39;re next"}},
+		{"prequeue with a draw", waitingroom.Status{State: waitingroom.StatePrequeue, OpensAt: &opens, DrawIndex: &idx, RefreshSeconds: 20},
+			[]string{"registered", `<time datetime="2026-12-01T10:00:00Z">10:00 UTC on Tue 1 Dec</time>`, "fair random draw", "registration number is 7", `href="/_waiting-room/draw"`}},
+		{"not open yet", waitingroom.Status{State: waitingroom.StateClosed, OpensAt: &opens, RefreshSeconds: 20},
+			[]string{"Not open yet", `<time datetime="2026-12-01T10:00:00Z">`}},
+		{"paused", waitingroom.Status{State: waitingroom.StatePaused, Position: &pos, RefreshSeconds: 13},
+			[]string{"The line is paused", ">1,234<"}},
+		{"sold out", waitingroom.Status{State: waitingroom.StateSoldOut, RefreshSeconds: 60}, []string{"Sold out"}},
+		{"closed", waitingroom.Status{State: waitingroom.StateClosed, RefreshSeconds: 60}, []string{"This sale is closed"}},
+		{"reconnecting", waitingroom.Status{State: waitingroom.StateQueued, Position: &pos, Reconnecting: true, RefreshSeconds: 2},
+			[]string{"Reconnecting"}},
+		{"hostile title", waitingroom.Status{Title: `<script>alert(1)</script>`, State: waitingroom.StateSoldOut},
+			[]string{"&lt;script&gt;alert(1)&lt;/script&gt;"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			if err := h.renderPage(rec, 200, newPageData(tc.st, h.prefix, false)); err != nil {
+				t.Fatal(err)
+			}
+			body := rec.Body.String()
+			for _, w := range tc.wants {
+				if !strings.Contains(body, w) {
+					t.Errorf("page lacks %q", w)
+				}
+			}
+			if strings.Contains(body, "<script>alert") {
+				t.Error("the title was not escaped")
+			}
+		})
+	}
+}
