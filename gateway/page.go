@@ -18,9 +18,9 @@ import (
 // pageData is what the waiting page template is given. Operators writing their
 // own page (the page setting) get the same fields.
 type pageData struct {
-	Status    waitingroom.Status
-	Title     string
-	Headline  string
+	Status   waitingroom.Status
+	Title    string
+	Headline string
 	// Lead is a sentence or two for the fan; times in it are <time> elements
 	// that the page's script rewrites in the fan's own time zone.
 	Lead      template.HTML
