@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/redisstore"
 )
@@ -36,7 +37,7 @@ func benchLimits() waitingroom.Limits {
 // loaded, and a second client for INFO.
 func benchStore(b *testing.B) (*redisstore.Store, *redis.Client) {
 	b.Helper()
-	srv := startServer(b, nil)
+	srv := redistest.StartServer(b, nil)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 16})
 	admin := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 1})
 	b.Cleanup(func() { c.Close(); admin.Close() })
@@ -55,11 +56,11 @@ func benchStore(b *testing.B) (*redisstore.Store, *redis.Client) {
 func countCommands(b *testing.B, admin *redis.Client, ops int, unit string, fn func()) {
 	b.Helper()
 	ctx := context.Background()
-	before := commandCalls(ctx, b, admin)
+	before := redistest.CommandCalls(ctx, b, admin)
 	b.ResetTimer()
 	fn()
 	b.StopTimer()
-	after := commandCalls(ctx, b, admin)
+	after := redistest.CommandCalls(ctx, b, admin)
 	var sent, calls int64
 	for name, n := range after {
 		if name == "info" {
@@ -167,9 +168,9 @@ func BenchmarkMemoryPerWaitingFan(b *testing.B) {
 		if err := s.Init(ctx, room, waitingroom.Seed{}); err != nil {
 			b.Fatal(err)
 		}
-		m0 := heldMemory(ctx, b, admin)
+		m0 := redistest.HeldMemory(ctx, b, admin)
 		joinAll(b, s, room, ids, closed)
-		m1 := heldMemory(ctx, b, admin)
+		m1 := redistest.HeldMemory(ctx, b, admin)
 		ours += float64(m1-m0) / fans
 
 		queue := "baseline:{" + room + "}:queue"
@@ -182,7 +183,7 @@ func BenchmarkMemoryPerWaitingFan(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		m2 := heldMemory(ctx, b, admin)
+		m2 := redistest.HeldMemory(ctx, b, admin)
 		baseline += float64(m2-m1) / fans
 	}
 	b.StopTimer()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/redisstore"
 )
@@ -22,8 +23,8 @@ import (
 // the Lua arithmetic (rate credit, catch-up, batches, expiries) follows the
 // reference step for step, where a case-by-case suite would not look.
 func TestMatchesMemoryStore(t *testing.T) {
-	c := sharedClient(t)
-	prefix := newPrefix(t, c)
+	c := redistest.Shared(t)
+	prefix := redistest.Prefix(t, c)
 	red, err := redisstore.New(c, redisstore.WithPrefix(prefix), redisstore.WithTTL(time.Hour))
 	if err != nil {
 		t.Fatal(err)

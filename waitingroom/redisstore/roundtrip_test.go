@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/redisstore"
 )
@@ -61,14 +62,14 @@ func (h *tripCounter) take() []string {
 // snapshot, a controller step and a release are each one round trip, whatever
 // path they take inside the script, once the scripts are on the server.
 func TestOneRoundTrip(t *testing.T) {
-	shared := sharedClient(t)
+	shared := redistest.Shared(t)
 	opts := shared.Options()
 	opts.PoolSize = 1 // no dial in the middle of a count
 	c := redis.NewClient(opts)
 	defer c.Close()
 	h := &tripCounter{}
 	c.AddHook(h)
-	s, err := redisstore.New(c, redisstore.WithPrefix(newPrefix(t, shared)), redisstore.WithTTL(time.Hour))
+	s, err := redisstore.New(c, redisstore.WithPrefix(redistest.Prefix(t, shared)), redisstore.WithTTL(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

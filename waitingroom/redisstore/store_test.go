@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/redisstore"
 	"github.com/foyer-dev/foyer/waitingroom/storetest"
@@ -19,7 +20,7 @@ import (
 func harness(t *testing.T, dial func() redis.UniversalClient) storetest.Harness {
 	admin := dial()
 	t.Cleanup(func() { admin.Close() })
-	prefix := newPrefix(t, admin)
+	prefix := redistest.Prefix(t, admin)
 	open := func(t *testing.T) *redisstore.Store {
 		c := dial()
 		t.Cleanup(func() { c.Close() })
@@ -41,7 +42,7 @@ func harness(t *testing.T, dial func() redis.UniversalClient) storetest.Harness 
 }
 
 func TestConformance(t *testing.T) {
-	opts := sharedClient(t).Options()
+	opts := redistest.Shared(t).Options()
 	storetest.Run(t, harness(t, func() redis.UniversalClient { return redis.NewClient(opts) }))
 }
 
@@ -72,7 +73,7 @@ func TestWaitingFansCostNoMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a redis-server")
 	}
-	srv := startServer(t, nil)
+	srv := redistest.StartServer(t, nil)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 1})
 	defer c.Close()
 	s, err := redisstore.New(c)
@@ -86,13 +87,13 @@ func TestWaitingFansCostNoMemory(t *testing.T) {
 	lim := waitingroom.Limits{Rate: 600, Cap: 10, Session: time.Minute, Grace: 30 * time.Second, Retention: time.Hour, Open: true}
 	s.Join(ctx, "r", "first", time.Unix(1e9, 0), lim) // walks in; the others wait
 	const fans = 20_000
-	before := heldMemory(ctx, t, c)
+	before := redistest.HeldMemory(ctx, t, c)
 	for i := range fans {
 		if _, err := s.Join(ctx, "r", fmt.Sprintf("fan-%d", i), time.Unix(1e9, 0), lim); err != nil {
 			t.Fatal(err)
 		}
 	}
-	after := heldMemory(ctx, t, c)
+	after := redistest.HeldMemory(ctx, t, c)
 	if per := float64(after-before) / fans; per > 0.1 {
 		t.Fatalf("%d waiting fans took %d bytes, %.3f a fan: waiting fans must cost counters, not entries", fans, after-before, per)
 	}
@@ -102,8 +103,8 @@ func TestWaitingFansCostNoMemory(t *testing.T) {
 // so no key the store writes may be left without a TTL, whichever operation
 // created it.
 func TestEveryKeyExpires(t *testing.T) {
-	c := sharedClient(t)
-	prefix := newPrefix(t, c)
+	c := redistest.Shared(t)
+	prefix := redistest.Prefix(t, c)
 	const ttl = time.Hour
 	s, err := redisstore.New(c, redisstore.WithPrefix(prefix), redisstore.WithTTL(ttl))
 	if err != nil {

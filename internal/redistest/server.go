@@ -1,0 +1,57 @@
+package redistest
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/foyer-dev/foyer/internal/redisserver"
+)
+
+// Server is a private redis-server a test started on a loopback port, with its
+// files in the test's temporary directory. Tests that must stop, restart,
+// flush or measure a server use one of these, never the shared one.
+type Server struct {
+	// Addr is host:port on loopback; Port is its port.
+	Addr string
+	Port int
+	s    *redisserver.Server
+}
+
+// StartServer starts a private server, stopped when the test ends, and killed
+// by the kernel if the test binary dies first. extra, if not nil, adds
+// arguments given the server's port and a free bus port. Without redis-server
+// on the machine it calls Missing.
+func StartServer(t testing.TB, extra func(port, bus int) []string) *Server {
+	t.Helper()
+	s, err := redisserver.Start(redisserver.Options{Dir: t.TempDir(), Extra: extra})
+	if errors.Is(err, redisserver.ErrNotInstalled) {
+		Missing(t, "redis-server is not installed")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return &Server{Addr: s.Addr, Port: s.Port, s: s}
+}
+
+// Stop kills the server, as a crash would. Clients see connection errors until
+// Restart.
+func (s *Server) Stop(t testing.TB) {
+	t.Helper()
+	if err := s.s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Restart starts the server again on the same port, empty: everything it held
+// is lost, as after a restart without persistence.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	if err := s.s.Restart(); err != nil {
+		t.Fatal(err)
+	}
+}
