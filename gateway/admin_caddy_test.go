@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddyserver/caddy/v2/caddytest"
-
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -35,8 +33,7 @@ func adminCall(t *testing.T, method, path, body string) (int, string) {
 // /metrics, and the command reads the same endpoint.
 func TestCaddyAdminAPIAndMetrics(t *testing.T) {
 	clock := useTestClock(t) // time stands still: nothing moves unless the test says so
-	tester := caddytest.NewTester(t)
-	tester.InitServer(fmt.Sprintf(`
+	newCaddy(t, fmt.Sprintf(`
 	{
 		skip_install_trust
 		admin localhost:2999
@@ -51,7 +48,7 @@ func TestCaddyAdminAPIAndMetrics(t *testing.T) {
 			total_active_users 1
 		}
 		respond "origin"
-	}`, t.TempDir()), "caddyfile")
+	}`, t.TempDir()))
 
 	a := newFan(t)
 	if _, body := a.get(base + "/"); body != "origin" {

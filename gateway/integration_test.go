@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddyserver/caddy/v2/caddytest"
-
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -91,8 +89,7 @@ const base = "http://localhost:9080"
 
 func TestCaddyCapOneRevokeLetsTheNextIn(t *testing.T) {
 	clock := useTestClock(t)
-	tester := caddytest.NewTester(t)
-	tester.InitServer(capOneConfig(t.TempDir(), "cap-one"), "caddyfile")
+	newCaddy(t, capOneConfig(t.TempDir(), "cap-one"))
 
 	a, b := newFan(t), newFan(t)
 	resp, body := a.get(base+"/events/42", "X-Waiting-Room-Spoof", "evil", "X-Waiting-Room-Pass", "forged")
@@ -147,8 +144,7 @@ func findCookie(resp *http.Response, name string) *http.Cookie {
 func TestCaddyKeyKeptAcrossReloads(t *testing.T) {
 	useTestClock(t)
 	storage := t.TempDir()
-	tester := caddytest.NewTester(t)
-	tester.InitServer(capOneConfig(storage, "key-kept"), "caddyfile")
+	tester := newCaddy(t, capOneConfig(storage, "key-kept"))
 	fan := newFan(t)
 	if _, body := fan.get(base + "/events/42"); !strings.HasPrefix(body, "origin got pass=ey") {
 		t.Fatalf("fan not admitted: %q", body)
