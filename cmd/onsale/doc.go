@@ -5,6 +5,7 @@
 //	onsale bench proxy   admitted requests through Foyer vs bare reverse_proxy
 //	onsale bench poll    status polls of fans in line vs Caddy respond
 //	onsale bench join    newcomers joining the line vs Caddy respond
+//	onsale bench redis   Redis commands per join, status poll and admitted request
 //
 // Figures are reported as ratios against a baseline measured in the same run,
 // alternating the two so that drift in the machine hits both alike.

@@ -18,6 +18,8 @@ func main() {
 		err = benchPoll(os.Args[3:])
 	case "join":
 		err = benchJoin(os.Args[3:])
+	case "redis":
+		err = benchRedis(os.Args[3:])
 	default:
 		usage()
 	}
@@ -28,12 +30,14 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, `usage: onsale bench proxy|poll|join [flags]
+	fmt.Fprintln(os.Stderr, `usage: onsale bench proxy|poll|join|redis [flags]
 
   proxy   requests/s and p99 of an admitted fan through Foyer, against bare
           Caddy reverse_proxy to the same upstream, in one run
   poll    status polls of fans in line, against Caddy respond
   join    newcomers joining the line, against Caddy respond
+  redis   Redis commands per join, per status poll and per admitted request,
+          on a private redis-server
 
 poll and join take -store redis://... to use a Redis store instead of memory.`)
 	os.Exit(2)
