@@ -263,6 +263,9 @@ func newcomerGets503(t *testing.T, tr http.RoundTripper, nodes []*node) {
 		if err != nil || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !isWaitingPage(body) {
 			t.Fatalf("newcomer's page on node %d: %v %d Retry-After %q", i, err, code(resp), resp.Header.Get("Retry-After"))
 		}
+		if strings.Contains(body, "keep your place") {
+			t.Fatalf("node %d tells a newcomer, who has no place yet, that they keep theirs", i)
+		}
 		for _, path := range []string{"/events/42", "/_waiting-room/status"} {
 			resp, body, err = v.get(n.url+path, true)
 			var e apiError

@@ -170,7 +170,9 @@ func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, err error)
 	if wantsJSON(r) {
 		return writeError(w, http.StatusServiceUnavailable, "unavailable", "The waiting room cannot take new visitors right now; try again shortly.")
 	}
-	st := waitingroom.Status{Room: h.Room, Title: h.room.Settings().Title, State: waitingroom.StateQueued, Reconnecting: true}
+	// Not Reconnecting: its notice tells a fan they keep their place, and a
+	// newcomer has none yet.
+	st := waitingroom.Status{Room: h.Room, Title: h.room.Settings().Title, State: waitingroom.StateQueued}
 	return h.renderPage(w, http.StatusServiceUnavailable, newPageData(st, h.prefix, true))
 }
 
