@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -23,6 +24,9 @@ import (
 // the hosts are the sentinels'. Options are go-redis's own, in snake case
 // (dial_timeout=2s, pool_size=50, ...); an unknown one is an error.
 //
+// Timeouts the URL leaves unset are one second, with one dial attempt, so that a
+// store that is down is known to be down at once.
+//
 // The caller owns the client and closes it.
 func NewClient(rawURL string) (redis.UniversalClient, error) {
 	scheme, rest, ok := strings.Cut(rawURL, "://")
@@ -39,6 +43,7 @@ func NewClient(rawURL string) (redis.UniversalClient, error) {
 		if err != nil {
 			return nil, urlError(rawURL, err)
 		}
+		failFast(&opts.DialTimeout, &opts.ReadTimeout, &opts.WriteTimeout, &opts.DialerRetries)
 		return redis.NewClient(opts), nil
 	case "cluster":
 		u, err := withAddrParams(base, rest)
@@ -49,6 +54,7 @@ func NewClient(rawURL string) (redis.UniversalClient, error) {
 		if err != nil {
 			return nil, urlError(rawURL, err)
 		}
+		failFast(&opts.DialTimeout, &opts.ReadTimeout, &opts.WriteTimeout, &opts.DialerRetries)
 		return redis.NewClusterClient(opts), nil
 	case "sentinel":
 		u, err := withAddrParams(base, rest)
@@ -62,9 +68,25 @@ func NewClient(rawURL string) (redis.UniversalClient, error) {
 		if opts.MasterName == "" {
 			return nil, urlError(rawURL, errors.New("master_name is required"))
 		}
+		failFast(&opts.DialTimeout, &opts.ReadTimeout, &opts.WriteTimeout, &opts.DialerRetries)
 		return redis.NewFailoverClient(opts), nil
 	}
 	return nil, fmt.Errorf("redisstore: unsupported Redis URL scheme %q", scheme)
+}
+
+// failFast sets the timeouts the URL left unset to what a waiting room needs.
+// go-redis's defaults (5 s to dial, five dial attempts, 3 s reads) suit a batch
+// job; a gateway whose store is down must say so within a second, so that new
+// arrivals get their 503 promptly and the room's view goes to "reconnecting".
+func failFast(dial, read, write *time.Duration, retries *int) {
+	for _, d := range []*time.Duration{dial, read, write} {
+		if *d == 0 {
+			*d = time.Second
+		}
+	}
+	if *retries == 0 {
+		*retries = 1
+	}
 }
 
 // withAddrParams rewrites "host1:p1,host2:p2/path?query" as the URL go-redis

@@ -85,3 +85,23 @@ func TestNewClientRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestNewClientFailsFast(t *testing.T) {
+	c, err := NewClient("redis://127.0.0.1:6379")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	o := c.(*redis.Client).Options()
+	if o.DialTimeout != time.Second || o.ReadTimeout != time.Second || o.WriteTimeout != time.Second || o.DialerRetries != 1 {
+		t.Fatalf("defaults: dial %v read %v write %v retries %d, want 1s, 1s, 1s, 1", o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.DialerRetries)
+	}
+	c2, err := NewClient("redis://127.0.0.1:6379?dial_timeout=3s&read_timeout=2s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if o := c2.(*redis.Client).Options(); o.DialTimeout != 3*time.Second || o.ReadTimeout != 2*time.Second {
+		t.Fatalf("the URL's own timeouts were overridden: dial %v read %v", o.DialTimeout, o.ReadTimeout)
+	}
+}
