@@ -33,6 +33,43 @@ func (h *Handler) ourCookies(r *http.Request) (ticket, pass string) {
 	return ticket, pass
 }
 
+// dropOurCookies removes the ticket and the pass from the Cookie headers the
+// origin will see. The origin gets the pass in X-Waiting-Room-Pass; the ticket
+// is none of its business; and a pass sent twice is a few hundred bytes more
+// on every admitted request.
+func (h *Handler) dropOurCookies(hdr http.Header) {
+	lines := hdr["Cookie"]
+	if len(lines) == 0 {
+		return
+	}
+	kept := lines[:0:0]
+	for _, line := range lines {
+		if !strings.Contains(line, h.ticketCk) && !strings.Contains(line, h.passCk) {
+			kept = append(kept, line)
+			continue
+		}
+		var b strings.Builder
+		for part := range strings.SplitSeq(line, ";") {
+			name, _, _ := strings.Cut(strings.TrimSpace(part), "=")
+			if name == h.ticketCk || name == h.passCk {
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(strings.TrimSpace(part))
+		}
+		if b.Len() > 0 {
+			kept = append(kept, b.String())
+		}
+	}
+	if len(kept) == 0 {
+		delete(hdr, "Cookie")
+		return
+	}
+	hdr["Cookie"] = kept
+}
+
 // setCookie adds a Set-Cookie for one of our cookies. Their values are
 // base64url and JWTs, valid cookie octets by construction, so the header is
 // written directly rather than through http.Cookie's validation.

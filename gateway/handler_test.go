@@ -294,3 +294,22 @@ func TestCustomPage(t *testing.T) {
 		t.Fatalf("a missing page file: %v, want an error naming page", err)
 	}
 }
+
+func TestOriginSeesNoneOfOurCookies(t *testing.T) {
+	h := testHandler(t, Handler{}, nil)
+	o := &origin{}
+	first := serve(h, o, get("/"))
+	req := get("/cart", &http.Cookie{Name: "session", Value: "abc"}, cookieFrom(first, "foyer_pass"),
+		cookieFrom(first, "foyer_ticket"), &http.Cookie{Name: "theme", Value: "dark"})
+	serve(h, o, req)
+	if o.calls != 2 {
+		t.Fatalf("origin calls %d", o.calls)
+	}
+	if got := o.lastReq.Header.Get("Cookie"); got != "session=abc; theme=dark" {
+		t.Fatalf("origin saw Cookie %q, want only the site's own cookies", got)
+	}
+	serve(h, o, get("/cart", cookieFrom(first, "foyer_pass")))
+	if got, ok := o.lastReq.Header["Cookie"]; ok {
+		t.Fatalf("origin saw Cookie %q, want none", got)
+	}
+}

@@ -131,6 +131,7 @@ func (h *Handler) visit(r *http.Request, ticket string) (waitingroom.Visit, erro
 // forward sends an admitted request on to the origin with the pass, and acts on
 // the origin's command in the response.
 func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, tok string, p waitingroom.Pass) error {
+	h.dropOurCookies(r.Header)
 	r.Header.Set(headerPass, tok)
 	cw := &commandWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, pass: p}
 	return next.ServeHTTP(cw, r)

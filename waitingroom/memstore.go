@@ -108,14 +108,31 @@ func (s *MemoryStore) Drop(name string) {
 }
 
 // Join implements Store.
-func (s *MemoryStore) Join(_ context.Context, name, visitor string, now time.Time, lim Limits) (JoinResult, error) {
-	r, err := s.room(name)
+func (s *MemoryStore) Join(ctx context.Context, name, visitor string, now time.Time, lim Limits) (JoinResult, error) {
+	res, err := s.JoinMany(ctx, name, []string{visitor}, now, lim)
 	if err != nil {
 		return JoinResult{}, err
+	}
+	return res[0], nil
+}
+
+// JoinMany implements Store.
+func (s *MemoryStore) JoinMany(_ context.Context, name string, visitors []string, now time.Time, lim Limits) ([]JoinResult, error) {
+	r, err := s.room(name)
+	if err != nil {
+		return nil, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.expireSessions(now)
+	out := make([]JoinResult, len(visitors))
+	for i, v := range visitors {
+		out[i] = r.join(v, now, lim)
+	}
+	return out, nil
+}
+
+func (r *memRoom) join(visitor string, now time.Time, lim Limits) JoinResult {
 	key := r.c.Seq
 	r.c.Seq++
 	res := JoinResult{Key: key}
@@ -126,7 +143,7 @@ func (s *MemoryStore) Join(_ context.Context, name, visitor string, now time.Tim
 		res.Admitted = true
 		res.Expires = r.open(visitor, now, lim)
 	}
-	return res, nil
+	return res
 }
 
 // Claim implements Store.

@@ -40,6 +40,7 @@ type Room struct {
 	verifier *PassVerifier
 	passes   *passCache
 	revoked  revocations
+	joins    joinBatcher
 	stats    Stats
 
 	view atomic.Pointer[view]

@@ -26,6 +26,12 @@ type Store interface {
 	// on the spot and a session is opened for them.
 	Join(ctx context.Context, room, visitor string, now time.Time, lim Limits) (JoinResult, error)
 
+	// JoinMany is Join for several visitors at once, in order, atomically: the
+	// result is what as many Joins in a row would give. A node under a crowd
+	// joins the visitors who arrived while its previous call was in flight with
+	// one call, so a stampede costs the store one round trip per batch.
+	JoinMany(ctx context.Context, room string, visitors []string, now time.Time, lim Limits) ([]JoinResult, error)
+
 	// Claim opens a session for a visitor whose place is below serving. It is
 	// idempotent: claiming again while the session is live returns that session.
 	Claim(ctx context.Context, room, visitor string, place uint64, now time.Time, lim Limits) (ClaimResult, error)

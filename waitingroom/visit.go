@@ -40,12 +40,15 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 		return Visit{Status: st}, nil
 	}
 	lim := s.limitsAt(now)
-	res, err := r.store.Join(ctx, r.id, t.Visitor.String(), now, lim)
-	if errors.Is(err, ErrNoRoom) {
-		if err = r.reseed(ctx, now); err == nil {
-			res, err = r.store.Join(ctx, r.id, t.Visitor.String(), now, lim)
+	res, err := r.joins.join(ctx, t.Visitor.String(), func(ctx context.Context, visitors []string) ([]JoinResult, error) {
+		res, err := r.store.JoinMany(ctx, r.id, visitors, now, lim)
+		if errors.Is(err, ErrNoRoom) {
+			if err = r.reseed(ctx, now); err == nil {
+				res, err = r.store.JoinMany(ctx, r.id, visitors, now, lim)
+			}
 		}
-	}
+		return res, err
+	})
 	if err != nil {
 		r.storeFailed()
 		return Visit{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)

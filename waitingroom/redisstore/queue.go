@@ -25,22 +25,41 @@ func (s *Store) Init(ctx context.Context, room string, seed waitingroom.Seed) er
 // Join implements waitingroom.Store. It is one round trip; for a fan who waits,
 // it writes nothing but the order-key counter.
 func (s *Store) Join(ctx context.Context, room, visitor string, now time.Time, lim waitingroom.Limits) (waitingroom.JoinResult, error) {
-	v, err := s.run(ctx, "join", joinScript, room,
-		now.UnixMicro(), visitor, lim.Open, lim.Cap,
-		lim.Session.Microseconds(), lim.Retention.Microseconds(), s.ttlMillis())
+	res, err := s.JoinMany(ctx, room, []string{visitor}, now, lim)
 	if err != nil {
 		return waitingroom.JoinResult{}, err
 	}
-	r, err := ints(v, 3)
+	return res[0], nil
+}
+
+// JoinMany implements waitingroom.Store: one round trip for the whole batch.
+func (s *Store) JoinMany(ctx context.Context, room string, visitors []string, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
+	if len(visitors) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, 6+len(visitors))
+	args = append(args, now.UnixMicro(), lim.Open, lim.Cap,
+		lim.Session.Microseconds(), lim.Retention.Microseconds(), s.ttlMillis())
+	for _, v := range visitors {
+		args = append(args, v)
+	}
+	v, err := s.run(ctx, "join", joinScript, room, args...)
 	if err != nil {
-		return waitingroom.JoinResult{}, fmt.Errorf("redisstore: join %s: %w", room, err)
+		return nil, err
 	}
-	res := waitingroom.JoinResult{Key: uint64(r[0])}
-	if r[1] == 1 {
-		res.Admitted = true
-		res.Expires = fromMicros(r[2], now)
+	r, err := ints(v, 3*len(visitors))
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: join %s: %w", room, err)
 	}
-	return res, nil
+	out := make([]waitingroom.JoinResult, len(visitors))
+	for i := range out {
+		out[i].Key = uint64(r[3*i])
+		if r[3*i+1] == 1 {
+			out[i].Admitted = true
+			out[i].Expires = fromMicros(r[3*i+2], now)
+		}
+	}
+	return out, nil
 }
 
 // Claim implements waitingroom.Store. It is one round trip.

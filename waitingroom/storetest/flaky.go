@@ -56,6 +56,14 @@ func (f *Flaky) Join(ctx context.Context, room, v string, now time.Time, lim wai
 	return f.Store.Join(ctx, room, v, now, lim)
 }
 
+// JoinMany implements waitingroom.Store.
+func (f *Flaky) JoinMany(ctx context.Context, room string, vs []string, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
+	if err := f.err(); err != nil {
+		return nil, err
+	}
+	return f.Store.JoinMany(ctx, room, vs, now, lim)
+}
+
 // Claim implements waitingroom.Store.
 func (f *Flaky) Claim(ctx context.Context, room, v string, place uint64, now time.Time, lim waitingroom.Limits) (waitingroom.ClaimResult, error) {
 	if err := f.err(); err != nil {

@@ -36,6 +36,7 @@ func Run(t *testing.T, h Harness) {
 		{"UninitialisedRoom", testUninitialised},
 		{"KeysInJoinOrder", testKeysInJoinOrder},
 		{"FirstVisitorWalksIn", testFirstVisitorWalksIn},
+		{"JoinManyIsJoinsInARow", testJoinMany},
 		{"ClosedRoomAdmitsNobody", testClosedRoom},
 		{"RateBudget", testRateBudget},
 		{"SlowRateBanksOneVisitor", testSlowRate},
@@ -212,6 +213,54 @@ func testFirstVisitorWalksIn(t *testing.T, h Harness) {
 	f.advance(at(1), lim)
 	if s := f.snap(at(1)); s.Serving != 2 || s.Pending != 1 {
 		t.Errorf("after one step: serving %d pending %d, want 2 and 1", s.Serving, s.Pending)
+	}
+}
+
+func testJoinMany(t *testing.T, h Harness) {
+	// Two rooms driven alike, one by single joins and one by batches, must
+	// agree on every answer and on their state.
+	one, many := newFixture(t, h), newFixture(t, h)
+	lim := limits()
+	lim.Cap = 6
+	var want []waitingroom.JoinResult
+	batches := [][]string{{"a"}, {"b", "c", "d"}, {"e", "f", "g", "h", "i", "j"}, {"k", "l"}}
+	for sec, batch := range batches {
+		now := at(float64(sec))
+		one.advance(now, lim)
+		many.advance(now, lim)
+		for _, v := range batch {
+			want = append(want, one.join(v, now, lim))
+		}
+		got, err := many.s.JoinMany(many.ctx, many.room, batch, now, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(batch) {
+			t.Fatalf("JoinMany of %d answered %d results", len(batch), len(got))
+		}
+		for i, g := range got {
+			w := want[len(want)-len(batch)+i]
+			if g.Key != w.Key || g.Admitted != w.Admitted || !g.Expires.Equal(w.Expires) {
+				t.Fatalf("batch %d, visitor %s: JoinMany %+v, Join %+v", sec, batch[i], g, w)
+			}
+		}
+	}
+	a, b := one.snap(at(4)), many.snap(at(4))
+	a.Incarnation, b.Incarnation = "", ""
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("states differ:\n joins     %+v\n JoinMany  %+v", a, b)
+	}
+	admitted := 0
+	for _, w := range want {
+		if w.Admitted {
+			admitted++
+		}
+	}
+	if admitted < 2 || admitted == len(want) {
+		t.Fatalf("%d of %d admitted on the spot: the case does not exercise a batch that is partly admitted", admitted, len(want))
+	}
+	if _, err := many.s.JoinMany(many.ctx, "t-no-such-room", []string{"x"}, at(5), lim); !errors.Is(err, waitingroom.ErrNoRoom) {
+		t.Fatalf("JoinMany on an unknown room: %v, want ErrNoRoom", err)
 	}
 }
 

@@ -1,23 +1,44 @@
--- Join: hand out the next order key and, when the room is open, nobody waits,
--- a visitor's worth of rate budget is banked and a slot is free, admit the
--- visitor on the spot.
--- ARGV: now, visitor, open (0/1), cap, session, retention (µs), ttl (ms)
--- Returns {key, admitted (0/1), session end}, or nil when the room is unknown.
+-- Join: hand out the next order keys, one per visitor, in order, and admit on
+-- the spot those who may be: while the room is open, nobody waits ahead, a
+-- visitor's worth of rate budget is banked and a slot is free.
+-- ARGV: now, open (0/1), cap, session, retention (µs), ttl (ms), visitor...
+-- Returns {key, admitted (0/1), session end} for each visitor, flattened, or nil
+-- when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
 	return false -- never re-create a lost room: its keys would restart from 0
 end
 local now = tonumber(ARGV[1])
-expire_sessions(now)
-local key = redis.call('HINCRBY', meta, 'seq', 1) - 1
-if ARGV[3] == '1' then
+local n = #ARGV - 6
+local first = redis.call('HINCRBY', meta, 'seq', n) - n
+local out = {}
+local admitted = 0
+if ARGV[2] == '1' then
 	local m = redis.call('HMGET', meta, 'serving', 'credit', 'pending')
 	local credit = num(m[2])
-	if key == num(m[1]) and credit >= 1 and free(tonumber(ARGV[4]), num(m[3])) > 0 then
-		redis.call('HINCRBY', meta, 'serving', 1)
-		redis.call('HINCRBY', meta, 'admitted', 1)
-		redis.call('HSET', meta, 'credit', float(credit - 1))
-		local exp = open_session(ARGV[2], now, tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7])
-		return {key, 1, exp}
+	-- Ended sessions are swept only when a slot could matter: fans who will
+	-- wait anyway (the common case in a crowd) cost no sorted-set work.
+	if first == num(m[1]) and credit >= 1 then
+		expire_sessions(now)
+		local slots = free(tonumber(ARGV[3]), num(m[3]))
+		while admitted < n and credit >= 1 and slots > 0 do
+			local exp = open_session(ARGV[7 + admitted], now, tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6])
+			out[#out + 1] = first + admitted
+			out[#out + 1] = 1
+			out[#out + 1] = exp
+			admitted = admitted + 1
+			credit = credit - 1
+			slots = slots - 1
+		end
+		if admitted > 0 then
+			redis.call('HINCRBY', meta, 'serving', admitted)
+			redis.call('HINCRBY', meta, 'admitted', admitted)
+			redis.call('HSET', meta, 'credit', float(credit))
+		end
 	end
 end
-return {key, 0, 0}
+for i = admitted, n - 1 do
+	out[#out + 1] = first + i
+	out[#out + 1] = 0
+	out[#out + 1] = 0
+end
+return out

@@ -20,9 +20,11 @@ local function num(s)
 	return tonumber(s) or 0
 end
 
--- Sessions that ended at or before now no longer hold a slot.
+-- Sessions that ended at or before now no longer hold a slot. Returns true, so
+-- that it can sit in a condition.
 local function expire_sessions(now)
 	redis.call('ZREMRANGEBYSCORE', live, '-inf', int(now))
+	return true
 end
 
 -- Slots the controller may hand out: the cap, less live sessions, admissions
