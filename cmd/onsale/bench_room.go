@@ -96,8 +96,14 @@ func benchPoll(args []string) error {
 	}
 	status := site.room + "/_waiting-room/status"
 	fmt.Printf("status poll vs respond: %d conns, %d rounds of %.0fs, %d fans in line, store %s\n", c.conns, c.rounds, c.roundSecs, len(tickets), storeName(*store))
+	// Both contenders get the same request, ticket cookie and all: a fan's
+	// browser sends it whatever answers.
 	return compare(c,
-		contender{"caddy respond", func(w, i int) *http.Request { return jsonGet(site.respond) }, expectJSON},
+		contender{"caddy respond", func(w, i int) *http.Request {
+			req := jsonGet(site.respond)
+			req.AddCookie(tickets[(w*7919+i)%len(tickets)])
+			return req
+		}, expectJSON},
 		contender{"foyer status poll", func(w, i int) *http.Request {
 			req := jsonGet(status)
 			req.AddCookie(tickets[(w*7919+i)%len(tickets)])
