@@ -1,8 +1,9 @@
 package booking
 
 import (
-	"sync"
 	"time"
+
+	"github.com/foyer-dev/foyer/internal/clock"
 )
 
 // Clock is the service's only source of time. Expiry of holds, webhook
@@ -17,26 +18,9 @@ type SystemClock struct{}
 // Now returns the current time.
 func (SystemClock) Now() time.Time { return time.Now() }
 
-// ManualClock is a Clock that only moves when told to. It is safe for
-// concurrent use.
-type ManualClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// ManualClock is a Clock that only moves when told to, for tests. It is safe
+// for concurrent use.
+type ManualClock = clock.Manual
 
 // NewManualClock starts a manual clock at t.
-func NewManualClock(t time.Time) *ManualClock { return &ManualClock{now: t} }
-
-// Now returns the clock's current reading.
-func (c *ManualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward by d.
-func (c *ManualClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
+func NewManualClock(t time.Time) *ManualClock { return clock.NewManual(t) }

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/foyer-dev/foyer/internal/clock"
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/storetest"
 )
@@ -33,7 +34,7 @@ func newAdminEnv(t *testing.T, store waitingroom.Store) *adminEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &adminEnv{t: t, clock: &testClock{t: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}, store: store, key: key}
+	return &adminEnv{t: t, clock: &testClock{clock.NewManual(time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC))}, store: store, key: key}
 }
 
 // node starts one node's handle on a room.
@@ -53,7 +54,7 @@ func (e *adminEnv) node(id string, s waitingroom.Settings) *waitingroom.Room {
 func (e *adminEnv) step(seconds int, rooms ...*waitingroom.Room) {
 	e.t.Helper()
 	for range seconds {
-		e.clock.Add(time.Second)
+		e.clock.Advance(time.Second)
 		for _, r := range rooms {
 			if err := r.Tick(context.Background()); err != nil {
 				e.t.Fatalf("tick: %v", err)

@@ -124,7 +124,7 @@ func TestBrowserWalksTheFansPath(t *testing.T) {
 	if err := h.room.Revoke(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	clock.Add(time.Second)
+	clock.Advance(time.Second)
 	if err := h.room.Tick(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -129,7 +129,7 @@ func (c *crowd) allDone() bool {
 func (c *crowd) tick(round int) {
 	c.t.Helper()
 	before := c.snapshot()
-	c.clock.Add(time.Second)
+	c.clock.Advance(time.Second)
 	if err := tickAll(c.nodes); err != nil {
 		c.t.Fatalf("round %d: %v", round, err)
 	}

@@ -223,7 +223,7 @@ func TestStoreDownNewVisitorsGet503(t *testing.T) {
 	waiting := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
 	flaky.SetDown(true)
 	clock := useTestClock(t)
-	clock.Add(5 * time.Second)
+	clock.Advance(5 * time.Second)
 	_ = h.room.Tick(context.Background())
 
 	rec := serve(h, &origin{}, get("/events/42"))

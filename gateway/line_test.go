@@ -145,7 +145,7 @@ func admitAll(t *testing.T, clock *testClock, nodes []*node, fans []*lineFan, st
 		}
 		// Polls come first in a round, right after the last tick, so that a
 		// fan admitted by it claims within any grace.
-		clock.Add(stride)
+		clock.Advance(stride)
 		if err := tickAll(nodes); err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}

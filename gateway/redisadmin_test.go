@@ -74,7 +74,7 @@ func TestMultiNodeAdminOnRedis(t *testing.T) {
 // controller step when a new second began.
 func halfTick(t *testing.T, clock *testClock, n *node) {
 	t.Helper()
-	clock.Add(500 * time.Millisecond)
+	clock.Advance(500 * time.Millisecond)
 	if err := tickAll([]*node{n}); err != nil {
 		t.Fatal(err)
 	}

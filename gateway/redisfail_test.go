@@ -71,7 +71,7 @@ func TestMultiNodeRedisStopped(t *testing.T) {
 
 	srv.Stop(t)
 	for range 3 {
-		clock.Add(time.Second)
+		clock.Advance(time.Second)
 		if tickAll(nodes) == nil {
 			t.Fatal("the nodes ticked with Redis stopped")
 		}
@@ -118,7 +118,7 @@ func TestMultiNodeRedisStopped(t *testing.T) {
 
 	srv.Restart(t)
 	before := a.h.room.Snapshot()
-	clock.Add(time.Second)
+	clock.Advance(time.Second)
 	recoverNode(t, a) // alone, so that no other node steps the room first
 	if after := a.h.room.Snapshot(); after.Serving != before.Serving || after.Seq <= before.Seq || after.Active != before.Active+before.Pending {
 		t.Fatalf("re-seeded: serving %d, seq %d, active %d; want serving kept at %d, seq above %d, the %d sessions held",
@@ -247,7 +247,7 @@ const grace = 5 * time.Second
 // step moves the clock a second and ticks every node; none may fail.
 func step(t *testing.T, clock *testClock, nodes []*node) {
 	t.Helper()
-	clock.Add(time.Second)
+	clock.Advance(time.Second)
 	if err := tickAll(nodes); err != nil {
 		t.Fatal(err)
 	}

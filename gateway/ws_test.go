@@ -54,7 +54,7 @@ func TestWebSocketPushesUntilAdmitted(t *testing.T) {
 	if err := h.room.Revoke(ctx, pass); err != nil {
 		t.Fatal(err)
 	}
-	clock.Add(time.Second)
+	clock.Advance(time.Second)
 	if err := h.room.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -10,33 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/internal/clock"
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/storetest"
 )
 
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *fakeClock { return &fakeClock{t: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func newClock() *clock.Manual { return clock.NewManual(time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)) }
 
 type roomEnv struct {
 	t     *testing.T
 	ctx   context.Context
-	clock *fakeClock
+	clock *clock.Manual
 	store waitingroom.Store
 	key   *waitingroom.SigningKey
 }
@@ -62,7 +46,7 @@ func (e *roomEnv) node(id string, s waitingroom.Settings) *waitingroom.Room {
 func (e *roomEnv) step(n int, nodes ...*waitingroom.Room) {
 	e.t.Helper()
 	for range 2 * n {
-		e.clock.Add(500 * time.Millisecond)
+		e.clock.Advance(500 * time.Millisecond)
 		for _, r := range nodes {
 			if err := r.Tick(e.ctx); err != nil {
 				e.t.Fatalf("tick: %v", err)
@@ -291,7 +275,7 @@ func TestPrequeueFairDraw(t *testing.T) {
 	if early.Status.State != waitingroom.StateClosed || early.Ticket.Room != "" || early.Status.OpensAt == nil {
 		t.Fatalf("visitor before the pre-queue opened: %+v, want closed, no ticket, opens_at", early.Status)
 	}
-	e.clock.Add(time.Minute)
+	e.clock.Advance(time.Minute)
 	const n = 50
 	var regs []waitingroom.Ticket
 	for i := range n {
@@ -301,7 +285,7 @@ func TestPrequeueFairDraw(t *testing.T) {
 		}
 		regs = append(regs, v.Ticket)
 	}
-	e.clock.Add(time.Hour - time.Minute - time.Second)
+	e.clock.Advance(time.Hour - time.Minute - time.Second)
 	e.step(2, r) // the sale starts: the draw is made
 	info = r.DrawInfo()
 	if !info.Closed || info.Seed == "" || *info.Size != n {
@@ -337,7 +321,7 @@ func TestDrawOrderIsAdmissionOrder(t *testing.T) {
 	for range 20 {
 		regs = append(regs, e.join(r).Ticket)
 	}
-	e.clock.Add(time.Minute - 500*time.Millisecond)
+	e.clock.Advance(time.Minute - 500*time.Millisecond)
 	e.step(1, r)
 	seed, _ := hex.DecodeString(r.DrawInfo().Seed)
 	d := waitingroom.NewDraw(seed, 20)
@@ -378,7 +362,7 @@ func TestSoldOutAndClosed(t *testing.T) {
 	if _, err := r.Patch(e.ctx, waitingroom.Overrides{SoldOut: ptr(false)}); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Add(time.Hour)
+	e.clock.Advance(time.Hour)
 	if v := e.join(r); v.Status.State != waitingroom.StateClosed {
 		t.Fatalf("visitor after event_end: %s, want closed", v.Status.State)
 	}
@@ -445,7 +429,7 @@ func TestTwoNodesNeverExceedTheCap(t *testing.T) {
 					return
 				}
 				for range 20 {
-					e.clock.Add(10 * time.Millisecond)
+					e.clock.Advance(10 * time.Millisecond)
 					if v.Pass != "" {
 						mu.Lock()
 						passes[v.Ticket.Visitor.String()] = true
@@ -477,7 +461,7 @@ func TestStoreFailure(t *testing.T) {
 	in := e.join(r)
 	waiting := e.join(r)
 	fs.SetDown(true)
-	e.clock.Add(3 * time.Second)
+	e.clock.Advance(3 * time.Second)
 	_ = r.Tick(e.ctx)
 	if _, err := r.Join(e.ctx); !errors.Is(err, waitingroom.ErrStoreUnavailable) {
 		t.Fatalf("join with the store down: %v, want waitingroom.ErrStoreUnavailable", err)
