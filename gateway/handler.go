@@ -99,10 +99,11 @@ type Handler struct {
 	// Issuer is the "iss" claim of the passes. Default: foyer.
 	Issuer string `json:"issuer,omitempty"`
 
-	// OnStoreFailure says what happens to new visitors while the store cannot
-	// be reached: "closed" (default) answers 503 with Retry-After; "open" lets
-	// everyone through with a pass, the operator's explicit choice of
-	// availability over the cap. Admitted visitors keep flowing either way.
+	// OnStoreFailure says what happens while the store cannot be reached:
+	// "closed" (default) answers newcomers 503 with Retry-After and holds those
+	// waiting; "open" lets everyone through with a pass, the operator's explicit
+	// choice of availability over the cap. Admitted visitors keep flowing either
+	// way.
 	OnStoreFailure string `json:"on_store_failure,omitempty"`
 
 	settings waitingroom.Settings

@@ -221,6 +221,7 @@ func TestStoreDownNewVisitorsGet503(t *testing.T) {
 	h := testHandler(t, Handler{QueueAll: true}, flaky)
 	open := testHandler(t, Handler{Room: "open", QueueAll: true, OnStoreFailure: "open"}, flaky)
 	waiting := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
+	waitingOpen := cookieFrom(serve(open, &origin{}, get("/")), "foyer_ticket")
 	flaky.SetDown(true)
 	clock := useTestClock(t)
 	clock.Advance(5 * time.Second)
@@ -245,10 +246,15 @@ func TestStoreDownNewVisitorsGet503(t *testing.T) {
 		t.Fatalf("waiting visitor with the store down: %d %s", rec.Code, rec.Body)
 	}
 
+	_ = open.room.Tick(context.Background())
 	o := &origin{}
 	serve(open, o, get("/events/42"))
 	if o.calls != 1 || o.lastReq.Header.Get(headerPass) == "" {
-		t.Fatal("on_store_failure open did not let the visitor through with a pass")
+		t.Fatal("on_store_failure open did not let a newcomer through with a pass")
+	}
+	serve(open, o, get("/events/42", waitingOpen))
+	if o.calls != 2 || o.lastReq.Header.Get(headerPass) == "" {
+		t.Fatal("on_store_failure open kept a fan who was already waiting")
 	}
 }
 

@@ -56,11 +56,14 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, erro
 	if h.room.Settings().QueueingMethod == waitingroom.Passthrough {
 		return h.passThrough(w, r)
 	}
+	if h.OnStoreFailure == storeFailureOpen && !h.room.Healthy() {
+		// The operator chose to let everyone through, those already waiting
+		// included, rather than hold anyone while the store is down.
+		return h.passThrough(w, r)
+	}
 	vis, err := h.visit(r, ticket)
 	if errors.Is(err, waitingroom.ErrStoreUnavailable) && h.OnStoreFailure == storeFailureOpen {
-		// The operator chose to let everyone through rather than turn anyone
-		// away while the store is down.
-		return h.passThrough(w, r)
+		return h.passThrough(w, r) // the store failed just now
 	}
 	if err != nil {
 		return admission{}, err
