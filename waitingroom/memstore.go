@@ -28,7 +28,7 @@ type memRoom struct {
 	credit      float64
 	lastTick    int64
 	pending     int
-	batches     []batch
+	batches     []Batch
 	sessions    sessionHeap
 	live        map[string]*session
 	finished    map[string]time.Time // visitor -> forget at
@@ -41,14 +41,9 @@ type memRoom struct {
 	overrides   []byte
 	version     int64
 	incarnation string
+	heldLeft    int // held placeholders "held:0".."held:<heldLeft-1>" not yet given to a claim
 	revoked     []Revocation
 	revCursor   int64
-}
-
-// batch is one controller step's admissions: places [start, start+count).
-type batch struct {
-	start, count, claimed uint64
-	at                    time.Time
 }
 
 type forget struct {
@@ -90,6 +85,11 @@ func (s *MemoryStore) Init(_ context.Context, name string, seed Seed) error {
 			r.incarnation = NewIncarnation()
 		}
 		r.drawClosed, r.drawSize = seed.DrawClosed, seed.DrawSize
+		r.heldLeft = seed.Held
+		for _, b := range seed.Batches {
+			b.Restored = true
+			r.batches = append(r.batches, b)
+		}
 		for i := range seed.Held {
 			ses := &session{visitor: fmt.Sprintf("held:%d", i), expires: seed.HeldUntil}
 			heap.Push(&r.sessions, ses)
@@ -166,9 +166,13 @@ func (s *MemoryStore) Claim(_ context.Context, name, visitor string, place uint6
 	}
 	// A batch with every slot claimed has none left for this place: it was
 	// claimed already, by this visitor before the store forgot them.
-	if b := r.batchOf(place); b != nil && b.claimed < b.count {
-		b.claimed++
-		r.pending--
+	if b := r.batchOf(place); b != nil && b.Claimed < b.Count {
+		b.Claimed++
+		if b.Restored {
+			r.releaseHeld()
+		} else {
+			r.pending--
+		}
 		return ClaimResult{Status: Claimed, Expires: r.open(visitor, now, lim)}, nil
 	}
 	// The admission lapsed unclaimed: the visitor goes to the front, into a slot
@@ -226,10 +230,12 @@ func (s *MemoryStore) Advance(_ context.Context, name string, now time.Time, lim
 			delete(r.returners, v)
 		}
 	}
-	for len(r.batches) > 0 && !now.Before(r.batches[0].at.Add(lim.Grace)) {
+	for len(r.batches) > 0 && !now.Before(r.batches[0].At.Add(lim.Grace)) {
 		b := r.batches[0]
-		lapsed := b.count - b.claimed
-		r.pending -= int(lapsed)
+		lapsed := b.Count - b.Claimed
+		if !b.Restored {
+			r.pending -= int(lapsed)
+		}
 		r.c.Abandoned += lapsed
 		r.batches = r.batches[1:]
 	}
@@ -250,7 +256,7 @@ func (s *MemoryStore) Advance(_ context.Context, name string, now time.Time, lim
 	if n == 0 {
 		return nil
 	}
-	r.batches = append(r.batches, batch{start: r.c.Serving, count: n, at: now})
+	r.batches = append(r.batches, Batch{Start: r.c.Serving, Count: n, At: now})
 	r.c.Serving += n
 	r.c.Admitted += n
 	r.pending += int(n)
@@ -296,6 +302,7 @@ func (s *MemoryStore) Snapshot(_ context.Context, name string, now time.Time, re
 		DrawSize:    r.drawSize,
 		Version:     r.version,
 		Incarnation: r.incarnation,
+		Batches:     append([]Batch(nil), r.batches...),
 	}
 	for _, rv := range r.revoked {
 		if rv.Cursor > revokedAfter && rv.ExpiresAt.After(now) {
@@ -374,6 +381,19 @@ func (r *memRoom) open(visitor string, now time.Time, lim Limits) time.Time {
 	return exp
 }
 
+// releaseHeld gives up one held placeholder: a claim from a restored batch is
+// one of the sessions the placeholders stood for.
+func (r *memRoom) releaseHeld() {
+	if r.heldLeft == 0 {
+		return
+	}
+	r.heldLeft--
+	if ses, ok := r.live[fmt.Sprintf("held:%d", r.heldLeft)]; ok {
+		heap.Remove(&r.sessions, ses.index)
+		delete(r.live, ses.visitor)
+	}
+}
+
 func (r *memRoom) expireSessions(now time.Time) {
 	for len(r.sessions) > 0 && !now.Before(r.sessions[0].expires) {
 		ses := heap.Pop(&r.sessions).(*session)
@@ -403,9 +423,9 @@ func (r *memRoom) expireRevocations(now time.Time) {
 }
 
 // batchOf finds the unexpired admission batch holding place, if any.
-func (r *memRoom) batchOf(place uint64) *batch {
-	i := sort.Search(len(r.batches), func(i int) bool { return r.batches[i].start+r.batches[i].count > place })
-	if i < len(r.batches) && r.batches[i].start <= place {
+func (r *memRoom) batchOf(place uint64) *Batch {
+	i := sort.Search(len(r.batches), func(i int) bool { return r.batches[i].Start+r.batches[i].Count > place })
+	if i < len(r.batches) && r.batches[i].Start <= place {
 		return &r.batches[i]
 	}
 	return nil

@@ -185,11 +185,20 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 	if err == nil && snap.Incarnation != r.knownIncarnation() {
 		// The room was created anew since we last looked (the store lost it,
 		// and perhaps another node re-seeded it): our revocation cursor means
-		// nothing any more, so read them all again.
+		// nothing any more, so read them all again; and no newcomer may be
+		// placed ahead of a ticket this node handed out, so raise the keys
+		// above them.
 		r.mu.Lock()
+		first := r.incarnation == ""
 		r.incarnation, r.revCursor = snap.Incarnation, 0
+		floor := Seed{Counters: Counters{Seq: r.maxKey}}
 		r.mu.Unlock()
-		snap, err = r.store.Snapshot(ctx, r.id, now, 0)
+		if !first && floor.Seq > snap.Seq {
+			err = r.store.Init(ctx, r.id, floor)
+		}
+		if err == nil {
+			snap, err = r.store.Snapshot(ctx, r.id, now, 0)
+		}
 	}
 	if err != nil {
 		r.storeFailed()
@@ -287,8 +296,13 @@ func (r *Room) reseed(ctx context.Context, now time.Time) error {
 	if r.known {
 		margin := uint64(math.Ceil(r.flow.joinRate()*(now.Sub(v.at).Seconds()+1))) + reseedMargin
 		seed.Seq = max(seed.Seq, r.maxKey) + margin
+		// Live sessions, and admissions that may have been claimed since this
+		// node last looked, keep their slots as anonymous held ones (their
+		// passes may be out there); the admissions come back too, so that a
+		// fan who had yet to claim still can, within their grace.
 		seed.Held = v.snap.Active + v.snap.Pending
 		seed.HeldUntil = now.Add(v.settings.SessionDuration)
+		seed.Batches = v.snap.Batches
 	}
 	drawSeed, drawAt := r.seed, r.seedAt
 	r.flow.reset()
@@ -308,7 +322,11 @@ func (r *Room) reseed(ctx context.Context, now time.Time) error {
 
 // reseedMargin is added to the order keys on re-seeding, beyond the measured
 // join rate, to cover keys handed out by other nodes that this one never saw.
-const reseedMargin = 100
+// It is small because every node, on seeing the room re-created, also raises
+// the keys above the highest it handed out itself (see refresh); the margin
+// only covers the half second before they do. Each unheld place in it costs
+// a slot for one grace window once admission reaches it.
+const reseedMargin = 20
 
 func (r *Room) storeFailed() {
 	r.stats.StoreErrors.Add(1)

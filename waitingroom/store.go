@@ -106,6 +106,23 @@ type Seed struct {
 	// Incarnation names this creation of the room (empty: the store picks a
 	// random one). Ignored when the room exists.
 	Incarnation string
+	// Batches are the admissions still within their grace window, as last
+	// seen: their holders keep the rest of their time to claim. They come
+	// back Restored: a node's view may predate some of their claims, so their
+	// places count among the Held slots, and a claim from one turns a held
+	// slot into the visitor's session instead of taking another.
+	// Ignored when the room exists.
+	Batches []Batch
+}
+
+// Batch is one controller step's admissions: places [Start, Start+Count), of
+// which Claimed were claimed, admitted At.
+type Batch struct {
+	Start, Count, Claimed uint64
+	At                    time.Time
+	// Restored batches came back in a Seed: their unclaimed places are held
+	// slots, not pending ones.
+	Restored bool
 }
 
 // Counters are the monotone totals of a room. They only ever grow, which is what
@@ -143,6 +160,9 @@ type Snapshot struct {
 	// lost its data: revocation cursors of the old incarnation mean nothing in
 	// the new one, so a node that sees it change reads revocations from 0.
 	Incarnation string
+	// Batches are the admissions still within their grace window, oldest
+	// first: what a node needs to re-seed a store that lost them.
+	Batches []Batch
 	// Revocations recorded after the cursor asked for, oldest first.
 	Revocations []Revocation
 }

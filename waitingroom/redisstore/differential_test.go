@@ -250,6 +250,7 @@ func (d *differ) lose() {
 		HeldUntil:  d.now.Add(d.lim.Session),
 		DrawClosed: s.DrawClosed,
 		DrawSize:   s.DrawSize,
+		Batches:    s.Batches,
 	})
 }
 

@@ -15,10 +15,13 @@ func (s *Store) Init(ctx context.Context, room string, seed waitingroom.Seed) er
 	if inc == "" {
 		inc = waitingroom.NewIncarnation()
 	}
-	_, err := s.run(ctx, "init", initScript, room,
-		c.Seq, c.Serving, c.Admitted, c.Claimed, c.Abandoned,
+	args := []any{c.Seq, c.Serving, c.Admitted, c.Claimed, c.Abandoned,
 		seed.Held, seed.HeldUntil.UnixMicro(), seed.DrawClosed, seed.DrawSize,
-		s.ttlMillis(), inc)
+		s.ttlMillis(), inc}
+	for _, b := range seed.Batches {
+		args = append(args, batchMember(b))
+	}
+	_, err := s.run(ctx, "init", initScript, room, args...)
 	return err
 }
 

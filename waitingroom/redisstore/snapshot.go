@@ -27,7 +27,7 @@ func (s *Store) Snapshot(ctx context.Context, room string, now time.Time, revoke
 func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 	const fixed = 13 // the numbers, then the incarnation
 	a, ok := v.([]any)
-	if !ok || len(a) < fixed {
+	if !ok || len(a) < fixed+1 {
 		return waitingroom.Snapshot{}, fmt.Errorf("unexpected reply %T", v)
 	}
 	var u [fixed - 1]uint64
@@ -58,7 +58,19 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 		Returning:   int(u[11]),
 		Incarnation: str(a[12]),
 	}
-	for _, m := range a[fixed:] {
+	nb, err := toInt(a[fixed])
+	if err != nil || nb < 0 || int(nb) > len(a)-fixed-1 {
+		return waitingroom.Snapshot{}, fmt.Errorf("batch count %v", a[fixed])
+	}
+	rest := a[fixed+1:]
+	for _, m := range rest[:nb] {
+		b, err := parseBatch(str(m), now)
+		if err != nil {
+			return waitingroom.Snapshot{}, err
+		}
+		snap.Batches = append(snap.Batches, b)
+	}
+	for _, m := range rest[nb:] {
 		rv, err := parseRevocation(str(m), now)
 		if err != nil {
 			return waitingroom.Snapshot{}, err
@@ -66,6 +78,29 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 		snap.Revocations = append(snap.Revocations, rv)
 	}
 	return snap, nil
+}
+
+// parseBatch reads a batch member, "start:count:claimed:at", with ":r" after
+// it for a restored batch.
+func parseBatch(m string, now time.Time) (waitingroom.Batch, error) {
+	body, restored := strings.CutSuffix(m, ":r")
+	f := strings.Split(body, ":")
+	if len(f) != 4 {
+		return waitingroom.Batch{}, fmt.Errorf("malformed batch %q", m)
+	}
+	var n [4]int64
+	for i := range n {
+		var err error
+		if n[i], err = strconv.ParseInt(f[i], 10, 64); err != nil || (i < 3 && n[i] < 0) {
+			return waitingroom.Batch{}, fmt.Errorf("malformed batch %q", m)
+		}
+	}
+	return waitingroom.Batch{Start: uint64(n[0]), Count: uint64(n[1]), Claimed: uint64(n[2]), At: fromMicros(n[3], now), Restored: restored}, nil
+}
+
+// batchMember writes a batch for init.lua, which marks it restored.
+func batchMember(b waitingroom.Batch) string {
+	return fmt.Sprintf("%d:%d:%d:%d", b.Start, b.Count, b.Claimed, b.At.UnixMicro())
 }
 
 // parseRevocation reads a revocation member, "cursor:expiry:pass id".

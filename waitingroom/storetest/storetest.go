@@ -672,6 +672,7 @@ func testWipe(t *testing.T, h Harness) {
 		HeldUntil:  at(2).Add(lim.Session),
 		DrawClosed: before.DrawClosed,
 		DrawSize:   before.DrawSize,
+		Batches:    before.Batches,
 	})
 	res := f.join("after", at(2), lim)
 	if res.Key < before.Seq {
@@ -683,14 +684,33 @@ func testWipe(t *testing.T, h Harness) {
 	if s := f.snap(at(2)); s.Serving != before.Serving || !s.DrawClosed || s.DrawSize != 30 {
 		t.Fatalf("after re-seeding: serving %d draw %v/%d, want %d and the draw of 30 kept", s.Serving, s.DrawClosed, s.DrawSize, before.Serving)
 	}
+	if s := f.snap(at(2)); len(s.Batches) != 1 || s.Batches[0].Start != 0 || s.Batches[0].Count != 10 ||
+		!s.Batches[0].At.Equal(at(1)) || !s.Batches[0].Restored || s.Pending != 0 || s.Active != 10 {
+		t.Fatalf("admissions after re-seeding: %+v, %d pending, %d active; want the batch of places 0-9 admitted at 1s, restored, its places held", s.Batches, s.Pending, s.Active)
+	}
+	// A fan admitted before the loss still claims within their grace, into
+	// one of the held slots: no eleventh slot is taken.
+	if res := f.claim("place-3", 3, at(2.5), lim); res.Status != waitingroom.Claimed {
+		t.Fatalf("claim of an admission made before the loss: %v, want claimed", res.Status)
+	}
+	if s := f.snap(at(2.5)); s.Active != 10 || s.Pending != 0 {
+		t.Fatalf("after the claim: %d active, %d pending; want 10 and 0", s.Active, s.Pending)
+	}
 	// The ten admitted before the loss still hold their slots: with a cap of 15,
 	// five more may come in, not fifteen.
 	f.advance(at(3), lim)
-	if s := f.snap(at(3)); s.Serving != before.Serving+5 || s.Active != 10 {
-		t.Fatalf("after re-seeding with 10 held: serving %d active %d, want %d and 10", s.Serving, s.Active, before.Serving+5)
+	if s := f.snap(at(3)); s.Serving != before.Serving+5 || s.Active != 10 || s.Pending != 5 {
+		t.Fatalf("after re-seeding with 10 admitted: serving %d active %d pending %d, want %d, 10 and 5", s.Serving, s.Active, s.Pending, before.Serving+5)
 	}
-	f.advance(at(4).Add(lim.Session), lim)
-	if s := f.snap(at(4).Add(lim.Session)); s.Active != 0 {
+	// When the restored batch's grace runs out, its unclaimed places count as
+	// abandoned, but their slots stay held: the node that re-seeded may not
+	// have seen their claims, and those sessions would still be live.
+	f.advance(at(31), lim)
+	if s := f.snap(at(31)); s.Abandoned != before.Abandoned+9 || s.Active != 10 {
+		t.Fatalf("after the restored batch's grace: abandoned %d active %d, want %d and the 10 slots still held", s.Abandoned, s.Active, before.Abandoned+9)
+	}
+	f.advance(at(3).Add(lim.Session), lim)
+	if s := f.snap(at(3).Add(lim.Session)); s.Active != 0 {
 		t.Fatalf("held slots outlived the session: %d active", s.Active)
 	}
 }

@@ -46,11 +46,13 @@ while true do
 	if #head == 0 then
 		break
 	end
-	local _, count, claimed, at = parse_batch(head[1])
+	local _, count, claimed, at, restored = parse_batch(head[1])
 	if now < at + grace then
 		break
 	end
-	pending = pending - (count - claimed)
+	if not restored then
+		pending = pending - (count - claimed)
+	end
 	abandoned = abandoned + (count - claimed)
 	redis.call('ZREM', batches, head[1])
 end

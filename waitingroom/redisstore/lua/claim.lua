@@ -27,15 +27,24 @@ end
 -- with the greatest start at or below place, if it reaches that far.
 local b = redis.call('ZREVRANGEBYSCORE', batches, int(place), '-inf', 'LIMIT', 0, 1)
 if #b > 0 then
-	local start, count, claimed, at = parse_batch(b[1])
+	local start, count, claimed, at, restored = parse_batch(b[1])
 	-- A batch with every slot claimed has none left for this place: it was
 	-- claimed already, by this visitor before the store forgot them.
 	if place < start + count and claimed < count then
 		-- Add before removing: a set emptied for a moment would be deleted
 		-- and come back without its TTL.
-		redis.call('ZADD', batches, int(start), batch(start, count, claimed + 1, at))
+		redis.call('ZADD', batches, int(start), batch(start, count, claimed + 1, at, restored))
 		redis.call('ZREM', batches, b[1])
-		redis.call('HSET', meta, 'pending', int(pending - 1))
+		if restored then
+			-- One of the sessions a held slot stood for: it takes that slot.
+			local held = num(redis.call('HGET', meta, 'heldleft'))
+			if held > 0 then
+				redis.call('ZREM', live, 'held:' .. int(held - 1))
+				redis.call('HSET', meta, 'heldleft', int(held - 1))
+			end
+		else
+			redis.call('HSET', meta, 'pending', int(pending - 1))
+		end
 		return {0, open_session(visitor, now, session, retention, ttl)}
 	end
 end

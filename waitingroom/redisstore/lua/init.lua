@@ -1,6 +1,7 @@
 -- Init: create the room, or raise its counters to at least the seed's.
 -- ARGV: seq, serving, admitted, claimed, abandoned, held, held until,
--- draw closed (0/1), draw size, ttl (ms), incarnation
+-- draw closed (0/1), draw size, ttl (ms), incarnation, then the admission
+-- batches still in their grace window, each "start:count:claimed:at"
 local counters = {'seq', 'serving', 'admitted', 'claimed', 'abandoned'}
 local ttl = ARGV[10]
 
@@ -34,5 +35,17 @@ for i = 0, held - 1 do
 end
 if held > 0 then
 	redis.call('PEXPIRE', live, ttl)
+end
+
+redis.call('HSET', meta, 'heldleft', int(held))
+
+-- Admissions still in their grace come back, restored: their places are among
+-- the held slots, and a claim from one takes a held slot over.
+for i = 12, #ARGV do
+	local start, count, claimed, at = parse_batch(ARGV[i])
+	redis.call('ZADD', batches, int(start), batch(start, count, claimed, at, true))
+end
+if #ARGV >= 12 then
+	redis.call('PEXPIRE', batches, ttl)
 end
 return 1

@@ -46,13 +46,19 @@ local function open_session(visitor, now, session, retention, ttl)
 end
 
 -- An admission batch is one sorted-set member, scored by its first place:
--- "start:count:claimed:at". Only claimed changes, by replacing the member.
+-- "start:count:claimed:at", with ":r" after it when the batch was restored by
+-- a re-seed (its unclaimed places are held slots, not pending ones). Only
+-- claimed changes, by replacing the member.
 local function parse_batch(m)
-	local start, count, claimed, at = string.match(m, '^(%d+):(%d+):(%d+):(%-?%d+)$')
-	return tonumber(start), tonumber(count), tonumber(claimed), tonumber(at)
+	local start, count, claimed, at, r = string.match(m, '^(%d+):(%d+):(%d+):(%-?%d+)(:?r?)$')
+	return tonumber(start), tonumber(count), tonumber(claimed), tonumber(at), r == ':r'
 end
 
-local function batch(start, count, claimed, at)
-	return int(start) .. ':' .. int(count) .. ':' .. int(claimed) .. ':' .. int(at)
+local function batch(start, count, claimed, at, restored)
+	local m = int(start) .. ':' .. int(count) .. ':' .. int(claimed) .. ':' .. int(at)
+	if restored then
+		m = m .. ':r'
+	end
+	return m
 end
 
