@@ -547,3 +547,22 @@ func TestRevocationAfterStoreLossReachesEveryNode(t *testing.T) {
 	}
 	e.pass(b, passes[5])
 }
+
+func TestEveryNodeRaisesKeysAfterStoreLoss(t *testing.T) {
+	e := newEnv(t)
+	mem := e.store.(*waitingroom.MemoryStore)
+	s := waitingroom.Settings{QueueAll: true}
+	a := e.node("concert", s)
+	b := e.node("concert", s)
+	// Node B hands out keys that node A never sees before the store loses them.
+	var last waitingroom.Ticket
+	for range 300 {
+		last = e.join(b).Ticket
+	}
+	mem.Drop("concert")
+	e.step(1, a)    // A re-creates the room from what it saw: next to nothing
+	e.step(1, a, b) // B sees a new incarnation and raises the keys above its own
+	if v := e.join(a); v.Ticket.Key <= last.Key {
+		t.Fatalf("a newcomer through node A got key %d, ahead of node B's ticket %d from before the loss", v.Ticket.Key, last.Key)
+	}
+}
