@@ -35,6 +35,7 @@ type memRoom struct {
 	finishedQ   []forget
 	returners   map[string]time.Time // visitor -> last asked
 	drawClosed  bool
+	epochs      []Epoch // rolling draws of the random method, oldest first
 	drawSize    uint64
 	seed        []byte
 	seedAt      time.Time
@@ -85,6 +86,7 @@ func (s *MemoryStore) Init(_ context.Context, name string, seed Seed) error {
 			r.incarnation = NewIncarnation()
 		}
 		r.drawClosed, r.drawSize = seed.DrawClosed, seed.DrawSize
+		r.epochs = append([]Epoch(nil), seed.Epochs...)
 		r.heldLeft = seed.Held
 		for _, b := range seed.Batches {
 			b.Restored = true
@@ -252,7 +254,17 @@ func (s *MemoryStore) Advance(_ context.Context, name string, now time.Time, lim
 		return nil
 	}
 	r.credit = accrue(r.credit, lim.Rate, elapsed)
-	n := admissible(r.credit, r.free(lim), r.c.Seq-r.c.Serving)
+	waiting := r.c.Seq - r.c.Serving
+	if lim.Reshuffle {
+		end := r.drawnEnd()
+		if r.c.Serving >= end && waiting > 0 {
+			r.epochs = nextEpoch(r.epochs, r.c.Serving, waiting)
+			end = r.c.Serving + waiting
+		}
+		// Only drawn places go in: the rest wait for the next draw.
+		waiting = end - min(end, r.c.Serving)
+	}
+	n := admissible(r.credit, r.free(lim), waiting)
 	if n == 0 {
 		return nil
 	}
@@ -262,6 +274,31 @@ func (s *MemoryStore) Advance(_ context.Context, name string, now time.Time, lim
 	r.pending += int(n)
 	r.credit -= float64(n)
 	return nil
+}
+
+// drawnEnd is the first key no draw has placed yet.
+func (r *memRoom) drawnEnd() uint64 {
+	if n := len(r.epochs); n > 0 {
+		return r.epochs[n-1].End()
+	}
+	if r.drawClosed {
+		return r.drawSize
+	}
+	return 0
+}
+
+// nextEpoch appends the epoch of keys [start, start+size), forgetting the oldest
+// beyond MaxEpochs.
+func nextEpoch(epochs []Epoch, start, size uint64) []Epoch {
+	var number uint64 = 1
+	if n := len(epochs); n > 0 {
+		number = epochs[n-1].Number + 1
+	}
+	epochs = append(epochs, Epoch{Start: start, Size: size, Number: number})
+	if len(epochs) > MaxEpochs {
+		epochs = append(epochs[:0:0], epochs[len(epochs)-MaxEpochs:]...)
+	}
+	return epochs
 }
 
 // maxCatchUpTicks bounds how many missed seconds of rate budget one step grants,
@@ -300,6 +337,7 @@ func (s *MemoryStore) Snapshot(_ context.Context, name string, now time.Time, re
 		Credit:      r.credit,
 		DrawClosed:  r.drawClosed,
 		DrawSize:    r.drawSize,
+		Epochs:      append([]Epoch(nil), r.epochs...),
 		Version:     r.version,
 		Incarnation: r.incarnation,
 		Batches:     append([]Batch(nil), r.batches...),

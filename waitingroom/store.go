@@ -84,7 +84,25 @@ type Limits struct {
 	Retention time.Duration // how long a finished visitor is remembered (ticket lifetime)
 	Open      bool          // admission may move forward
 	CloseDraw bool          // the event has started: close the pre-queue draw
+	// Reshuffle is the random queueing method: whenever the places drawn so far
+	// are all admitted and visitors wait, the controller draws everyone waiting
+	// into a new epoch, and admits only drawn places.
+	Reshuffle bool
 }
+
+// MaxEpochs is how many rolling draws a store remembers: enough for every
+// admission still within its grace, with room to spare.
+const MaxEpochs = 64
+
+// Epoch is one rolling draw of the random queueing method: the keys
+// [Start, Start+Size), placed by the permutation of epoch Number (see
+// EpochSeed). Epoch numbers start at 1; the pre-queue draw is epoch 0.
+type Epoch struct {
+	Start, Size, Number uint64
+}
+
+// End is the first key after the epoch.
+func (e Epoch) End() uint64 { return e.Start + e.Size }
 
 // ReturnerWindow is how long a late returner who found no free slot keeps a slot
 // reserved for them by asking again. Status polls come well within it.
@@ -103,6 +121,9 @@ type Seed struct {
 	// places it gave do not change. Ignored when the room exists.
 	DrawClosed bool
 	DrawSize   uint64
+	// Epochs restore the rolling draws already made, so their places do not
+	// change. Ignored when the room exists.
+	Epochs []Epoch
 	// Incarnation names this creation of the room (empty: the store picks a
 	// random one). Ignored when the room exists.
 	Incarnation string
@@ -155,7 +176,10 @@ type Snapshot struct {
 	Credit     float64 // unspent rate budget, in visitors
 	DrawClosed bool    // the pre-queue draw was made
 	DrawSize   uint64  // registrations the draw covers (keys below it)
-	Version    int64   // overrides version
+	// Epochs are the latest rolling draws of the random method, oldest first,
+	// at most MaxEpochs of them.
+	Epochs  []Epoch
+	Version int64 // overrides version
 	// Incarnation changes whenever the room is created anew, as after the store
 	// lost its data: revocation cursors of the old incarnation mean nothing in
 	// the new one, so a node that sees it change reads revocations from 0.

@@ -88,6 +88,7 @@ func (d *differ) randomLimits() waitingroom.Limits {
 		Retention: time.Duration(pick(10, 60, 3600)) * time.Second,
 		Open:      d.rng.IntN(5) > 0,
 		CloseDraw: d.rng.IntN(3) == 0,
+		Reshuffle: d.rng.IntN(3) == 0,
 	}
 }
 
@@ -251,6 +252,7 @@ func (d *differ) lose() {
 		DrawClosed: s.DrawClosed,
 		DrawSize:   s.DrawSize,
 		Batches:    s.Batches,
+		Epochs:     s.Epochs,
 	})
 }
 

@@ -17,7 +17,7 @@ func (s *Store) Init(ctx context.Context, room string, seed waitingroom.Seed) er
 	}
 	args := []any{c.Seq, c.Serving, c.Admitted, c.Claimed, c.Abandoned,
 		seed.Held, seed.HeldUntil.UnixMicro(), seed.DrawClosed, seed.DrawSize,
-		s.ttlMillis(), inc}
+		s.ttlMillis(), inc, formatEpochs(seed.Epochs)}
 	for _, b := range seed.Batches {
 		args = append(args, batchMember(b))
 	}
@@ -108,6 +108,6 @@ func (s *Store) Advance(ctx context.Context, room string, now time.Time, lim wai
 	_, err := s.run(ctx, "advance", advanceScript, room,
 		now.UnixMicro(), now.Unix(), lim.Open, lim.CloseDraw, lim.Rate, lim.Cap,
 		lim.Grace.Microseconds(), waitingroom.ReturnerWindow.Microseconds(),
-		maxCatchUpTicks, s.ttlMillis())
+		maxCatchUpTicks, s.ttlMillis(), lim.Reshuffle)
 	return err
 }

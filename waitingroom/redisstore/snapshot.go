@@ -25,13 +25,13 @@ func (s *Store) Snapshot(ctx context.Context, room string, now time.Time, revoke
 
 // parseSnapshot reads the reply of snapshot.lua.
 func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
-	const fixed = 13 // the numbers, then the incarnation
+	const fixed = 14 // the numbers, then the incarnation and the epochs
 	a, ok := v.([]any)
 	if !ok || len(a) < fixed+1 {
 		return waitingroom.Snapshot{}, fmt.Errorf("unexpected reply %T", v)
 	}
-	var u [fixed - 1]uint64
-	for i := range fixed - 1 {
+	var u [fixed - 2]uint64
+	for i := range fixed - 2 {
 		if i == 6 {
 			continue // the credit, a float
 		}
@@ -40,6 +40,10 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 			return waitingroom.Snapshot{}, fmt.Errorf("field %d: %w", i, err)
 		}
 		u[i] = uint64(n)
+	}
+	epochs, err := parseEpochs(str(a[13]))
+	if err != nil {
+		return waitingroom.Snapshot{}, err
 	}
 	credit, err := strconv.ParseFloat(str(a[6]), 64)
 	if err != nil {
@@ -57,6 +61,7 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 		Active:      int(u[10]),
 		Returning:   int(u[11]),
 		Incarnation: str(a[12]),
+		Epochs:      epochs,
 	}
 	nb, err := toInt(a[fixed])
 	if err != nil || nb < 0 || int(nb) > len(a)-fixed-1 {
@@ -78,6 +83,38 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 		snap.Revocations = append(snap.Revocations, rv)
 	}
 	return snap, nil
+}
+
+// parseEpochs reads the epochs field, "start:size:number,...".
+func parseEpochs(s string) ([]waitingroom.Epoch, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []waitingroom.Epoch
+	for part := range strings.SplitSeq(s, ",") {
+		f := strings.Split(part, ":")
+		if len(f) != 3 {
+			return nil, fmt.Errorf("malformed epoch %q", part)
+		}
+		var n [3]uint64
+		for i := range n {
+			var err error
+			if n[i], err = strconv.ParseUint(f[i], 10, 64); err != nil {
+				return nil, fmt.Errorf("malformed epoch %q", part)
+			}
+		}
+		out = append(out, waitingroom.Epoch{Start: n[0], Size: n[1], Number: n[2]})
+	}
+	return out, nil
+}
+
+// formatEpochs writes epochs as the epochs field holds them.
+func formatEpochs(epochs []waitingroom.Epoch) string {
+	parts := make([]string, len(epochs))
+	for i, e := range epochs {
+		parts[i] = fmt.Sprintf("%d:%d:%d", e.Start, e.Size, e.Number)
+	}
+	return strings.Join(parts, ",")
 }
 
 // parseBatch reads a batch member, "start:count:claimed:at", with ":r" after

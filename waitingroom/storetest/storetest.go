@@ -52,6 +52,7 @@ func Run(t *testing.T, h Harness) {
 		{"DrawClosesOnce", testDraw},
 		{"DrawEmptyAfterAdmissionBegan", testDrawAfterAdmission},
 		{"DrawSeedFirstWins", testDrawSeed},
+		{"RandomDrawsEpochs", testRandomEpochs},
 		{"OverridesCompareAndSwap", testOverrides},
 		{"InitNeverLowersCounters", testInitMax},
 		{"WipedStoreReseeded", testWipe},
@@ -592,6 +593,54 @@ func testDrawAfterAdmission(t *testing.T, h Harness) {
 	}
 }
 
+func testRandomEpochs(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(10, t0)
+	lim := limits()
+	lim.Reshuffle = true
+	lim.Rate = 240 // four a second
+	f.advance(at(1), lim)
+	s := f.snap(at(1))
+	if len(s.Epochs) != 1 || s.Epochs[0] != (waitingroom.Epoch{Start: 0, Size: 10, Number: 1}) {
+		t.Fatalf("first step of a random room: epochs %+v, want one of keys 0-9, number 1", s.Epochs)
+	}
+	if s.Serving != 4 {
+		t.Fatalf("serving %d, want 4", s.Serving)
+	}
+	// Newcomers wait for the next draw: they are not in this one.
+	f.fill(5, at(1))
+	f.advance(at(2), lim)
+	f.advance(at(3), lim)
+	if s := f.snap(at(3)); s.Serving != 10 || len(s.Epochs) != 1 {
+		t.Fatalf("after the first draw's places: serving %d, epochs %+v; want 10 and no second draw while places of the first remained", s.Serving, s.Epochs)
+	}
+	f.advance(at(4), lim)
+	s = f.snap(at(4))
+	if len(s.Epochs) != 2 || s.Epochs[1] != (waitingroom.Epoch{Start: 10, Size: 5, Number: 2}) || s.Serving != 14 {
+		t.Fatalf("once the first draw is in: epochs %+v serving %d, want a second of keys 10-14 and serving 14", s.Epochs, s.Serving)
+	}
+	// With nobody waiting no draw is made, and a newcomer walks straight in.
+	f.advance(at(5), lim)
+	f.advance(at(6), lim)
+	if s := f.snap(at(6)); len(s.Epochs) != 2 || s.Serving != 15 {
+		t.Fatalf("with nobody waiting: epochs %+v serving %d, want still two and 15", s.Epochs, s.Serving)
+	}
+	if res := f.join("walk-in", at(6), lim); !res.Admitted {
+		t.Fatal("a newcomer to a random room with nobody waiting was not let in")
+	}
+	// The store remembers the latest MaxEpochs draws only.
+	g := newFixture(t, h)
+	lim.Cap = 1000
+	for i := range waitingroom.MaxEpochs + 6 {
+		g.fill(1, at(float64(i)))
+		g.advance(at(float64(i)+0.5), lim)
+	}
+	es := g.snap(at(100)).Epochs
+	if len(es) != waitingroom.MaxEpochs || es[0].Number != 7 || es[len(es)-1].Number != waitingroom.MaxEpochs+6 {
+		t.Fatalf("after %d draws: %d kept, numbers %d..%d; want the last %d", waitingroom.MaxEpochs+6, len(es), es[0].Number, es[len(es)-1].Number, waitingroom.MaxEpochs)
+	}
+}
+
 func testDrawSeed(t *testing.T, h Harness) {
 	f := newFixture(t, h)
 	a := []byte("seed-a-0123456789abcdef0123456789")
@@ -666,6 +715,7 @@ func testWipe(t *testing.T, h Harness) {
 	}
 	lim := limits()
 	lim.Cap = 15
+	epochs := []waitingroom.Epoch{{Start: 30, Size: 7, Number: 3}}
 	f.init(waitingroom.Seed{
 		Counters:   before.Counters,
 		Held:       before.Active + before.Pending,
@@ -673,7 +723,11 @@ func testWipe(t *testing.T, h Harness) {
 		DrawClosed: before.DrawClosed,
 		DrawSize:   before.DrawSize,
 		Batches:    before.Batches,
+		Epochs:     epochs,
 	})
+	if s := f.snap(at(2)); len(s.Epochs) != 1 || s.Epochs[0] != epochs[0] {
+		t.Fatalf("epochs after re-seeding: %+v, want %+v", s.Epochs, epochs)
+	}
 	res := f.join("after", at(2), lim)
 	if res.Key < before.Seq {
 		t.Fatalf("key %d after re-seeding, want at least %d", res.Key, before.Seq)

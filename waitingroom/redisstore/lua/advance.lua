@@ -2,7 +2,8 @@
 -- second; the tick recorded in the room makes all but the first call in a
 -- given second a no-op, so no node has to be the leader.
 -- ARGV: now (µs), tick (unix s), open (0/1), close draw (0/1), rate (per
--- minute), cap, grace (µs), returner window (µs), max catch-up ticks, ttl (ms)
+-- minute), cap, grace (µs), returner window (µs), max catch-up ticks, ttl (ms),
+-- reshuffle (0/1)
 -- Returns 1 when it stepped, 0 when this second was already stepped, nil when
 -- the room is unknown.
 local last = redis.call('HGET', meta, 'tick')
@@ -82,6 +83,27 @@ local credit = math.min(num(m[4]) + per_second * elapsed, math.max(per_second, 1
 local n = 0
 local room = free(tonumber(ARGV[6]), pending)
 local waiting = seq - serving
+if ARGV[11] == '1' then
+	-- The random method: when the places drawn so far are all in and visitors
+	-- wait, draw everyone waiting into a new epoch; admit drawn places only.
+	local epochs = parse_epochs(redis.call('HGET', meta, 'epochs'))
+	local drawn_end, number = 0, 0
+	if #epochs > 0 then
+		local last = epochs[#epochs]
+		drawn_end, number = last[1] + last[2], last[3]
+	elseif redis.call('HGET', meta, 'drawn') == '1' then
+		drawn_end = num(redis.call('HGET', meta, 'drawsize'))
+	end
+	if serving >= drawn_end and waiting > 0 then
+		epochs[#epochs + 1] = {serving, waiting, number + 1}
+		while #epochs > MAX_EPOCHS do
+			table.remove(epochs, 1)
+		end
+		redis.call('HSET', meta, 'epochs', format_epochs(epochs))
+		drawn_end = serving + waiting
+	end
+	waiting = drawn_end - math.min(drawn_end, serving)
+end
 if credit >= 1 and room > 0 and waiting > 0 then
 	n = math.min(math.floor(credit), room, waiting)
 end

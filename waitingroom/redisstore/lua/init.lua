@@ -1,7 +1,8 @@
 -- Init: create the room, or raise its counters to at least the seed's.
 -- ARGV: seq, serving, admitted, claimed, abandoned, held, held until,
--- draw closed (0/1), draw size, ttl (ms), incarnation, then the admission
--- batches still in their grace window, each "start:count:claimed:at"
+-- draw closed (0/1), draw size, ttl (ms), incarnation, epochs
+-- ("start:size:number,..."), then the admission batches still in their grace
+-- window, each "start:count:claimed:at"
 local counters = {'seq', 'serving', 'admitted', 'claimed', 'abandoned'}
 local ttl = ARGV[10]
 
@@ -24,7 +25,7 @@ redis.call('HSET', meta,
 	'credit', '1', -- a new room lets its first visitor straight in
 	'tick', '0', 'pending', '0',
 	'drawn', ARGV[8], 'drawsize', ARGV[9],
-	'revcur', '0', 'ver', '0', 'inc', ARGV[11])
+	'revcur', '0', 'ver', '0', 'inc', ARGV[11], 'epochs', ARGV[12])
 redis.call('PEXPIRE', meta, ttl)
 
 -- Sessions live before the store lost its data keep their slots until they
@@ -41,11 +42,11 @@ redis.call('HSET', meta, 'heldleft', int(held))
 
 -- Admissions still in their grace come back, restored: their places are among
 -- the held slots, and a claim from one takes a held slot over.
-for i = 12, #ARGV do
+for i = 13, #ARGV do
 	local start, count, claimed, at = parse_batch(ARGV[i])
 	redis.call('ZADD', batches, int(start), batch(start, count, claimed, at, true))
 end
-if #ARGV >= 12 then
+if #ARGV >= 13 then
 	redis.call('PEXPIRE', batches, ttl)
 end
 return 1

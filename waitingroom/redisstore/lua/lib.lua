@@ -62,3 +62,23 @@ local function batch(start, count, claimed, at, restored)
 	return m
 end
 
+
+-- The rolling draws of the random method live in one meta field,
+-- "start:size:number,..." oldest first; at most MAX_EPOCHS are kept.
+local MAX_EPOCHS = 64
+
+local function parse_epochs(s)
+	local out = {}
+	for start, size, number in string.gmatch(s or '', '(%d+):(%d+):(%d+)') do
+		out[#out + 1] = {tonumber(start), tonumber(size), tonumber(number)}
+	end
+	return out
+end
+
+local function format_epochs(epochs)
+	local parts = {}
+	for i, e in ipairs(epochs) do
+		parts[i] = int(e[1]) .. ':' .. int(e[2]) .. ':' .. int(e[3])
+	end
+	return table.concat(parts, ',')
+end

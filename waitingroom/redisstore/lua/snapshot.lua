@@ -1,8 +1,8 @@
 -- Snapshot: the room's state in one reply.
 -- ARGV: now (µs), revocation cursor
 -- Returns {seq, serving, admitted, claimed, abandoned, pending, credit, drawn,
--- draw size, version, active, returning, incarnation, number of batches,
--- batch..., revocation...}, each batch being "start:count:claimed:at" and each
+-- draw size, version, active, returning, incarnation, epochs, number of
+-- batches, batch..., revocation...}, each batch being "start:count:claimed:at" and each
 -- revocation
 -- "cursor:expiry:pass id"; nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
@@ -19,8 +19,9 @@ end
 out[11] = redis.call('ZCARD', live)
 out[12] = redis.call('ZCARD', returners)
 out[13] = redis.call('HGET', meta, 'inc') or ''
+out[14] = redis.call('HGET', meta, 'epochs') or ''
 local bs = redis.call('ZRANGE', batches, 0, -1)
-out[14] = #bs
+out[15] = #bs
 for _, m in ipairs(bs) do
 	out[#out + 1] = m
 end
