@@ -208,7 +208,7 @@ func TestAdminPatchBadBodies(t *testing.T) {
 		{"duration as number", `{"session_duration": 600}`, "invalid_setting", "session_duration"},
 		{"bad duration", `{"session_duration": "ten minutes"}`, "invalid_setting", "session_duration"},
 		{"bad time", `{"event_start": "tomorrow"}`, "invalid_setting", "event_start"},
-		{"random method", `{"queueing_method": "random"}`, "invalid_setting", "random is not available"},
+		{"unknown method", `{"queueing_method": "lottery"}`, "invalid_setting", "must be fifo, random, passthrough or reject"},
 		{"unknown method", `{"queueing_method": "lifo"}`, "invalid_setting", "queueing_method"},
 		{"rate zero", `{"new_users_per_minute": 0}`, "invalid_setting", "new_users_per_minute"},
 		{"negative cap", `{"paused": true, "total_active_users": -1}`, "invalid_setting", "total_active_users"},

@@ -91,11 +91,9 @@ func decodeSetting(name string, raw json.RawMessage) (waitingroom.Overrides, err
 	}
 	if m := one.QueueingMethod; m != nil {
 		switch *m {
-		case waitingroom.FIFO, waitingroom.Passthrough, waitingroom.Reject:
-		case waitingroom.Random:
-			return one, errors.New("random is not available yet; use fifo, or shuffle_at_event_start in the configuration for a fair draw of the pre-queue")
+		case waitingroom.FIFO, waitingroom.Random, waitingroom.Passthrough, waitingroom.Reject:
 		default:
-			return one, fmt.Errorf("must be fifo, passthrough or reject, got %q", *m)
+			return one, fmt.Errorf("must be fifo, random, passthrough or reject, got %q", *m)
 		}
 	}
 	return one, nil

@@ -68,7 +68,6 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		{Handler{}, "room"},
 		{Handler{Room: "bad room!"}, "room"},
 		{Handler{Room: "r", QueueingMethod: "lifo"}, "queueing_method"},
-		{Handler{Room: "r", QueueingMethod: "random"}, "queueing_method"},
 		{Handler{Room: "r", EventStart: "tomorrow"}, "event_start"},
 		{Handler{Room: "r", EventStart: "2026-12-01T10:00:00Z", EventEnd: "2026-12-01T09:00:00Z"}, "event_end"},
 		{Handler{Room: "r", PrequeueStart: "2026-12-01T10:00:00Z"}, "prequeue_start"},

@@ -113,7 +113,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"status", "nope"}, `no live waiting room "nope"`},
 		{[]string{"pause", "nope"}, `no live waiting room "nope"`},
 		{[]string{"set", "concert", "new_users_per_minute=0"}, "new_users_per_minute: must be between 1"},
-		{[]string{"set", "concert", "queueing_method=random"}, "random is not available yet"},
+		{[]string{"set", "concert", "queueing_method=lottery"}, "must be fifo, random, passthrough or reject"},
 		{[]string{"set", "concert", "pasued=true"}, `"pasued" is not a runtime setting`},
 		{[]string{"set", "concert", "new_users_per_minute=lots"}, `new_users_per_minute: "lots" is not a whole number`},
 		{[]string{"set", "concert", "paused=maybe"}, `paused: "maybe" is not true or false`},

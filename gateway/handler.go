@@ -46,9 +46,10 @@ type Handler struct {
 	// SessionDuration is how long a visitor's pass lasts once admitted. Default: 10m.
 	SessionDuration caddy.Duration `json:"session_duration,omitempty"`
 
-	// QueueingMethod is fifo (default), passthrough (no queue; everyone gets a
-	// pass) or reject (new visitors see the closed page). random is not
-	// available yet.
+	// QueueingMethod is fifo (default: first come, first served), random
+	// (whenever a group is in, everyone waiting is placed by a fresh fair
+	// draw), passthrough (no queue; everyone gets a pass) or reject (new
+	// visitors see the closed page).
 	QueueingMethod string `json:"queueing_method,omitempty"`
 
 	// QueueAll holds everyone in line: nobody is admitted until it is unset.
@@ -216,9 +217,6 @@ func (h *Handler) roomSettings() (waitingroom.Settings, error) {
 	}
 	if s.EventEnd, err = parseTime("event_end", h.EventEnd); err != nil {
 		return s, err
-	}
-	if s.QueueingMethod == waitingroom.Random {
-		return s, errors.New("queueing_method: random is not available yet; use fifo, or shuffle_at_event_start for a fair draw of the pre-queue")
 	}
 	s = s.WithDefaults()
 	if err := s.Validate(); err != nil {

@@ -81,6 +81,11 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 		d.Lead = lead("So many people are arriving that we could not give you a place in line just yet. This page will try again in a few seconds.")
 		d.Refresh = retryAfterUnavailable
 		d.StatusURL, d.WSURL = "", ""
+	case st.State == waitingroom.StateQueued && st.AwaitingDraw:
+		d.Headline = "You're in line"
+		d.Lead = lead("Places are given by a fair random draw: when the group ahead is in, everyone waiting, you included, is drawn into the next one. Arriving a moment earlier or later makes no difference.")
+		d.Position = "in the next draw"
+		d.ShowFigures, d.ShowProgress, d.KeepOpen = true, true, true
 	case st.State == waitingroom.StateQueued:
 		d.Headline = "You're in line"
 		if st.Position != nil && *st.Position == 0 {

@@ -21,6 +21,8 @@ func TestPageStates(t *testing.T) {
 	}{
 		{"queued", waitingroom.Status{State: waitingroom.StateQueued, Position: &pos, ETASeconds: &eta, RefreshSeconds: 9, Progress: .25},
 			[]string{"You&#39;re in line", ">1,234<", "about 1 h 2 min", `aria-valuenow="25"`, `content="9"`}},
+		{"awaiting the random draw", waitingroom.Status{State: waitingroom.StateQueued, AwaitingDraw: true, ETASeconds: &eta, RefreshSeconds: 9},
+			[]string{"fair random draw", ">in the next draw<", "about 1 h 2 min", `class="bar indeterminate"`}},
 		{"next", waitingroom.Status{State: waitingroom.StateQueued, Position: new(uint64), RefreshSeconds: 2},
 			[]string{"You&#39;re next"}},
 		{"prequeue with a draw", waitingroom.Status{State: waitingroom.StatePrequeue, OpensAt: &opens, DrawIndex: &idx, RefreshSeconds: 20},

@@ -55,7 +55,7 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request) error {
 		st, next := h.room.Peek(t)
 		t = next
 		final := st.State == waitingroom.StateAdmitted || st.State == waitingroom.StateSoldOut || st.State == waitingroom.StateClosed
-		due := st.State != last.State || st.Reconnecting != last.Reconnecting ||
+		due := st.State != last.State || st.Reconnecting != last.Reconnecting || st.AwaitingDraw != last.AwaitingDraw ||
 			(time.Since(lastSent) >= wsMinGap && !sameFigures(st, last)) ||
 			time.Since(lastSent) >= wsKeepAlive
 		if due {

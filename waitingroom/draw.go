@@ -19,7 +19,24 @@ import (
 // (L, R) = (R, L xor (F & mask)). The result is (L << h) | R. While the result is
 // n or more, apply the rounds again to it (cycle walking), which keeps the map a
 // bijection on [0, n). A draw of size 0 or 1 maps every index to itself.
+//
+// The pre-queue's draw uses the committed seed itself. The random queueing
+// method draws everyone waiting again and again: epoch e >= 1, over the keys
+// [start, start+n), uses the seed HMAC-SHA256(key = committed seed,
+// message = "foyer-epoch-v1" || uint64be(e)), and places key k at
+// start + place(k - start).
 const DrawAlgorithm = "feistel-hmac-sha256-v1"
+
+// EpochSeed derives the seed of a rolling draw of the random method from the
+// room's committed seed.
+func EpochSeed(seed []byte, number uint64) []byte {
+	mac := hmac.New(sha256.New, seed)
+	mac.Write([]byte("foyer-epoch-v1"))
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], number)
+	mac.Write(n[:])
+	return mac.Sum(nil)
+}
 
 const drawRounds = 8
 

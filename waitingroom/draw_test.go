@@ -84,3 +84,17 @@ func TestDrawCommitment(t *testing.T) {
 		t.Fatal("commitment is not the SHA-256 of the seed")
 	}
 }
+
+// TestEpochSeedKnownAnswer pins the derivation of the random method's seeds,
+// computed from its description by an independent implementation.
+func TestEpochSeedKnownAnswer(t *testing.T) {
+	seed, _ := hex.DecodeString("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
+	for number, want := range map[uint64]string{
+		1: "e7a1726512382f0582e28d17dc5ef2ab46ff4cba608a3bd4e27f2e7c0d84e838",
+		7: "baea28ff1ba7adf7218ec9a8d25df088797921e3aae3e3839fce0e62f398fbcc",
+	} {
+		if got := hex.EncodeToString(EpochSeed(seed, number)); got != want {
+			t.Fatalf("epoch %d seed %s, want %s", number, got, want)
+		}
+	}
+}

@@ -40,6 +40,10 @@ func (s Settings) admitting(now time.Time) bool {
 	return s.PhaseAt(now) == Live
 }
 
+// drawn reports whether the room places visitors by a draw: the pre-queue's, or
+// the rolling draws of the random method.
+func (s Settings) drawn() bool { return s.ShuffleAtEventStart || s.QueueingMethod == Random }
+
 // limitsAt are the Limits store calls run with.
 func (s Settings) limitsAt(now time.Time) Limits {
 	return Limits{
@@ -50,5 +54,6 @@ func (s Settings) limitsAt(now time.Time) Limits {
 		Retention: s.TicketLifetime,
 		Open:      s.admitting(now),
 		CloseDraw: s.ShuffleAtEventStart && !s.EventStart.IsZero() && !now.Before(s.EventStart),
+		Reshuffle: s.QueueingMethod == Random,
 	}
 }

@@ -60,6 +60,7 @@ type Room struct {
 	seed        []byte
 	seedAt      time.Time
 	draw        *Draw
+	epochs      []epochDraw
 	lastOK      time.Time
 	known       bool // a snapshot was read since start
 }
@@ -74,6 +75,14 @@ type view struct {
 	servingRate float64 // places per second, 0 when unknown
 	showUp      float64
 	draw        *Draw
+	epochs      []epochDraw // the random method's draws, oldest first
+}
+
+// epochDraw is a rolling draw with its permutation (nil while this node does not
+// know the room's seed).
+type epochDraw struct {
+	Epoch
+	draw *Draw
 }
 
 // NewRoom checks the configuration and prepares a room. Call Start before use.
@@ -259,9 +268,9 @@ func (r *Room) syncOverrides(ctx context.Context, version int64) error {
 }
 
 // syncDraw makes sure the room's seed is committed before anyone registers, and
-// builds the permutation once the store says the draw was made.
+// builds the permutations of the draws the store says were made.
 func (r *Room) syncDraw(ctx context.Context, now time.Time, snap Snapshot) error {
-	if !r.base.ShuffleAtEventStart {
+	if !r.base.drawn() && !r.settings().drawn() && len(snap.Epochs) == 0 {
 		return nil
 	}
 	r.mu.Lock()
@@ -276,13 +285,36 @@ func (r *Room) syncDraw(ctx context.Context, now time.Time, snap Snapshot) error
 		r.seed, r.seedAt, seed = got, at, got
 		r.mu.Unlock()
 	}
+	var d *Draw
 	if snap.DrawClosed && !built {
-		d := NewDraw(seed, snap.DrawSize)
-		r.mu.Lock()
-		r.draw = d
-		r.mu.Unlock()
+		d = NewDraw(seed, snap.DrawSize)
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if d != nil {
+		r.draw = d
+	}
+	r.epochs = epochDraws(r.epochs, snap.Epochs, seed)
 	return nil
+}
+
+// epochDraws lines up a permutation for each epoch, reusing those already made.
+func epochDraws(have []epochDraw, epochs []Epoch, seed []byte) []epochDraw {
+	out := make([]epochDraw, 0, len(epochs))
+	for _, e := range epochs {
+		var d *Draw
+		for _, h := range have {
+			if h.Epoch == e && h.draw != nil {
+				d = h.draw
+				break
+			}
+		}
+		if d == nil && seed != nil {
+			d = NewDraw(EpochSeed(seed, e.Number), e.Size)
+		}
+		out = append(out, epochDraw{Epoch: e, draw: d})
+	}
+	return out
 }
 
 // reseed recreates the room in a store that lost it, from what this node saw
@@ -292,7 +324,7 @@ func (r *Room) syncDraw(ctx context.Context, now time.Time, snap Snapshot) error
 func (r *Room) reseed(ctx context.Context, now time.Time) error {
 	v := r.view.Load()
 	r.mu.Lock()
-	seed := Seed{Counters: v.snap.Counters, DrawClosed: v.snap.DrawClosed, DrawSize: v.snap.DrawSize}
+	seed := Seed{Counters: v.snap.Counters, DrawClosed: v.snap.DrawClosed, DrawSize: v.snap.DrawSize, Epochs: v.snap.Epochs}
 	if r.known {
 		margin := uint64(math.Ceil(r.flow.joinRate()*(now.Sub(v.at).Seconds()+1))) + reseedMargin
 		seed.Seq = max(seed.Seq, r.maxKey) + margin
@@ -356,6 +388,7 @@ func (r *Room) publish(now time.Time, snap Snapshot, healthy bool) {
 		servingRate: rate,
 		showUp:      r.flow.showUp(),
 		draw:        r.draw,
+		epochs:      r.epochs,
 	}
 	r.mu.Unlock()
 	r.view.Store(v)

@@ -566,3 +566,94 @@ func TestEveryNodeRaisesKeysAfterStoreLoss(t *testing.T) {
 		t.Fatalf("a newcomer through node A got key %d, ahead of node B's ticket %d from before the loss", v.Ticket.Key, last.Key)
 	}
 }
+
+func TestRandomRoomAdmitsInDrawnOrder(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("concert", waitingroom.Settings{QueueingMethod: waitingroom.Random, TotalActiveUsers: 1000, NewUsersPerMinute: 60, QueueAll: true})
+	const n = 30
+	var fans []waitingroom.Ticket
+	for range n {
+		fans = append(fans, e.join(r).Ticket)
+	}
+	if _, err := r.Patch(e.ctx, waitingroom.Overrides{QueueAll: ptr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, r) // the first draw, of everyone waiting; steps in two seconds admit two
+	seed, _, err := e.store.DrawSeed(e.ctx, "concert", []byte("ignored: a seed is stored"), e.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := r.DrawInfo()
+	if !info.Enabled || info.Commitment != waitingroom.DrawCommitment(seed) || len(info.Epochs) != 1 || info.Epochs[0] != (waitingroom.Epoch{Start: 0, Size: n, Number: 1}) || info.Seed != "" {
+		t.Fatalf("draw info %+v: want the commitment, epoch 1 over keys 0-%d, and no seed while the room is open", info, n-1)
+	}
+	d := waitingroom.NewDraw(waitingroom.EpochSeed(seed, 1), n)
+	late := e.join(r) // after the draw: waits for the next one
+	if !late.Status.AwaitingDraw || late.Status.Position != nil || late.Status.ETASeconds == nil {
+		t.Fatalf("a newcomer after the draw: %+v, want awaiting the next draw, no position, an ETA", late.Status)
+	}
+	last := make([]uint64, n)
+	for sec := 0; sec < n; sec++ {
+		for i, tk := range fans {
+			if tk.Claimed {
+				continue
+			}
+			v := e.poll(r, tk)
+			fans[i] = v.Ticket
+			place := d.Place(uint64(i))
+			if v.Ticket.Place != place {
+				t.Fatalf("fan %d placed at %d, the draw says %d", i, v.Ticket.Place, place)
+			}
+			if admitted := v.Pass != ""; admitted != (place <= uint64(sec)+1) {
+				t.Fatalf("second %d: fan %d (place %d) admitted %v", sec, i, place, admitted)
+			}
+			if v.Pass == "" {
+				if p := *v.Status.Position; sec > 0 && p > last[i] {
+					t.Fatalf("fan %d's position rose from %d to %d", i, last[i], p)
+				} else {
+					last[i] = p
+				}
+			}
+		}
+		e.step(1, r)
+	}
+	// The first group is in; the next draw places the newcomer.
+	v := e.poll(r, late.Ticket)
+	if v.Status.AwaitingDraw || v.Pass == "" {
+		t.Fatalf("the newcomer once the first group was in: %+v, want drawn and admitted", v.Status)
+	}
+	if es := r.DrawInfo().Epochs; len(es) != 2 || es[1] != (waitingroom.Epoch{Start: n, Size: 1, Number: 2}) {
+		t.Fatalf("epochs %+v, want a second draw of the one newcomer", es)
+	}
+}
+
+func TestRandomRoomDrawsThePrequeueAtTheStart(t *testing.T) {
+	e := newEnv(t)
+	start := e.clock.Now().Add(time.Minute)
+	end := start.Add(time.Hour)
+	r := e.node("concert", waitingroom.Settings{QueueingMethod: waitingroom.Random, TotalActiveUsers: 1000, NewUsersPerMinute: 6000, EventStart: start, EventEnd: end})
+	var regs []waitingroom.Ticket
+	for range 20 {
+		v := e.join(r)
+		if v.Status.State != waitingroom.StatePrequeue {
+			t.Fatalf("before the start: %s, want prequeue", v.Status.State)
+		}
+		regs = append(regs, v.Ticket)
+	}
+	e.clock.Advance(time.Minute)
+	e.step(1, r)
+	seed, _, _ := e.store.DrawSeed(e.ctx, "concert", []byte("x"), e.clock.Now())
+	d := waitingroom.NewDraw(waitingroom.EpochSeed(seed, 1), 20)
+	for i, tk := range regs {
+		v := e.poll(r, tk)
+		if v.Ticket.Place != d.Place(uint64(i)) || v.Pass == "" {
+			t.Fatalf("registrant %d: place %d admitted %v, want place %d and in", i, v.Ticket.Place, v.Pass != "", d.Place(uint64(i)))
+		}
+	}
+	// Once the room has closed, the seed is revealed for anyone to check.
+	e.clock.Advance(time.Hour)
+	e.step(1, r)
+	if info := r.DrawInfo(); info.Seed == "" || info.Commitment != waitingroom.DrawCommitment(seed) {
+		t.Fatalf("draw info after the end: %+v, want the seed revealed", info)
+	}
+}

@@ -41,6 +41,10 @@ type Status struct {
 	// DrawIndex is the visitor's registration index in the fair draw, with which
 	// anyone can recompute their place once the seed is revealed.
 	DrawIndex *uint64 `json:"draw_index,omitempty"`
+	// AwaitingDraw is set, in a room with the random queueing method, for a
+	// visitor not yet placed: everyone waiting is drawn into the next group
+	// once the current one is in. Position is null until then.
+	AwaitingDraw bool `json:"awaiting_draw,omitempty"`
 	// SessionEnds is when an admitted visitor's pass expires.
 	SessionEnds *time.Time `json:"session_ends,omitempty"`
 	// Reconnecting is set while the room cannot reach its store: the visitor
@@ -97,6 +101,11 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 	}
 
 	t = v.place(t)
+	if !t.Placed && s.QueueingMethod == Random && phase == Live && (v.draw != nil || !s.ShuffleAtEventStart) {
+		// Waiting for the random method's next draw (the pre-queue's, if
+		// any, is made).
+		return v.awaitingDraw(st), t
+	}
 	if !t.Placed {
 		// Registered for the draw, which has not been made yet.
 		st.State = StatePrequeue
@@ -168,19 +177,63 @@ func untilRefresh(d time.Duration, most int) int {
 	return max(minRefresh, min(most, int(math.Ceil(d.Seconds()))))
 }
 
+// awaitingDraw is the status of a visitor of a random room whose group has not
+// been drawn: no position yet, and a wait estimated from the places still to
+// go in before the draw and half of everyone waiting for it.
+func (v *view) awaitingDraw(st Status) Status {
+	st.AwaitingDraw = true
+	st.State = StateQueued
+	if v.settings.Paused || v.settings.QueueAll {
+		st.State = StatePaused
+		return st.refreshIn(v.maxRefresh())
+	}
+	end := v.drawnEnd()
+	before := end - min(end, v.snap.Serving)
+	pool := v.snap.Seq - min(v.snap.Seq, max(end, v.snap.Serving))
+	eta := int64(math.Ceil((float64(before) + float64(pool+1)/2) / v.outflow()))
+	st.ETASeconds = &eta
+	return st.refreshIn(max(minRefresh, min(v.maxRefresh(), int(eta/4))))
+}
+
+// drawnEnd is the first key no draw has placed.
+func (v *view) drawnEnd() uint64 {
+	if n := len(v.snap.Epochs); n > 0 {
+		return v.snap.Epochs[n-1].End()
+	}
+	if v.snap.DrawClosed {
+		return v.snap.DrawSize
+	}
+	return 0
+}
+
 // place fills in the ticket's place once it can be known.
 func (v *view) place(t Ticket) Ticket {
 	if t.Placed {
 		return t
 	}
+	k := t.Key
 	switch {
-	case v.draw != nil:
-		t.Place, t.Placed = v.draw.Place(t.Key), true
-	case v.settings.ShuffleAtEventStart:
-		// The draw is still to come (or its seed is not known here yet): no
-		// place yet.
-	default:
-		t.Place, t.Placed = t.Key, true
+	case v.draw != nil && k < v.draw.Size():
+		t.Place, t.Placed = v.draw.Place(k), true
+		return t
+	case v.draw == nil && v.settings.ShuffleAtEventStart:
+		// The pre-queue's draw is still to come (or its seed is not known
+		// here yet): no place yet.
+		return t
 	}
+	for _, e := range v.epochs {
+		if k >= e.Start && k < e.End() {
+			if e.draw != nil {
+				t.Place, t.Placed = e.Start+e.draw.Place(k-e.Start), true
+			}
+			return t
+		}
+	}
+	if v.settings.QueueingMethod == Random && k >= v.drawnEnd() {
+		return t // in the next draw
+	}
+	// First come, first served: after the draws, or before any draw this node
+	// remembers (those places are long admitted).
+	t.Place, t.Placed = k, true
 	return t
 }

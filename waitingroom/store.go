@@ -98,7 +98,9 @@ const MaxEpochs = 64
 // [Start, Start+Size), placed by the permutation of epoch Number (see
 // EpochSeed). Epoch numbers start at 1; the pre-queue draw is epoch 0.
 type Epoch struct {
-	Start, Size, Number uint64
+	Start  uint64 `json:"start"`
+	Size   uint64 `json:"size"`
+	Number uint64 `json:"number"`
 }
 
 // End is the first key after the epoch.
