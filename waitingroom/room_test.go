@@ -657,3 +657,24 @@ func TestRandomRoomDrawsThePrequeueAtTheStart(t *testing.T) {
 		t.Fatalf("draw info after the end: %+v, want the seed revealed", info)
 	}
 }
+
+func TestSwitchingToRandomDrawsThoseWaiting(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1000, NewUsersPerMinute: 60, QueueAll: true})
+	var fans []waitingroom.Ticket
+	for range 10 {
+		v := e.join(r)
+		fans = append(fans, e.poll(r, v.Ticket).Ticket) // shown a first-come place
+	}
+	if _, err := r.Patch(e.ctx, waitingroom.Overrides{QueueingMethod: ptr(waitingroom.Random), QueueAll: ptr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, r)
+	seed, _, _ := e.store.DrawSeed(e.ctx, "concert", []byte("x"), e.clock.Now())
+	d := waitingroom.NewDraw(waitingroom.EpochSeed(seed, 1), 10)
+	for i, tk := range fans {
+		if v := e.poll(r, tk); v.Ticket.Place != d.Place(uint64(i)) {
+			t.Fatalf("fan %d kept place %d after the switch to random, the draw says %d", i, v.Ticket.Place, d.Place(uint64(i)))
+		}
+	}
+}

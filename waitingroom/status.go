@@ -100,13 +100,13 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		return st.refreshIn(untilRefresh(opens.Sub(now), v.maxRefresh())), t
 	}
 
-	t = v.place(t)
-	if !t.Placed && s.QueueingMethod == Random && phase == Live && (v.draw != nil || !s.ShuffleAtEventStart) {
+	t, known := v.place(t)
+	if !known && s.QueueingMethod == Random && phase == Live && (v.draw != nil || !s.ShuffleAtEventStart) {
 		// Waiting for the random method's next draw (the pre-queue's, if
 		// any, is made).
 		return v.awaitingDraw(st), t
 	}
-	if !t.Placed {
+	if !known {
 		// Registered for the draw, which has not been made yet.
 		st.State = StatePrequeue
 		idx := t.Key
@@ -206,34 +206,39 @@ func (v *view) drawnEnd() uint64 {
 	return 0
 }
 
-// place fills in the ticket's place once it can be known.
-func (v *view) place(t Ticket) Ticket {
+// place works out the ticket's place and reports whether it is known. A place
+// given by a draw never changes, so it is kept in the ticket (Placed) and the
+// permutation is computed once; a first-come place is the key itself, and is
+// not kept, so that a room switched to the random method draws those still
+// waiting.
+func (v *view) place(t Ticket) (Ticket, bool) {
 	if t.Placed {
-		return t
+		return t, true
 	}
 	k := t.Key
 	switch {
 	case v.draw != nil && k < v.draw.Size():
 		t.Place, t.Placed = v.draw.Place(k), true
-		return t
+		return t, true
 	case v.draw == nil && v.settings.ShuffleAtEventStart:
 		// The pre-queue's draw is still to come (or its seed is not known
 		// here yet): no place yet.
-		return t
+		return t, false
 	}
 	for _, e := range v.epochs {
 		if k >= e.Start && k < e.End() {
-			if e.draw != nil {
-				t.Place, t.Placed = e.Start+e.draw.Place(k-e.Start), true
+			if e.draw == nil {
+				return t, false // drawn, but this node lacks the seed for now
 			}
-			return t
+			t.Place, t.Placed = e.Start+e.draw.Place(k-e.Start), true
+			return t, true
 		}
 	}
 	if v.settings.QueueingMethod == Random && k >= v.drawnEnd() {
-		return t // in the next draw
+		return t, false // in the next draw
 	}
 	// First come, first served: after the draws, or before any draw this node
 	// remembers (those places are long admitted).
-	t.Place, t.Placed = k, true
-	return t
+	t.Place = k
+	return t, true
 }
