@@ -31,9 +31,9 @@ type Ticket struct {
 	// ahead that this visitor was shown (plus one; 0 = never shown). LastAhead is
 	// what keeps a position from ever rising; FirstAhead drives the progress bar.
 	FirstAhead, LastAhead uint64
-	// Place is the visitor's place in line once it is known (Placed): the key
-	// itself, or where the fair draw put it. Kept here so the draw's permutation
-	// is computed once per visitor, not on every poll.
+	// Place is where a draw put the visitor (Placed), kept here so that the
+	// permutation is computed once per visitor, not on every poll. A
+	// first-come place is the key itself and is never kept.
 	Place  uint64
 	Placed bool
 	// Claimed is set once the visitor was given a session. A claimed ticket cannot

@@ -60,7 +60,7 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 	t.Key = res.Key
 	if res.Admitted {
 		r.stats.DirectAdmits.Add(1)
-		t.Place, t.Placed = res.Key, true
+		t.Place = res.Key
 		return r.admitted(t, res.Expires, now)
 	}
 	st, t := v.status(t, now)
