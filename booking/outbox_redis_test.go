@@ -9,14 +9,16 @@ import (
 	"github.com/foyer-dev/foyer/booking"
 	"github.com/foyer-dev/foyer/booking/pgstore/pgtest"
 	"github.com/foyer-dev/foyer/booking/stream"
-	"github.com/foyer-dev/foyer/booking/stream/redistest"
+	"github.com/foyer-dev/foyer/internal/redistest"
 )
 
 // TestOutboxThroughRedis runs the production path for paid orders: the
 // PostgreSQL outbox, relayed to a Redis Stream (twice, as after a crash
 // between publishing and marking), consumed by the ticket delivery worker.
 func TestOutboxThroughRedis(t *testing.T) {
-	client, prefix := redistest.New(t)
+	client := redistest.Shared(t)
+	// The stream's keys share one hash tag, as a Cluster needs.
+	prefix := redistest.Prefix(t, client) + ":{stream}:"
 	h := newHarness(t, openPG(t, pgtest.NewDatabase(t)))
 	rs := stream.NewRedis(client, prefix)
 	rs.Block = 50 * time.Millisecond

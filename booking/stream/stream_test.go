@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/foyer-dev/foyer/booking/stream"
-	"github.com/foyer-dev/foyer/booking/stream/redistest"
+	"github.com/foyer-dev/foyer/internal/redistest"
 )
 
 func TestMemory(t *testing.T) {
@@ -18,7 +18,9 @@ func TestMemory(t *testing.T) {
 }
 
 func TestRedis(t *testing.T) {
-	client, prefix := redistest.New(t)
+	client := redistest.Shared(t)
+	// The stream's keys share one hash tag, as a Cluster needs.
+	prefix := redistest.Prefix(t, client) + ":{stream}:"
 	s := stream.NewRedis(client, prefix)
 	s.RetryAfter = 50 * time.Millisecond
 	s.Block = 50 * time.Millisecond
