@@ -7,6 +7,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) >= 2 && os.Args[1] == "rehearsal" {
+		if err := rehearse(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "onsale:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) < 3 || os.Args[1] != "bench" {
 		usage()
 	}
@@ -30,7 +37,12 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, `usage: onsale bench proxy|poll|join|redis [flags]
+	fmt.Fprintln(os.Stderr, `usage: onsale rehearsal [flags]
+       onsale bench proxy|poll|join|redis [flags]
+
+  rehearsal  a whole on-sale on this machine: the booking service and Foyer
+             on loopback, a crowd of simulated fans, and a verdict (sold out,
+             oversold, FIFO, latency, memory); onsale rehearsal -h for flags
 
   proxy   requests/s and p99 of an admitted fan through Foyer, against bare
           Caddy reverse_proxy to the same upstream, in one run
