@@ -51,10 +51,11 @@ func (k reqKind) groupIndex() int {
 var groupNames = [3]string{"join", "poll", "shop"}
 
 // reqSample is one request: when its answer came (milliseconds from the
-// start), how long it took (microseconds) and what it was.
+// start), how long it took and how late it was sent against when the fan
+// meant to send it (microseconds), and what it was.
 type reqSample struct {
-	at, us uint32
-	kind   reqKind
+	at, us, lag uint32
+	kind        reqKind
 }
 
 // lagSample is how late one step started (microseconds), and when.

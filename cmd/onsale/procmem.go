@@ -127,3 +127,29 @@ func readProcCPU(pid int) (time.Duration, error) {
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+
+// machineCPU reads how long the machine's CPUs were busy and in all, from
+// the first line of /proc/stat. The machine is shared: set against the
+// processes' own CPU time, it says how much of it was somebody else's.
+func machineCPU() (busy, total time.Duration, err error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 5 || f[0] != "cpu" {
+		return 0, 0, fmt.Errorf("/proc/stat: unexpected first line %q", line)
+	}
+	var ticks [10]int64
+	var sum int64
+	for i := 1; i < len(f) && i <= len(ticks); i++ {
+		ticks[i-1], _ = strconv.ParseInt(f[i], 10, 64)
+		sum += ticks[i-1]
+	}
+	// user nice system idle iowait irq softirq steal guest guest_nice; the
+	// guest times are already counted in user and nice.
+	sum -= ticks[8] + ticks[9]
+	idle := ticks[3] + ticks[4]
+	return time.Duration(sum-idle) * time.Second / clockTicks, time.Duration(sum) * time.Second / clockTicks, nil
+}

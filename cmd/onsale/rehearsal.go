@@ -49,6 +49,11 @@ type rehearsal struct {
 	procs       procWatch
 	maxGor      atomic.Int64
 
+	pg                *pgWatch      // the booking database's backends, when it is PostgreSQL
+	busy0, total0     time.Duration // the machine's CPU time at the start
+	busyRun, totalRun time.Duration // and over the run
+	cpuBySec          []float64     // the machine's busy share, by second of the run (written by watch only)
+
 	mu      sync.Mutex
 	notes   map[string]int       // unexpected things fans met, by message
 	subs    map[string]int32     // pass subjects seen, to find one given twice
@@ -84,6 +89,7 @@ func (l *liveCounters) count(at time.Duration) {
 // latencies, merged once the run is over.
 type worker struct {
 	rng     *rand.Rand
+	due     time.Duration // when the step at hand was due
 	reqs    []reqSample
 	lags    []lagSample // how late steps started against when they were due
 	byClass [nKinds][6]int
@@ -158,6 +164,13 @@ func rehearse(args []string) error {
 		r.procs.add("redis-server", st.redisPID)
 	}
 	r.procs.add("onsale (simulator)", os.Getpid())
+	if c.stack.databaseURL != "" {
+		if r.pg, err = newPGWatch(c.stack.databaseURL); err != nil {
+			fmt.Fprintf(os.Stderr, "onsale: the PostgreSQL backends' CPU will not be measured: %v\n", err)
+		} else {
+			defer r.pg.close()
+		}
+	}
 
 	fmt.Printf("on-sale rehearsal: %d fans for %d places (event %d), arriving over %v; room: %d/min, cap %d, session %v, grace %v; store %s; booking on %s\n",
 		c.fans, r.capacity, r.eventID, c.arrival, c.stack.rate, c.stack.cap, c.stack.session, c.grace, st.storeName, bookingStore(c.stack.databaseURL))
@@ -180,12 +193,14 @@ func (r *rehearsal) run(parent context.Context) {
 	}
 	r.left.Store(int64(c.fans))
 	r.live.perSecond = make([]atomic.Int64, int(c.maxTime/time.Second)+2)
+	r.cpuBySec = make([]float64, len(r.live.perSecond))
 
 	timed, cancelTimed := context.WithTimeout(parent, c.maxTime)
 	defer cancelTimed()
 	ctx, finish := context.WithCancel(timed)
 	defer finish()
 
+	r.busy0, r.total0, _ = machineCPU()
 	r.t0 = time.Now()
 	due := make(chan dueStep)
 	var wg sync.WaitGroup
@@ -203,6 +218,7 @@ func (r *rehearsal) run(parent context.Context) {
 					return
 				}
 				now := r.now()
+				w.due = d.at
 				w.lags = append(w.lags, lagSample{at: msOf(now), us: usOf(now - d.at)})
 				f := &r.fans[d.fan]
 				next, done := r.step(ctx, w, d.fan, f)
@@ -225,6 +241,9 @@ func (r *rehearsal) run(parent context.Context) {
 	watchers.Wait()
 	r.procs.sample()
 	r.elapsed = r.now()
+	if busy, total, err := machineCPU(); err == nil && r.total0 > 0 {
+		r.busyRun, r.totalRun = busy-r.busy0, total-r.total0
+	}
 	r.timedOut = timed.Err() != nil && r.left.Load() > 0
 	r.interrupted = parent.Err() != nil
 	for i := range r.fans {
@@ -241,13 +260,23 @@ func (r *rehearsal) watch(done <-chan struct{}) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	last, lastAt := int64(0), time.Duration(0)
+	busy0, total0 := r.busy0, r.total0
 	for n := 1; ; n++ {
 		select {
 		case <-done:
 			return
 		case <-tick.C:
 		}
+		if busy, total, err := machineCPU(); err == nil && total > total0 {
+			if i := int(r.now() / time.Second); i < len(r.cpuBySec) {
+				r.cpuBySec[i] = float64(busy-busy0) / float64(total-total0)
+			}
+			busy0, total0 = busy, total
+		}
 		r.procs.sample()
+		if r.pg != nil {
+			r.pg.sample()
+		}
 		r.maxGor.Store(max(r.maxGor.Load(), int64(runtime.NumGoroutine())))
 		if n%5 != 0 {
 			continue

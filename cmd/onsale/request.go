@@ -73,7 +73,7 @@ func (r *rehearsal) do(ctx context.Context, w *worker, f *fan, kind reqKind, met
 	}
 	res.status = resp.StatusCode
 	res.retryAfter = resp.Header.Get("Retry-After")
-	w.reqs = append(w.reqs, reqSample{at: msOf(res.end), us: usOf(res.end - res.start), kind: kind})
+	w.reqs = append(w.reqs, reqSample{at: msOf(res.end), us: usOf(res.end - res.start), lag: usOf(res.start - w.due), kind: kind})
 	w.byClass[kind][min(resp.StatusCode/100, 5)]++
 	r.live.count(res.end)
 	for _, line := range resp.Header["Set-Cookie"] {

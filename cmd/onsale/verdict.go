@@ -23,6 +23,9 @@ func (r *rehearsal) verdict() error {
 	room, roomErr := r.st.room(r.client)
 	r.procs.sample()
 	procs := r.procs.snapshot()
+	if r.pg != nil {
+		r.pg.sample()
+	}
 	r.st.stop() // the logs are complete once the servers are gone
 	foyerLog, bookingLog := r.st.logProblems()
 	seatsOver, zoneOver, fanTickets := r.countTickets()
@@ -124,7 +127,7 @@ func (r *rehearsal) verdict() error {
 	// Latency and throughput.
 	groups, lag, total := r.latencies()
 	fmt.Printf("\nlatency of every request the fans made (target: p99 < %v)\n", p99Target)
-	fmt.Printf("  %-10s %9s %9s %9s %9s  %s\n", "", "requests", "p50", "p99", "max", "answers")
+	fmt.Printf("  %-10s %9s %9s %9s %9s %12s  %s\n", "", "requests", "p50", "p99", "max", "p99 if due", "answers")
 	p99Met := true
 	for _, g := range groups {
 		mark := ""
@@ -133,9 +136,10 @@ func (r *rehearsal) verdict() error {
 				mark, p99Met = "  over target", false
 			}
 		}
-		fmt.Printf("  %-10s %9d %9s %9s %9s  %s%s\n", g.name, g.sum.n, ms(g.sum.p50), ms(g.sum.p99), ms(g.sum.max), g.answers, mark)
+		fmt.Printf("  %-10s %9d %9s %9s %9s %12s  %s%s\n", g.name, g.sum.n, ms(g.sum.p50), ms(g.sum.p99), ms(g.sum.max), ms(g.due.p99), g.answers, mark)
 	}
-	fmt.Printf("  schedule lag: steps started p50 %s, p99 %s, max %s after they were due (the simulator's own backlog, not in the latencies above)\n",
+	fmt.Printf("  p50, p99, max: from sending a request to its answer. \"p99 if due\": from when the fan meant to send it, which adds\n")
+	fmt.Printf("  the simulator's own backlog when every worker was busy: steps started p50 %s, p99 %s, max %s late\n",
 		ms(lag.p50), ms(lag.p99), ms(lag.max))
 	r.printTimeline()
 	peak, peakAt := 0, 0
@@ -151,6 +155,19 @@ func (r *rehearsal) verdict() error {
 	fmt.Println("\nmemory and CPU (peak resident set from /proc; CPU time used)")
 	for _, p := range procs {
 		fmt.Printf("  %-20s %9s  %6.1f s CPU\n", p.name, mib(p.peakRSS), p.cpu.Seconds())
+	}
+	var ours time.Duration
+	for _, p := range procs {
+		ours += p.cpu
+	}
+	if r.pg != nil {
+		cpu, n := r.pg.total()
+		ours += cpu
+		fmt.Printf("  %-20s %9s  %6.1f s CPU  (%d backends of the booking database; their memory is mostly shared buffers, not shown)\n", "postgres", "", cpu.Seconds(), n)
+	}
+	if r.totalRun > 0 {
+		fmt.Printf("  machine: %d CPUs, busy %.0f%% of the run (%.0f s of %.0f s); the processes above used %.0f s of it, the rest was the kernel's and other processes'\n",
+			runtime.NumCPU(), 100*r.busyRun.Seconds()/r.totalRun.Seconds(), r.busyRun.Seconds(), r.totalRun.Seconds(), ours.Seconds())
 	}
 	var mem runtime.MemStats
 	runtime.ReadMemStats(&mem)
@@ -258,21 +275,23 @@ func (r *rehearsal) lastPaid() string {
 
 type latencyLine struct {
 	name    string
-	top     bool // a group the target applies to
-	sum     summary
+	top     bool    // a group the target applies to
+	sum     summary // from sending to the answer
+	due     summary // from when the fan meant to send it to the answer
 	answers string
 }
 
 // latencies merges the workers' samples into the verdict's lines: each
 // group the target applies to, each shopping request, and everything.
 func (r *rehearsal) latencies() ([]latencyLine, summary, int) {
-	var byKind [nKinds]samples
+	var byKind, fromDue [nKinds]samples
 	var class [nKinds][6]int
 	var failed [nKinds]int
 	var lag samples
 	for _, w := range r.workers {
 		for _, s := range w.reqs {
 			byKind[s.kind] = append(byKind[s.kind], s.us)
+			fromDue[s.kind] = append(fromDue[s.kind], s.us+s.lag)
 		}
 		for k := range nKinds {
 			failed[k] += w.failed[k]
@@ -304,26 +323,25 @@ func (r *rehearsal) latencies() ([]latencyLine, summary, int) {
 		}
 		return strings.Join(parts, ", ")
 	}
-	merge := func(ks ...reqKind) samples {
+	merge := func(from *[nKinds]samples, ks ...reqKind) samples {
 		var s samples
 		for _, k := range ks {
-			s = append(s, byKind[k]...)
+			s = append(s, from[k]...)
 		}
 		return s
 	}
+	line := func(name string, top bool, ks ...reqKind) latencyLine {
+		return latencyLine{name: name, top: top, sum: summarize(merge(&byKind, ks...)), due: summarize(merge(&fromDue, ks...)), answers: answers(ks...)}
+	}
 	shop := []reqKind{kindSeats, kindHold, kindCheckout, kindPay, kindOrder}
 	all := append([]reqKind{kindJoin, kindPoll}, shop...)
-	lines := []latencyLine{
-		{name: "join", top: true, sum: summarize(merge(kindJoin)), answers: answers(kindJoin)},
-		{name: "poll", top: true, sum: summarize(merge(kindPoll)), answers: answers(kindPoll)},
-		{name: "shop", top: true, sum: summarize(merge(shop...)), answers: answers(shop...)},
-	}
+	lines := []latencyLine{line("join", true, kindJoin), line("poll", true, kindPoll), line("shop", true, shop...)}
 	for _, k := range shop {
-		lines = append(lines, latencyLine{name: "  " + k.String(), sum: summarize(merge(k)), answers: answers(k)})
+		lines = append(lines, line("  "+k.String(), false, k))
 	}
-	everything := summarize(merge(all...))
-	lines = append(lines, latencyLine{name: "all", sum: everything, answers: answers(all...)})
-	return lines, summarize(lag), everything.n
+	everything := line("all", false, all...)
+	lines = append(lines, everything)
+	return lines, summarize(lag), everything.sum.n
 }
 
 func sortedNotes(m map[string]int) []string {
@@ -364,8 +382,18 @@ func (r *rehearsal) printTimeline() {
 	}
 	window := max(10*time.Second, (r.elapsed / 30).Truncate(10*time.Second))
 	tl := timeline(reqs, lags, window, p99Target)
-	fmt.Printf("  timeline, %v windows:  req/s, p99 of join / poll / shop, share at or over %v, schedule lag p99\n", window, p99Target)
+	fmt.Printf("  timeline, %v windows:  req/s, p99 of join / poll / shop, share at or over %v, schedule lag p99, machine CPU busy (all processes)\n", window, p99Target)
 	for _, w := range tl {
+		// The machine's busy share, sampled each second, over the window.
+		var cpu, peak float64
+		var secs int
+		for i := int(w.from / time.Second); i < int((w.from+window)/time.Second) && i < len(r.cpuBySec); i++ {
+			if r.cpuBySec[i] > 0 {
+				cpu += r.cpuBySec[i]
+				peak = max(peak, r.cpuBySec[i])
+				secs++
+			}
+		}
 		var p [3]string
 		for g := range 3 {
 			p[g] = "-"
@@ -374,7 +402,7 @@ func (r *rehearsal) printTimeline() {
 			}
 		}
 		span := max(time.Millisecond, min(window, r.elapsed-w.from)) // the last window is cut short
-		fmt.Printf("    %4.0f s  %6.0f/s  %9s %9s %9s  %5.1f%%  lag %s\n", w.from.Seconds(), float64(w.requests)/span.Seconds(),
-			p[0], p[1], p[2], 100*float64(w.over)/float64(max(1, w.requests)), ms(w.lagP99))
+		fmt.Printf("    %4.0f s  %6.0f/s  %9s %9s %9s  %5.1f%%  lag %9s  cpu %3.0f%% (busiest second %3.0f%%)\n", w.from.Seconds(), float64(w.requests)/span.Seconds(),
+			p[0], p[1], p[2], 100*float64(w.over)/float64(max(1, w.requests)), ms(w.lagP99), 100*cpu/float64(max(1, secs)), 100*peak)
 	}
 }
