@@ -27,16 +27,6 @@ var kindNames = [nKinds]string{"join", "poll", "seats", "hold", "checkout", "pay
 
 func (k reqKind) String() string { return kindNames[k] }
 
-// group is the kind's line in the verdict: everything after admission is
-// shopping.
-func (k reqKind) group() string {
-	switch k {
-	case kindJoin, kindPoll:
-		return k.String()
-	}
-	return "shop"
-}
-
 // groupIndex is the kind's group as an index: join 0, poll 1, shop 2.
 func (k reqKind) groupIndex() int {
 	switch k {
@@ -47,8 +37,6 @@ func (k reqKind) groupIndex() int {
 	}
 	return 2
 }
-
-var groupNames = [3]string{"join", "poll", "shop"}
 
 // reqSample is one request: when its answer came (milliseconds from the
 // start), how long it took and how late it was sent against when the fan

@@ -463,8 +463,8 @@ func loopbackURL(raw string) error {
 	if host == "" && u.Query().Get("host") != "" {
 		host = u.Query().Get("host")
 	}
-	if strings.HasPrefix(host, "/") {
-		return nil // a Unix socket
+	if host == "" || strings.HasPrefix(host, "/") {
+		return nil // a Unix socket, given or by default
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return fmt.Errorf("%q is not on loopback", host)
