@@ -53,6 +53,8 @@ type rehearsal struct {
 	busy0, total0     time.Duration // the machine's CPU time at the start
 	busyRun, totalRun time.Duration // and over the run
 	cpuBySec          []float64     // the machine's busy share, by second of the run (written by watch only)
+	otherBySec        []float64     // of which not ours: the kernel's and other processes' (idem)
+	ours0             time.Duration // our processes' CPU time at the start
 
 	mu      sync.Mutex
 	notes   map[string]int       // unexpected things fans met, by message
@@ -194,12 +196,14 @@ func (r *rehearsal) run(parent context.Context) {
 	r.left.Store(int64(c.fans))
 	r.live.perSecond = make([]atomic.Int64, int(c.maxTime/time.Second)+2)
 	r.cpuBySec = make([]float64, len(r.live.perSecond))
+	r.otherBySec = make([]float64, len(r.live.perSecond))
 
 	timed, cancelTimed := context.WithTimeout(parent, c.maxTime)
 	defer cancelTimed()
 	ctx, finish := context.WithCancel(timed)
 	defer finish()
 
+	r.ours0 = r.ourCPU()
 	r.busy0, r.total0, _ = machineCPU()
 	r.t0 = time.Now()
 	due := make(chan dueStep)
@@ -260,23 +264,22 @@ func (r *rehearsal) watch(done <-chan struct{}) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	last, lastAt := int64(0), time.Duration(0)
-	busy0, total0 := r.busy0, r.total0
+	busy0, total0, ours0 := r.busy0, r.total0, r.ours0
 	for n := 1; ; n++ {
 		select {
 		case <-done:
 			return
 		case <-tick.C:
 		}
+		ours := r.ourCPU()
 		if busy, total, err := machineCPU(); err == nil && total > total0 {
 			if i := int(r.now() / time.Second); i < len(r.cpuBySec) {
 				r.cpuBySec[i] = float64(busy-busy0) / float64(total-total0)
+				r.otherBySec[i] = max(0, float64(busy-busy0-(ours-ours0))/float64(total-total0))
 			}
 			busy0, total0 = busy, total
 		}
-		r.procs.sample()
-		if r.pg != nil {
-			r.pg.sample()
-		}
+		ours0 = ours
 		r.maxGor.Store(max(r.maxGor.Load(), int64(runtime.NumGoroutine())))
 		if n%5 != 0 {
 			continue
@@ -302,6 +305,22 @@ func (r *rehearsal) watch(done <-chan struct{}) {
 		fmt.Fprintf(os.Stderr, "  %4.0fs  arrived %d  waiting %d  admitted %d  shopping %d  bought %d (%d places)  %.0f req/s%s%s\n",
 			now.Seconds(), l.arrived.Load(), l.waiting.Load(), l.admitted.Load(), l.shopping.Load(), l.bought.Load(), l.places.Load(), rate, room, sold)
 	}
+}
+
+// ourCPU samples the CPU time our processes have used so far: the servers,
+// the simulator, and the booking database's backends.
+func (r *rehearsal) ourCPU() time.Duration {
+	r.procs.sample()
+	var sum time.Duration
+	for _, p := range r.procs.snapshot() {
+		sum += p.cpu
+	}
+	if r.pg != nil {
+		r.pg.sample()
+		cpu, _ := r.pg.total()
+		sum += cpu
+	}
+	return sum
 }
 
 // now is the offset from the start of the rehearsal.
