@@ -34,6 +34,7 @@ func startFoyer(bin, caddyfile string, ready ...string) (*caddyProc, error) {
 	p.cmd = exec.Command(bin, "run", "--config", cfg, "--adapter", "caddyfile")
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	p.cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
+	detach(p.cmd)
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}

@@ -180,6 +180,7 @@ func rehearse(args []string) error {
 		st.base, st.bookingURL, c.workers, 100*c.abandon, 100*c.late, c.think, c.maxTime)
 
 	r.run(ctx)
+	stop() // a second Ctrl-C ends onsale at once
 	return r.verdict()
 }
 

@@ -158,6 +158,7 @@ http://127.0.0.1:%d {
 	// Only what the booking service needs: no DATABASE_URL or REDIS_URL of
 	// the caller's leaking in behind our flags.
 	s.booking.Env = []string{"HOME=" + s.dir, "PATH=" + os.Getenv("PATH")}
+	detach(s.booking)
 	if err := s.booking.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", c.bookingBin, err)
 	}

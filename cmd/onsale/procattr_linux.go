@@ -1,0 +1,14 @@
+package main
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// detach puts a server we start in its own process group, so that a Ctrl-C
+// meant for onsale does not stop the servers before it has read their
+// state, and has the kernel kill the server if onsale dies without stopping
+// it, so that none is left behind.
+func detach(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
