@@ -192,8 +192,11 @@ func (r *rehearsal) verdict() error {
 	fmt.Printf("  0 oversold          %s\n", met(oversold == 0 && invOK))
 	fmt.Printf("  FIFO order kept     %s\n", met(fifo.ok()))
 	fmt.Printf("  p99 < 50 ms         %s (%s)\n", met(p99Met), strings.Join(p99s, ", "))
-	if oversold > 0 || !invOK {
+	switch {
+	case oversold > 0 || (invErr == nil && !inv.OK):
 		return errOversold
+	case invErr != nil:
+		return fmt.Errorf("rehearsal failed: the booking service's invariants could not be read, so 0 oversold is not proven: %w", invErr)
 	}
 	return nil
 }
