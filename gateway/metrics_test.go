@@ -76,9 +76,9 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 		"revokes_total":         1,
 		"store_errors_total":    0,
 		"reseeds_total":         0,
-		// Four places; until measured, the outflow is the smaller of the rate
-		// (1/s) and the cap turning over once a session (100 per 600 s).
-		"last_in_line_eta_seconds": 24,
+		// Four places; until a pace is measured, places go in at the rate
+		// (1/s) while slots are free, and 98 of the 100 are.
+		"last_in_line_eta_seconds": 4,
 	}
 	for name, v := range want {
 		if g, ok := got[metricPrefix+name]["concert"]; !ok || g != v {

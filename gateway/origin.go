@@ -89,8 +89,7 @@ func (cw *commandWriter) run(cmd string) {
 		err = h.room.Revoke(ctx, cw.pass)
 		h.clearPass(cw, cw.r)
 	case commandSoldOut:
-		sold := true
-		_, err = h.room.Patch(ctx, waitingroom.Overrides{SoldOut: &sold})
+		err = h.room.DeclareSoldOut(ctx)
 	default:
 		h.logger.Warn("unknown command from origin", zap.String("room", h.Room), zap.String("command", cmd))
 		return

@@ -79,10 +79,10 @@ func (v *view) lastETA(now time.Time) *time.Duration {
 	var secs float64
 	switch s.PhaseAt(now) {
 	case Live:
-		secs = places / v.outflow()
+		secs = v.waitFor(places)
 	case Prequeue:
 		// Nobody moves before the start; then the line drains at the outflow.
-		secs = s.EventStart.Sub(now).Seconds() + places/v.outflow()
+		secs = s.EventStart.Sub(now).Seconds() + v.waitFor(places)
 	default:
 		return nil
 	}

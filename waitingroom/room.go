@@ -41,7 +41,9 @@ type Room struct {
 	passes   *passCache
 	revoked  revocations
 	joins    joinBatcher
-	stats    Stats
+	// declaring is set while a sold-out declaration is on its way to the store.
+	declaring atomic.Bool
+	stats     Stats
 
 	view atomic.Pointer[view]
 	// changed is closed and replaced whenever a new view is published, so that

@@ -678,3 +678,47 @@ func TestSwitchingToRandomDrawsThoseWaiting(t *testing.T) {
 		}
 	}
 }
+
+func TestSoldOutDeclaredByACrowdOfAnswers(t *testing.T) {
+	e := newEnv(t)
+	a := e.node("concert", waitingroom.Settings{})
+	b := e.node("concert", waitingroom.Settings{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 200)
+	for i := range 200 {
+		r := a
+		if i%2 == 1 {
+			r = b
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.DeclareSoldOut(e.ctx); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("declaring sold out: %v", err)
+	}
+	e.step(1, a, b)
+	if !a.Settings().SoldOut || !b.Settings().SoldOut {
+		t.Fatal("the room is not sold out on both nodes")
+	}
+	if v := b.Snapshot().Version; v > 2 {
+		t.Fatalf("overrides version %d after 200 declarations: each should not write anew", v)
+	}
+	// Declaring again, or patching to the same, writes nothing.
+	if err := a.DeclareSoldOut(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Patch(e.ctx, waitingroom.Overrides{SoldOut: ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, a)
+	if v := a.Snapshot().Version; v > 2 {
+		t.Fatalf("overrides version %d: a patch that changes nothing wrote", v)
+	}
+}

@@ -63,15 +63,22 @@ func (v *view) maxRefresh() int {
 	return max(minRefresh, min(maxRefresh, int(v.settings.AdmissionGrace.Seconds()/2)-2))
 }
 
-// outflow is the expected number of places admitted per second: the measured
-// rate once the queue has moved for a while, otherwise what the settings allow
-// (the rate, or the cap turning over once a session).
-func (v *view) outflow() float64 {
+// waitFor estimates the seconds until the places ahead have gone in: at the
+// measured pace once the queue has moved for a while; otherwise at what the
+// settings allow, which is the rate while slots are free (a room that just
+// opened fills at the rate) and then the cap turning over once a session.
+func (v *view) waitFor(places float64) float64 {
 	if v.servingRate > 0 {
-		return v.servingRate
+		return places / v.servingRate
 	}
 	s := v.settings
-	return min(float64(s.NewUsersPerMinute)/60, float64(s.TotalActiveUsers)/s.SessionDuration.Seconds())
+	rate := float64(s.NewUsersPerMinute) / 60
+	turnover := min(rate, float64(s.TotalActiveUsers)/s.SessionDuration.Seconds())
+	free := float64(max(0, s.TotalActiveUsers-v.snap.Active-v.snap.Pending))
+	if places <= free {
+		return places / rate
+	}
+	return free/rate + (places-free)/turnover
 }
 
 // status computes a visitor's status from the node's view, with no store call,
@@ -148,7 +155,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		st.State = StatePrequeue
 		start := s.EventStart
 		st.OpensAt = &start
-		eta := int64(math.Ceil(start.Sub(now).Seconds() + float64(places+1)/v.outflow()))
+		eta := int64(math.Ceil(start.Sub(now).Seconds() + v.waitFor(float64(places+1))))
 		st.ETASeconds = &eta
 		return st.refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
 	case s.Paused || s.QueueAll:
@@ -156,7 +163,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		return st.refreshIn(v.maxRefresh()), t
 	}
 	st.State = StateQueued
-	eta := int64(math.Ceil(float64(places+1) / v.outflow()))
+	eta := int64(math.Ceil(v.waitFor(float64(places + 1))))
 	st.ETASeconds = &eta
 	// Ask often near the front, seldom far back: the load of polling falls on
 	// those it matters least to.
@@ -190,7 +197,7 @@ func (v *view) awaitingDraw(st Status) Status {
 	end := v.drawnEnd()
 	before := end - min(end, v.snap.Serving)
 	pool := v.snap.Seq - min(v.snap.Seq, max(end, v.snap.Serving))
-	eta := int64(math.Ceil((float64(before) + float64(pool+1)/2) / v.outflow()))
+	eta := int64(math.Ceil(v.waitFor(float64(before) + float64(pool+1)/2)))
 	st.ETASeconds = &eta
 	return st.refreshIn(max(minRefresh, min(v.maxRefresh(), int(eta/4))))
 }

@@ -205,6 +205,19 @@ func (r *Room) IssuePassthrough() (string, Pass, error) {
 	return tok, p, err
 }
 
+// DeclareSoldOut switches the room to sold out, as an origin asks. Origins say
+// so on every answer once nothing is left, so this costs nothing when this
+// node already knows, and only one declaration at a time goes to the store.
+func (r *Room) DeclareSoldOut(ctx context.Context) error {
+	if r.settings().SoldOut || !r.declaring.CompareAndSwap(false, true) {
+		return nil
+	}
+	defer r.declaring.Store(false)
+	sold := true
+	_, err := r.Patch(ctx, Overrides{SoldOut: &sold})
+	return err
+}
+
 // Patch applies an admin's change to the room's runtime settings, in the store,
 // so that every node serving the room follows it within a refresh. The result
 // must validate; a change that does not is refused and nothing is stored.
@@ -234,6 +247,11 @@ func (r *Room) Patch(ctx context.Context, patch Overrides) (Settings, error) {
 		out, err := json.Marshal(merged)
 		if err != nil {
 			return Settings{}, err
+		}
+		if prev, err := json.Marshal(current); err == nil && string(prev) == string(out) {
+			// Nothing changes: no write, no new version for every node to
+			// fetch, and no contention among callers who all ask for the same.
+			return eff, nil
 		}
 		nv, err := r.store.SaveOverrides(ctx, r.id, out, version)
 		if errors.Is(err, ErrVersionConflict) {
