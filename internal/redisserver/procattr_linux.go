@@ -7,7 +7,8 @@ import (
 
 // dieWithParent makes the kernel kill the server if the process that started
 // it dies before stopping it (a test binary timing out, a benchmark killed),
-// so that none is left behind.
+// so that none is left behind. Its own process group keeps a Ctrl-C meant for
+// the starter from reaching it first: the starter stops it in its own time.
 func dieWithParent(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
