@@ -60,7 +60,7 @@ func (r *Room) Info() Info {
 		Healthy:      v.healthy,
 		Phase:        v.settings.PhaseAt(now),
 		Admitting:    v.settings.admitting(now),
-		Waiting:      uint64(math.Round(float64(v.snap.Seq-min(v.snap.Serving, v.snap.Seq)) * v.showUp)),
+		Waiting:      v.waiting(),
 		ServingRate:  rate,
 		RateMeasured: measured,
 		LastETA:      v.lastETA(now),

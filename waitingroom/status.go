@@ -63,6 +63,12 @@ func (v *view) maxRefresh() int {
 	return max(minRefresh, min(maxRefresh, int(v.settings.AdmissionGrace.Seconds()/2)-2))
 }
 
+// waiting estimates the people in line: the places not yet admitted, scaled by
+// the share of admitted people who show up.
+func (v *view) waiting() uint64 {
+	return uint64(math.Round(float64(v.snap.Seq-min(v.snap.Serving, v.snap.Seq)) * v.showUp))
+}
+
 // waitFor estimates the seconds until the places ahead have gone in: at the
 // measured pace once the queue has moved for a while; otherwise at what the
 // settings allow, which is the rate while slots are free (a room that just
@@ -89,7 +95,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		Room:         v.room,
 		Title:        s.Title,
 		Reconnecting: !v.healthy,
-		Waiting:      uint64(math.Round(float64(v.snap.Seq-min(v.snap.Serving, v.snap.Seq)) * v.showUp)),
+		Waiting:      v.waiting(),
 	}
 	t.Seen = now
 	phase := s.PhaseAt(now)
