@@ -7,7 +7,7 @@ import (
 // serveEndpoint answers the room's own endpoints under the path prefix. They
 // never reach the origin.
 func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, name string) error {
-	stripInbound(r.Header)
+	stripWaitingRoomHeaders(r.Header)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		return writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "The waiting room's endpoints answer GET only.")

@@ -63,11 +63,7 @@ func (cw *commandWriter) ReadFrom(r io.Reader) (int64, error) {
 func (cw *commandWriter) act() {
 	hdr := cw.Header()
 	cmds := hdr.Values(headerCommand)
-	for name := range hdr {
-		if len(name) >= len(headerPrefix) && strings.EqualFold(name[:len(headerPrefix)], headerPrefix) {
-			delete(hdr, name)
-		}
-	}
+	stripWaitingRoomHeaders(hdr)
 	for _, c := range cmds {
 		for _, cmd := range strings.Split(c, ",") {
 			cw.run(strings.ToLower(strings.TrimSpace(cmd)))

@@ -25,7 +25,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if rest, ok := h.underPrefix(r.URL.Path); ok {
 		return h.serveEndpoint(w, r, rest)
 	}
-	stripInbound(r.Header)
+	stripWaitingRoomHeaders(r.Header)
 	a, err := h.admit(w, r)
 	if err != nil {
 		return h.unavailable(w, r, err)
@@ -94,9 +94,10 @@ func (h *Handler) underPrefix(path string) (string, bool) {
 	return strings.TrimPrefix(rest, "/"), true
 }
 
-// stripInbound removes every X-Waiting-Room-* header a client sent: only the
-// gateway speaks that language to the origin.
-func stripInbound(hdr http.Header) {
+// stripWaitingRoomHeaders removes every X-Waiting-Room-* header: those a client
+// sent (only the gateway speaks that language to the origin), and those the
+// origin answered (they are for the gateway, not the client).
+func stripWaitingRoomHeaders(hdr http.Header) {
 	for name := range hdr {
 		if len(name) >= len(headerPrefix) && strings.EqualFold(name[:len(headerPrefix)], headerPrefix) {
 			delete(hdr, name)
