@@ -204,10 +204,13 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 		r.incarnation, r.revCursor = snap.Incarnation, 0
 		floor := Seed{Counters: Counters{Seq: r.maxKey}}
 		r.mu.Unlock()
-		if !first && floor.Seq > snap.Seq {
+		raise := !first && floor.Seq > snap.Seq
+		if raise {
 			err = r.store.Init(ctx, r.id, floor)
 		}
-		if err == nil {
+		// A node's first look already read from cursor 0 and raised nothing:
+		// the snapshot in hand is the one a second read would give.
+		if err == nil && (raise || cursor != 0) {
 			snap, err = r.store.Snapshot(ctx, r.id, now, 0)
 		}
 	}
