@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin
 
-.PHONY: all build run test test-short services bench bench-go lint fuzz clean rehearsal
+.PHONY: all build run test test-short chaos services bench bench-go lint fuzz clean rehearsal
 
 all: build
 
@@ -20,10 +20,20 @@ services:
 	@./scripts/services.sh
 	@./scripts/deps.sh
 
-# Everything: vet, unit, conformance, integration (PostgreSQL, Redis, Caddy), fuzz seeds.
+# Everything: vet, unit, conformance, integration (PostgreSQL, Redis, Caddy), the fault
+# suite, fuzz seeds. A line per package as it finishes; the last lines count the tests
+# and name every integration test that skipped and what it lacked.
+GOTEST = set -o pipefail; $(GO) test -race -count=1 -json
 test: services
+	@echo "vet: building and vetting every package"
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 25m ./...
+	@echo "test: building test binaries with -race, then running them (a line per package)"
+	@$(GOTEST) -timeout 25m ./... | $(GO) run ./internal/testreport
+
+# The fault suite alone: real processes killed with -9, Redis restarted empty, a Cluster
+# master failed over, the booking service killed mid-checkout. make test runs it too.
+chaos: services
+	@$(GOTEST) -timeout 20m -run '^TestFault' ./... | $(GO) run ./internal/testreport
 
 test-short:
 	$(GO) test -short -count=1 ./...

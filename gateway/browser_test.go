@@ -25,7 +25,7 @@ func chromium(t *testing.T) string {
 	if os.Getenv("CI") == "true" {
 		t.Fatal("no Chromium found; scripts/deps.sh installs it (apt-get install -y chromium)")
 	}
-	t.Skip("SKIPPING the browser test: no Chromium found (apt-get install -y chromium)")
+	t.Skip("SKIPPED, integration test not run: no Chromium found (apt-get install -y chromium)")
 	return ""
 }
 

@@ -76,7 +76,7 @@ func Unavailable(t testing.TB, what string, err error) {
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("%s is required under CI=true and is not reachable: %v", what, err)
 	}
-	t.Skipf("SKIPPING integration test: %s is not reachable (%v); run scripts/services.sh, or set CI=true to make this a failure", what, err)
+	t.Skipf("SKIPPED, integration test not run: %s is not reachable (%v; run scripts/services.sh, or set CI=true to make this a failure)", what, err)
 }
 
 func redact(raw string) string {
