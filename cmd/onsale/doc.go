@@ -8,7 +8,7 @@
 //	onsale bench join    newcomers joining the line vs Caddy respond
 //	onsale bench redis   Redis commands per join, status poll and admitted request
 //
-// The rehearsal reports what the sale came to against DESIGN's targets, and
+// The rehearsal reports what the sale came to against the README's targets, and
 // fails only when a place was sold twice or an invariant of the booking
 // service does not hold. Benchmark figures are reported as ratios against a
 // baseline measured in the same run, alternating the two so that drift in the

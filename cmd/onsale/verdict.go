@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// p99Target is DESIGN's latency target for the rehearsal.
+// p99Target is the rehearsal's latency target (README, "Rehearsal").
 const p99Target = 50 * time.Millisecond
 
 // errOversold makes the command fail: the one rule that never bends.
@@ -187,7 +187,7 @@ func (r *rehearsal) verdict() error {
 		fmt.Printf("    %s\n", s)
 	}
 
-	fmt.Println("\ntargets (DESIGN: sold out, 0 oversold, FIFO order kept, p99 < 50 ms)")
+	fmt.Println("\ntargets (sold out, 0 oversold, FIFO order kept, p99 < 50 ms)")
 	fmt.Printf("  sold out            %s\n", met(soldOut))
 	fmt.Printf("  0 oversold          %s\n", met(oversold == 0 && invOK))
 	fmt.Printf("  FIFO order kept     %s\n", met(fifo.ok()))
