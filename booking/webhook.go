@@ -52,8 +52,9 @@ func (s *Service) HandleWebhook(ctx context.Context, signature string, body []by
 			return nil
 		}
 		return err
-	case payments.EventPaymentFailed:
-		// Declined: give the seats back now rather than when the hold lapses.
+	case payments.EventPaymentFailed, payments.EventPaymentCanceled:
+		// Declined or never paid: give the seats back now rather than when
+		// the hold lapses.
 		_, err := s.cfg.Store.FailPayment(ctx, orderID, ev.ID, now)
 		if KindOf(err) == KindNotFound {
 			return nil

@@ -132,3 +132,15 @@ func TestPayPage(t *testing.T) {
 		t.Fatalf("unknown payment = %d", rec.Code)
 	}
 }
+
+func TestBackoff(t *testing.T) {
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 32 * time.Second, time.Minute, time.Minute, time.Minute}
+	for n, w := range want {
+		if got := Backoff(n); got != w {
+			t.Errorf("Backoff(%d) = %s, want %s", n, got, w)
+		}
+	}
+	if Backoff(1000) != time.Minute {
+		t.Error("backoff is not capped at a minute")
+	}
+}
