@@ -115,6 +115,21 @@ func unavailable(err error) error {
 	return fmt.Errorf("%w: %v", ErrUnavailable, err)
 }
 
+// update runs fn in one ledger step. An error fn returns is the caller's
+// answer as is; any other (the ledger could not begin or commit) means the
+// provider is unavailable, and the call is safe to retry.
+func (f *Fake) update(ctx context.Context, fn func(tx LedgerTx) error) error {
+	var fnErr error
+	err := f.ledger.Update(ctx, func(tx LedgerTx) error {
+		fnErr = fn(tx)
+		return fnErr
+	})
+	if err != nil && err != fnErr { // identity: was it fn's own error?
+		return unavailable(err)
+	}
+	return err
+}
+
 // claim applies Stripe's idempotency rules inside tx: it reports a stored
 // result, or the fingerprint to store the new one under.
 func claim(tx LedgerTx, op, key string, params any) (fingerprint string, prev Record, seen bool, err error) {
@@ -140,7 +155,7 @@ func (f *Fake) CreatePayment(ctx context.Context, p CreateParams, key string) (P
 		return Payment{}, ErrUnavailable
 	}
 	var out Payment
-	err := f.ledger.Update(ctx, func(tx LedgerTx) error {
+	err := f.update(ctx, func(tx LedgerTx) error {
 		fp, prev, seen, err := claim(tx, "create", key, p)
 		if err != nil {
 			return err
@@ -175,7 +190,7 @@ func (f *Fake) Refund(ctx context.Context, p RefundParams, key string) (Refund, 
 		return Refund{}, ErrUnavailable
 	}
 	var out Refund
-	err := f.ledger.Update(ctx, func(tx LedgerTx) error {
+	err := f.update(ctx, func(tx LedgerTx) error {
 		fp, prev, seen, err := claim(tx, "refund", key, p)
 		if err != nil {
 			return err
@@ -256,7 +271,7 @@ func (f *Fake) Decline(id string) error {
 func (f *Fake) settle(ctx context.Context, id string, statuses ...string) (Payment, error) {
 	opts, _ := f.options()
 	var out Payment
-	err := f.ledger.Update(ctx, func(tx LedgerTx) error {
+	err := f.update(ctx, func(tx LedgerTx) error {
 		pay, ok, err := tx.Payment(id)
 		if err != nil {
 			return unavailable(err)

@@ -3,6 +3,7 @@ package pgledger_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -131,5 +132,70 @@ func outlive(t *testing.T, ledger payments.Ledger) {
 	// Cancel loses to a payment already made, and says so.
 	if c, err := after.CancelPayment(ctx, p.ID); err != nil || c.Status != payments.StatusSucceeded {
 		t.Fatalf("cancel of a paid payment = %+v, %v", c, err)
+	}
+}
+
+// TestLedgerSharedByTwoProviders runs two Fakes on one PostgreSQL ledger, as
+// two booking processes on one database do: a key used on both at once opens
+// one payment, and webhooks sent by both at once reach the receiver once
+// each.
+func TestLedgerSharedByTwoProviders(t *testing.T) {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ledger, err := pgledger.Open(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	got := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got[string(body)]++
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	var fakes [2]*payments.Fake
+	for i := range fakes {
+		fakes[i] = payments.NewFake(payments.FakeConfig{Secret: []byte("s"), WebhookURL: srv.URL, PublicURL: "http://shop", Ledger: ledger,
+			Delivery: payments.DeliveryOptions{Concurrent: true}})
+	}
+	const n = 10
+	ids := make([]string, 2*n)
+	var wg sync.WaitGroup
+	for i := range 2 * n {
+		wg.Go(func() {
+			p, err := fakes[i%2].CreatePayment(ctx, payments.CreateParams{Amount: 100, Currency: "EUR"}, fmt.Sprintf("key-%d", i/2))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ids[i] = p.ID
+		})
+	}
+	wg.Wait()
+	for i := 0; i < 2*n; i += 2 {
+		if ids[i] != ids[i+1] || ids[i] == "" {
+			t.Fatalf("one key, two payments: %q and %q", ids[i], ids[i+1])
+		}
+		if err := fakes[0].Pay(ids[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range fakes {
+		wg.Go(func() { f.DeliverDue(ctx) })
+	}
+	wg.Wait()
+	if fakes[0].Pending() != 0 || len(got) != 2*n {
+		t.Fatalf("%d pending, %d distinct events received; want 0, %d", fakes[0].Pending(), len(got), 2*n)
+	}
+	for body, c := range got {
+		if c != 1 {
+			t.Fatalf("event delivered %d times: %s", c, body)
+		}
 	}
 }
