@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/foyer-dev/foyer/booking"
 	"github.com/foyer-dev/foyer/booking/pgstore/pgtest"
 	"github.com/foyer-dev/foyer/internal/redistest"
 )
@@ -260,6 +261,13 @@ func TestFaultRedisRestartEmptyDeliversTickets(t *testing.T) {
 	for _, s := range append(append(before, during...), after...) {
 		if st.orders[s.order] != "paid" || st.ticketsPerOrder[s.order] != 1 || st.undelivered[s.order] != 0 {
 			t.Errorf("%s: order %s is %q with %d tickets, %d undelivered", s.id, s.order, st.orders[s.order], st.ticketsPerOrder[s.order], st.undelivered[s.order])
+		}
+	}
+	// The fan's next look at the order tells the gateway to free their slot.
+	for _, s := range during {
+		r := p.call("GET", "/api/orders/"+s.order, s.id, nil)
+		if r.err != nil || r.status != http.StatusOK || r.header.Get(booking.CommandHeader) != booking.CommandRevoke {
+			t.Errorf("%s: order read = %d %v, command %q; want the revoke", s.id, r.status, r.err, r.header.Get(booking.CommandHeader))
 		}
 	}
 	if ok, v := p.invariants(); !ok {
