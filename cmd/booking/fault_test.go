@@ -121,8 +121,17 @@ func TestFaultBookingKilledDuringCheckout(t *testing.T) {
 	defer pool.Close()
 	eventID := p.createEvent(5, 10)
 
+	// One shopper checks out before any crash and pays only after the first
+	// restart, on the pay link they were given before it.
+	early := &shopper{id: "fan-early", eventID: eventID}
+	for early.order == "" {
+		if err := early.step(t, p); err != nil {
+			t.Fatalf("checkout before the crashes: %v", err)
+		}
+	}
+
 	const rounds, perRound = 5, 6
-	var all []*shopper
+	all := []*shopper{early}
 	var restarts []time.Duration
 	var lastRestart time.Time
 	for round := range rounds {
@@ -159,7 +168,7 @@ func TestFaultBookingKilledDuringCheckout(t *testing.T) {
 			round, killAfter.Round(time.Millisecond), perRound, held, ordered, paid)
 		// Everyone carries on after the restart, for at most ten seconds.
 		deadline := time.Now().Add(10 * time.Second)
-		for _, s := range shoppers {
+		for _, s := range append(shoppers, early) {
 			for !s.paid {
 				if err := s.step(t, p); err != nil {
 					if t.Failed() || time.Now().After(deadline) {
