@@ -31,20 +31,29 @@ import (
 
 var (
 	buildOnce   sync.Once
+	buildDir    string
 	builtBinary string
 	buildErr    error
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
 
 // bookingBinary builds cmd/booking once per test run.
 func bookingBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "booking-fault-")
-		if err != nil {
+		var err error
+		if buildDir, err = os.MkdirTemp("", "booking-fault-"); err != nil {
 			buildErr = err
 			return
 		}
-		builtBinary = filepath.Join(dir, "booking")
+		builtBinary = filepath.Join(buildDir, "booking")
 		out, err := exec.Command("go", "build", "-o", builtBinary, ".").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v: %s", err, out)
