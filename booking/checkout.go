@@ -24,13 +24,7 @@ func (s *Service) Checkout(ctx context.Context, customerID, holdID string) (Orde
 	if o.Payment.ProviderPaymentID != "" || o.Status != OrderPendingPayment {
 		return o, nil
 	}
-	p, err := s.cfg.Provider.CreatePayment(ctx, payments.CreateParams{
-		Amount:      int64(o.Amount),
-		Currency:    o.Currency,
-		Description: fmt.Sprintf("Order %s", o.ID),
-		Metadata:    map[string]string{"order_id": o.ID, "payment_id": o.Payment.ID},
-		ReturnURL:   s.cfg.PublicURL + "/orders/" + o.ID,
-	}, o.Payment.IdempotencyKey)
+	p, err := s.cfg.Provider.CreatePayment(ctx, s.paymentParams(o), o.Payment.IdempotencyKey)
 	if err != nil {
 		s.cfg.Logger.Warn("creating payment failed", "order", o.ID, "error", err)
 		if errors.Is(err, payments.ErrUnavailable) {
@@ -43,4 +37,17 @@ func (s *Service) Checkout(ctx context.Context, customerID, holdID string) (Orde
 	}
 	o.Payment.ProviderPaymentID, o.Payment.PayURL = p.ID, p.PayURL
 	return o, nil
+}
+
+// paymentParams are the provider parameters of an order's payment. They are a
+// function of the order alone: a retry with the order's idempotency key, from
+// a checkout or from the reconciler, must send the same ones.
+func (s *Service) paymentParams(o Order) payments.CreateParams {
+	return payments.CreateParams{
+		Amount:      int64(o.Amount),
+		Currency:    o.Currency,
+		Description: fmt.Sprintf("Order %s", o.ID),
+		Metadata:    map[string]string{"order_id": o.ID, "payment_id": o.Payment.ID},
+		ReturnURL:   s.cfg.PublicURL + "/orders/" + o.ID,
+	}
 }

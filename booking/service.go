@@ -30,6 +30,9 @@ type Config struct {
 	PublicURL string
 	// TicketSecret signs ticket codes.
 	TicketSecret []byte
+	// ReconcileAfter is how long an order may wait for its payment's webhook
+	// before the reconciler asks the provider. Default 1 minute.
+	ReconcileAfter time.Duration
 	// SeatMapMaxAge is how stale a served seat map may be. Default 1 s.
 	SeatMapMaxAge time.Duration
 	Logger        *slog.Logger
@@ -57,6 +60,9 @@ func NewService(cfg Config) *Service {
 	}
 	if cfg.WebhookTolerance <= 0 {
 		cfg.WebhookTolerance = payments.DefaultTolerance
+	}
+	if cfg.ReconcileAfter <= 0 {
+		cfg.ReconcileAfter = time.Minute
 	}
 	if cfg.SeatMapMaxAge <= 0 {
 		cfg.SeatMapMaxAge = time.Second

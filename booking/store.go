@@ -55,6 +55,10 @@ type Store interface {
 	Order(ctx context.Context, id, customerID string) (Order, error)
 	// OrdersAwaitingRefund lists orders left in refund_pending, for retries.
 	OrdersAwaitingRefund(ctx context.Context, limit int) ([]Order, error)
+	// OrdersPendingPayment lists up to limit orders still pending_payment
+	// that were created before createdBefore, oldest first, for the
+	// reconciler.
+	OrdersPendingPayment(ctx context.Context, createdBefore time.Time, limit int) ([]Order, error)
 
 	// SweepExpiredHolds returns the places of up to limit holds that expired
 	// before now, and reports how many it swept.
@@ -64,6 +68,12 @@ type Store interface {
 	PendingOutbox(ctx context.Context, limit int) ([]OutboxMessage, error)
 	// MarkPublished records that the relay has published these messages.
 	MarkPublished(ctx context.Context, ids []int64, now time.Time) error
+	// UndeliveredOutbox returns messages published before publishedBefore
+	// that no consumer has marked delivered, oldest first: the ones a stream
+	// that lost its data must be given again.
+	UndeliveredOutbox(ctx context.Context, publishedBefore time.Time, limit int) ([]OutboxMessage, error)
+	// MarkDelivered records that a consumer has handled these messages.
+	MarkDelivered(ctx context.Context, ids []int64, now time.Time) error
 	// RecordDelivery stores a ticket's delivery once; it reports false when
 	// the ticket had already been delivered (and keeps the first record).
 	RecordDelivery(ctx context.Context, d Delivery) (bool, error)

@@ -30,40 +30,54 @@ func (s *Service) HandleWebhook(ctx context.Context, signature string, body []by
 	log := s.cfg.Logger.With("event", ev.ID, "type", ev.Type, "order", orderID)
 	switch ev.Type {
 	case payments.EventPaymentSucceeded:
-		o, err := s.cfg.Store.ConfirmPayment(ctx, PaymentConfirmation{
-			ProviderEventID: ev.ID, ProviderPaymentID: p.ID, OrderID: orderID,
-			Amount: Money(p.Amount), MaxPerCustomer: s.cfg.MaxPerCustomer,
-		}, now)
-		if KindOf(err) == KindNotFound {
-			log.Warn("payment for an unknown order ignored")
-			return nil // not ours: retrying will not make it ours
-		}
-		if err != nil {
-			return err
-		}
-		log.Info("payment confirmed", "status", o.Status)
-		if o.Status == OrderRefundPending {
-			return s.refund(ctx, o)
-		}
-		return nil
+		return s.applySucceeded(ctx, ev.ID, p)
 	case payments.EventChargeRefunded:
 		_, err := s.cfg.Store.MarkRefunded(ctx, orderID, now)
 		if KindOf(err) == KindNotFound || KindOf(err) == KindConflict {
 			return nil
 		}
 		return err
-	case payments.EventPaymentFailed:
-		// Declined: give the seats back now rather than when the hold lapses.
-		_, err := s.cfg.Store.FailPayment(ctx, orderID, ev.ID, now)
-		if KindOf(err) == KindNotFound {
-			return nil
-		}
-		return err
+	case payments.EventPaymentFailed, payments.EventPaymentCanceled:
+		return s.applyFailed(ctx, ev.ID, p)
 	default:
 		// processing and anything new: nothing to do.
 		log.Debug("webhook event ignored")
 		return nil
 	}
+}
+
+// applySucceeded confirms the order of a succeeded payment. eventID makes it
+// idempotent: the webhook passes the provider's event id, the reconciler one
+// of its own, and an order that is no longer pending is left as it is.
+func (s *Service) applySucceeded(ctx context.Context, eventID string, p payments.Payment) error {
+	orderID := p.Metadata["order_id"]
+	log := s.cfg.Logger.With("event", eventID, "order", orderID)
+	o, err := s.cfg.Store.ConfirmPayment(ctx, PaymentConfirmation{
+		ProviderEventID: eventID, ProviderPaymentID: p.ID, OrderID: orderID,
+		Amount: Money(p.Amount), MaxPerCustomer: s.cfg.MaxPerCustomer,
+	}, s.cfg.Clock.Now())
+	if KindOf(err) == KindNotFound {
+		log.Warn("payment for an unknown order ignored")
+		return nil // not ours: retrying will not make it ours
+	}
+	if err != nil {
+		return err
+	}
+	log.Info("payment confirmed", "status", o.Status)
+	if o.Status == OrderRefundPending {
+		return s.refund(ctx, o)
+	}
+	return nil
+}
+
+// applyFailed gives the places of a declined or canceled payment back now,
+// rather than when the hold lapses. Like applySucceeded it is idempotent.
+func (s *Service) applyFailed(ctx context.Context, eventID string, p payments.Payment) error {
+	_, err := s.cfg.Store.FailPayment(ctx, p.Metadata["order_id"], eventID, s.cfg.Clock.Now())
+	if KindOf(err) == KindNotFound {
+		return nil
+	}
+	return err
 }
 
 // refund gives back the money of an order whose places are gone. The refund's

@@ -38,6 +38,35 @@ func (s *Service) RelayOutbox(ctx context.Context, st stream.Stream) (int, error
 	return len(ids), s.cfg.Store.MarkPublished(ctx, ids, s.cfg.Clock.Now())
 }
 
+// RepublishAfter is how long a published message may wait for its consumer
+// before the relay publishes it again. The stream deduplicates by outbox id,
+// so this is a no-op while the stream still holds the message; it matters
+// when the stream lost it (Redis restarted empty).
+const RepublishAfter = 5 * time.Second
+
+// RepublishUndelivered publishes again the messages published more than
+// RepublishAfter ago that no consumer has marked delivered.
+func (s *Service) RepublishUndelivered(ctx context.Context, st stream.Stream) (int, error) {
+	msgs, err := s.cfg.Store.UndeliveredOutbox(ctx, s.cfg.Clock.Now().Add(-RepublishAfter), 100)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range msgs {
+		appended, err := st.Publish(ctx, stream.Message{ID: m.ID, Topic: m.Topic, Payload: m.Payload})
+		if err != nil {
+			return n, fmt.Errorf("republishing outbox: %w", err)
+		}
+		if appended {
+			n++
+		}
+	}
+	if n > 0 {
+		s.cfg.Logger.Info("undelivered outbox messages published again", "messages", n)
+	}
+	return n, nil
+}
+
 // DeliveryGroup is the stream consumer group of the ticket delivery worker.
 const DeliveryGroup = "ticket-delivery"
 
@@ -45,6 +74,15 @@ const DeliveryGroup = "ticket-delivery"
 // ticket of the order gets its signed code, recorded once. Handling the same
 // message twice changes nothing.
 func (s *Service) DeliverTickets(ctx context.Context, m stream.Message) error {
+	if err := s.deliverTickets(ctx, m); err != nil {
+		return err
+	}
+	// Recorded after the work, so a crash in between delivers again (which
+	// changes nothing) rather than never.
+	return s.cfg.Store.MarkDelivered(ctx, []int64{m.ID}, s.cfg.Clock.Now())
+}
+
+func (s *Service) deliverTickets(ctx context.Context, m stream.Message) error {
 	if m.Topic != TopicOrderPaid {
 		return nil
 	}
@@ -71,8 +109,9 @@ func (s *Service) DeliverTickets(ctx context.Context, m stream.Message) error {
 	return nil
 }
 
-// RunWorkers runs the sweeper, the outbox relay, the ticket delivery worker
-// and the refund retrier until ctx ends.
+// RunWorkers runs the sweeper, the outbox relay and republisher, the ticket
+// delivery worker, the payment reconciler and the refund retrier until ctx
+// ends.
 func (s *Service) RunWorkers(ctx context.Context, st stream.Stream, consumer string) {
 	go every(ctx, time.Second, func() {
 		if n, err := s.Sweep(ctx); err != nil {
@@ -84,6 +123,16 @@ func (s *Service) RunWorkers(ctx context.Context, st stream.Stream, consumer str
 	go every(ctx, 200*time.Millisecond, func() {
 		if _, err := s.RelayOutbox(ctx, st); err != nil {
 			s.cfg.Logger.Warn("outbox relay", "error", err)
+		}
+	})
+	go every(ctx, 2*time.Second, func() {
+		if _, err := s.RepublishUndelivered(ctx, st); err != nil {
+			s.cfg.Logger.Warn("outbox republisher", "error", err)
+		}
+	})
+	go every(ctx, min(s.cfg.ReconcileAfter/2, 10*time.Second), func() {
+		if _, err := s.Reconcile(ctx); err != nil {
+			s.cfg.Logger.Warn("reconciler", "error", err)
 		}
 	})
 	go every(ctx, 10*time.Second, func() {

@@ -48,6 +48,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"AmountMismatchRefunds", testAmountMismatch},
 		{"PaymentFailed", testPaymentFailed},
 		{"OutboxAndDelivery", testOutboxAndDelivery},
+		{"OutboxKnowsWhatWasDelivered", testOutboxDelivered},
+		{"OrdersPendingPayment", testOrdersPendingPayment},
 		{"Idempotency", testIdempotency},
 		{"RaceForOneSeat", testRaceOneSeat},
 		{"RaceForBestAvailable", testRaceBestAvailable},

@@ -231,6 +231,25 @@ func (s *Store) OrdersAwaitingRefund(_ context.Context, limit int) ([]booking.Or
 	return out, nil
 }
 
+// OrdersPendingPayment lists orders still awaiting their payment.
+func (s *Store) OrdersPendingPayment(_ context.Context, createdBefore time.Time, limit int) ([]booking.Order, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []booking.Order
+	for _, o := range s.orders {
+		if o.Status == booking.OrderPendingPayment && o.CreatedAt.Before(createdBefore) {
+			out = append(out, s.orderLocked(o))
+		}
+	}
+	slices.SortFunc(out, func(a, b booking.Order) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
 func (s *Store) orderLocked(o *booking.Order) booking.Order {
 	c := *o
 	c.Seats = slices.Clone(o.Seats)

@@ -27,12 +27,42 @@ func (s *Store) PendingOutbox(_ context.Context, limit int) ([]booking.OutboxMes
 }
 
 // MarkPublished flags messages as relayed.
-func (s *Store) MarkPublished(_ context.Context, ids []int64, _ time.Time) error {
+func (s *Store) MarkPublished(_ context.Context, ids []int64, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.outbox {
+		if !r.published && slices.Contains(ids, r.msg.ID) {
+			r.published, r.publishedAt = true, now
+		}
+	}
+	return nil
+}
+
+// UndeliveredOutbox returns published messages no consumer has handled.
+func (s *Store) UndeliveredOutbox(_ context.Context, publishedBefore time.Time, limit int) ([]booking.OutboxMessage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []booking.OutboxMessage
+	for _, r := range s.outbox {
+		if len(out) >= limit {
+			break
+		}
+		if r.published && !r.delivered && r.publishedAt.Before(publishedBefore) {
+			m := r.msg
+			m.Payload = slices.Clone(m.Payload)
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// MarkDelivered flags messages as handled by their consumer.
+func (s *Store) MarkDelivered(_ context.Context, ids []int64, _ time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.outbox {
 		if slices.Contains(ids, r.msg.ID) {
-			r.published = true
+			r.delivered = true
 		}
 	}
 	return nil

@@ -53,8 +53,10 @@ type zone struct {
 }
 
 type outboxRow struct {
-	msg       booking.OutboxMessage
-	published bool
+	msg         booking.OutboxMessage
+	published   bool
+	publishedAt time.Time
+	delivered   bool
 }
 
 var _ booking.Store = (*Store)(nil)

@@ -7,6 +7,7 @@ const (
 	EventPaymentProcessing = "payment_intent.processing"
 	EventPaymentSucceeded  = "payment_intent.succeeded"
 	EventPaymentFailed     = "payment_intent.payment_failed"
+	EventPaymentCanceled   = "payment_intent.canceled"
 	EventChargeRefunded    = "charge.refunded"
 )
 

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -42,33 +43,25 @@ type FakeConfig struct {
 	// Client sends webhooks. Default: a client with a 10 s timeout.
 	Client   *http.Client
 	Delivery DeliveryOptions
-	Logger   *slog.Logger
+	// Ledger keeps payments and undelivered webhooks. Default: memory, lost
+	// with the process.
+	Ledger Ledger
+	// Lease is how long a claimed delivery is left to its sender before it
+	// is sent again (after a crash mid-send). Default: 30 s.
+	Lease  time.Duration
+	Logger *slog.Logger
 }
 
-// Fake is an in-process payment provider. It is safe for concurrent use.
+// Fake is an in-process payment provider. It is safe for concurrent use, and
+// several Fakes on one durable Ledger act as one provider.
 type Fake struct {
-	cfg FakeConfig
+	cfg    FakeConfig
+	ledger Ledger
 
 	mu          sync.Mutex
 	delivery    DeliveryOptions
 	unavailable bool
-	payments    map[string]*Payment
-	idempotency map[string]idempotent
-	queue       []*delivery
 	sent        int
-}
-
-type idempotent struct {
-	fingerprint string
-	payment     Payment
-	refund      Refund
-}
-
-type delivery struct {
-	eventID  string
-	body     []byte
-	due      time.Time
-	attempts int
 }
 
 var _ Provider = (*Fake)(nil)
@@ -84,10 +77,13 @@ func NewFake(cfg FakeConfig) *Fake {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Fake{
-		cfg: cfg, delivery: cfg.Delivery,
-		payments: map[string]*Payment{}, idempotency: map[string]idempotent{},
+	if cfg.Ledger == nil {
+		cfg.Ledger = NewMemoryLedger()
 	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 30 * time.Second
+	}
+	return &Fake{cfg: cfg, ledger: cfg.Ledger, delivery: cfg.Delivery}
 }
 
 // SetDelivery changes how webhooks are delivered from now on.
@@ -104,109 +100,199 @@ func (f *Fake) SetUnavailable(down bool) {
 	f.mu.Unlock()
 }
 
-// claim applies Stripe's idempotency rules. It reports a stored result, or
-// reserves nothing and lets the caller store one with remember.
-func (f *Fake) claim(op, key string, params any) (fingerprint string, prev idempotent, seen bool, err error) {
+func (f *Fake) options() (DeliveryOptions, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.delivery, f.unavailable
+}
+
+// unavailable wraps a ledger failure: to the caller the provider is down,
+// and the call is safe to retry with the same idempotency key.
+func unavailable(err error) error {
+	if err == nil || errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrUnavailable, err)
+}
+
+// update runs fn in one ledger step. An error fn returns is the caller's
+// answer as is; any other (the ledger could not begin or commit) means the
+// provider is unavailable, and the call is safe to retry.
+func (f *Fake) update(ctx context.Context, fn func(tx LedgerTx) error) error {
+	var fnErr error
+	err := f.ledger.Update(ctx, func(tx LedgerTx) error {
+		fnErr = fn(tx)
+		return fnErr
+	})
+	if err != nil && err != fnErr { // identity: was it fn's own error?
+		return unavailable(err)
+	}
+	return err
+}
+
+// claim applies Stripe's idempotency rules inside tx: it reports a stored
+// result, or the fingerprint to store the new one under.
+func claim(tx LedgerTx, op, key string, params any) (fingerprint string, prev Record, seen bool, err error) {
 	if key == "" || len(key) > MaxIdempotencyKeyLength {
-		return "", idempotent{}, false, ErrInvalidIdempotencyKey
+		return "", Record{}, false, ErrInvalidIdempotencyKey
 	}
 	b, _ := json.Marshal(params)
 	sum := sha256.Sum256(append([]byte(op+"\n"), b...))
 	fingerprint = hex.EncodeToString(sum[:])
-	prev, seen = f.idempotency[key]
-	if seen && prev.fingerprint != fingerprint {
-		return "", idempotent{}, false, ErrIdempotencyKeyReused
+	prev, seen, err = tx.Idempotent(key)
+	if err != nil {
+		return "", Record{}, false, unavailable(err)
+	}
+	if seen && prev.Fingerprint != fingerprint {
+		return "", Record{}, false, ErrIdempotencyKeyReused
 	}
 	return fingerprint, prev, seen, nil
 }
 
 // CreatePayment opens a payment the customer completes on the pay page.
-func (f *Fake) CreatePayment(_ context.Context, p CreateParams, key string) (Payment, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.unavailable {
+func (f *Fake) CreatePayment(ctx context.Context, p CreateParams, key string) (Payment, error) {
+	if _, down := f.options(); down {
 		return Payment{}, ErrUnavailable
 	}
-	fp, prev, seen, err := f.claim("create", key, p)
+	var out Payment
+	err := f.update(ctx, func(tx LedgerTx) error {
+		fp, prev, seen, err := claim(tx, "create", key, p)
+		if err != nil {
+			return err
+		}
+		if seen {
+			out = prev.Payment
+			return nil
+		}
+		if p.Amount <= 0 || len(p.Currency) != 3 {
+			return errors.New("amount must be positive and currency a 3-letter code")
+		}
+		id := "pi_" + randomHex(12)
+		out = Payment{
+			ID: id, Amount: p.Amount, Currency: p.Currency, Status: StatusRequiresPayment,
+			Metadata: maps.Clone(p.Metadata), PayURL: f.cfg.PublicURL + "/pay/" + id, ReturnURL: p.ReturnURL,
+		}
+		if err := tx.SavePayment(out); err != nil {
+			return unavailable(err)
+		}
+		return unavailable(tx.SaveIdempotent(key, Record{Fingerprint: fp, Payment: out}))
+	})
 	if err != nil {
 		return Payment{}, err
 	}
-	if seen {
-		return clonePayment(prev.payment), nil
-	}
-	if p.Amount <= 0 || len(p.Currency) != 3 {
-		return Payment{}, fmt.Errorf("amount must be positive and currency a 3-letter code")
-	}
-	id := "pi_" + randomHex(12)
-	pay := &Payment{
-		ID: id, Amount: p.Amount, Currency: p.Currency, Status: StatusRequiresPayment,
-		Metadata: maps.Clone(p.Metadata), PayURL: f.cfg.PublicURL + "/pay/" + id, ReturnURL: p.ReturnURL,
-	}
-	f.payments[id] = pay
-	f.idempotency[key] = idempotent{fingerprint: fp, payment: clonePayment(*pay)}
-	return clonePayment(*pay), nil
+	return clonePayment(out), nil
 }
 
 // Refund returns a succeeded payment's money.
-func (f *Fake) Refund(_ context.Context, p RefundParams, key string) (Refund, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.unavailable {
+func (f *Fake) Refund(ctx context.Context, p RefundParams, key string) (Refund, error) {
+	opts, down := f.options()
+	if down {
 		return Refund{}, ErrUnavailable
 	}
-	fp, prev, seen, err := f.claim("refund", key, p)
+	var out Refund
+	err := f.update(ctx, func(tx LedgerTx) error {
+		fp, prev, seen, err := claim(tx, "refund", key, p)
+		if err != nil {
+			return err
+		}
+		if seen {
+			out = prev.Refund
+			return nil
+		}
+		pay, ok, err := tx.Payment(p.PaymentID)
+		if err != nil {
+			return unavailable(err)
+		}
+		if !ok {
+			return ErrNotFound
+		}
+		if pay.Status != StatusSucceeded {
+			return fmt.Errorf("payment %s is %s, only a succeeded payment can be refunded", pay.ID, pay.Status)
+		}
+		amount := p.Amount
+		if amount == 0 {
+			amount = pay.Amount
+		}
+		pay.Status = StatusRefunded
+		out = Refund{ID: "re_" + randomHex(12), PaymentID: pay.ID, Amount: amount, Status: StatusSucceeded}
+		if err := tx.SavePayment(pay); err != nil {
+			return unavailable(err)
+		}
+		if err := tx.SaveIdempotent(key, Record{Fingerprint: fp, Refund: out}); err != nil {
+			return unavailable(err)
+		}
+		return f.enqueue(tx, opts, EventChargeRefunded, pay)
+	})
+	return out, err
+}
+
+// RetrievePayment returns a payment as the provider holds it: how a shop
+// finds out what became of a payment whose webhook never came.
+func (f *Fake) RetrievePayment(ctx context.Context, id string) (Payment, error) {
+	if _, down := f.options(); down {
+		return Payment{}, ErrUnavailable
+	}
+	p, ok, err := f.ledger.Payment(ctx, id)
 	if err != nil {
-		return Refund{}, err
+		return Payment{}, unavailable(err)
 	}
-	if seen {
-		return prev.refund, nil
-	}
-	pay, ok := f.payments[p.PaymentID]
 	if !ok {
-		return Refund{}, ErrNotFound
+		return Payment{}, ErrNotFound
 	}
-	if pay.Status != StatusSucceeded {
-		return Refund{}, fmt.Errorf("payment %s is %s, only a succeeded payment can be refunded", pay.ID, pay.Status)
+	return p, nil
+}
+
+// CancelPayment closes a payment the customer has not paid, so it can no
+// longer be paid. A payment that was settled meanwhile is returned as it
+// stands: the caller sees which of the two won.
+func (f *Fake) CancelPayment(ctx context.Context, id string) (Payment, error) {
+	if _, down := f.options(); down {
+		return Payment{}, ErrUnavailable
 	}
-	amount := p.Amount
-	if amount == 0 {
-		amount = pay.Amount
-	}
-	pay.Status = StatusRefunded
-	r := Refund{ID: "re_" + randomHex(12), PaymentID: pay.ID, Amount: amount, Status: StatusSucceeded}
-	f.idempotency[key] = idempotent{fingerprint: fp, refund: r}
-	f.enqueueLocked(EventChargeRefunded, *pay)
-	return r, nil
+	return f.settle(ctx, id, StatusCanceled)
 }
 
 // Pay completes a payment as if the customer had paid: a processing event
 // and a succeeded event are queued for delivery.
 func (f *Fake) Pay(id string) error {
-	return f.settle(id, StatusProcessing, StatusSucceeded)
+	_, err := f.settle(context.Background(), id, StatusProcessing, StatusSucceeded)
+	return err
 }
 
 // Decline fails a payment as if the card had been refused.
 func (f *Fake) Decline(id string) error {
-	return f.settle(id, StatusFailed)
+	_, err := f.settle(context.Background(), id, StatusFailed)
+	return err
 }
 
-// settle moves an open payment through statuses, queueing the event of each.
-// Settling a payment twice does nothing, as on a real pay page.
-func (f *Fake) settle(id string, statuses ...string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	pay, ok := f.payments[id]
-	if !ok {
-		return ErrNotFound
-	}
-	if pay.Status != StatusRequiresPayment {
-		return nil
-	}
-	for _, st := range statuses {
-		pay.Status = st
-		f.enqueueLocked(eventTypes[st], *pay)
-	}
-	return nil
+// settle moves an open payment through statuses, queueing the event of each,
+// in one step: the status and its webhooks are stored together. Settling a
+// payment twice does nothing, as on a real pay page.
+func (f *Fake) settle(ctx context.Context, id string, statuses ...string) (Payment, error) {
+	opts, _ := f.options()
+	var out Payment
+	err := f.update(ctx, func(tx LedgerTx) error {
+		pay, ok, err := tx.Payment(id)
+		if err != nil {
+			return unavailable(err)
+		}
+		if !ok {
+			return ErrNotFound
+		}
+		out = pay
+		if pay.Status != StatusRequiresPayment {
+			return nil
+		}
+		for _, st := range statuses {
+			pay.Status = st
+			if err := f.enqueue(tx, opts, eventTypes[st], pay); err != nil {
+				return err
+			}
+		}
+		out = pay
+		return unavailable(tx.SavePayment(pay))
+	})
+	return out, err
 }
 
 // eventTypes names the webhook event of each payment status.
@@ -214,62 +300,66 @@ var eventTypes = map[string]string{
 	StatusProcessing: EventPaymentProcessing,
 	StatusSucceeded:  EventPaymentSucceeded,
 	StatusFailed:     EventPaymentFailed,
+	StatusCanceled:   EventPaymentCanceled,
 }
 
 // Payment returns a payment as the provider sees it.
 func (f *Fake) Payment(id string) (Payment, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	p, ok := f.payments[id]
-	if !ok {
-		return Payment{}, false
+	p, ok, err := f.ledger.Payment(context.Background(), id)
+	if err != nil {
+		f.cfg.Logger.Warn("reading a payment", "payment", id, "error", err)
 	}
-	return clonePayment(*p), true
+	return p, ok
 }
 
-func (f *Fake) enqueueLocked(typ string, obj Payment) {
+func (f *Fake) enqueue(tx LedgerTx, opts DeliveryOptions, typ string, obj Payment) error {
 	object, _ := json.Marshal(obj)
 	ev := Event{ID: "evt_" + randomHex(12), Type: typ, Created: f.cfg.Now().Unix()}
 	ev.Data.Object = object
 	body, _ := json.Marshal(ev)
-	due := f.cfg.Now().Add(f.delivery.Delay)
-	for range max(1, f.delivery.Copies) {
-		f.queue = append(f.queue, &delivery{eventID: ev.ID, body: body, due: due})
+	due := f.cfg.Now().Add(opts.Delay)
+	for range max(1, opts.Copies) {
+		if err := tx.Enqueue(Delivery{ID: "whd_" + randomHex(12), EventID: ev.ID, Body: body, Due: due}); err != nil {
+			return unavailable(err)
+		}
 	}
+	return nil
 }
 
 // Pending is the number of deliveries not yet accepted by the receiver.
 func (f *Fake) Pending() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.queue)
+	n, err := f.ledger.Pending(context.Background())
+	if err != nil {
+		f.cfg.Logger.Warn("counting webhook deliveries", "error", err)
+	}
+	return n
 }
 
-// Delivered is the number of deliveries the receiver accepted.
+// Delivered is the number of deliveries this Fake saw accepted.
 func (f *Fake) Delivered() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.sent
 }
 
+// Backoff is how long a refused delivery waits before its next attempt:
+// 2 s, 4 s, ... doubling to a minute, and then every minute until the
+// receiver accepts it. A provider never gives up on a webhook.
+func Backoff(attempts int) time.Duration {
+	return min(time.Duration(1)<<min(attempts, 6)*time.Second, time.Minute)
+}
+
 // DeliverDue sends every delivery that is due, once. Deliveries the receiver
-// does not accept with a 2xx stay queued and are retried with backoff, like a
+// does not accept with a 2xx stay queued and are retried with Backoff, like a
 // real provider's retries. It reports how many were accepted and refused.
 func (f *Fake) DeliverDue(ctx context.Context) (accepted, refused int) {
-	f.mu.Lock()
 	now := f.cfg.Now()
-	opts := f.delivery
-	var batch []*delivery
-	rest := f.queue[:0:0]
-	for _, d := range f.queue {
-		if !now.Before(d.due) {
-			batch = append(batch, d)
-		} else {
-			rest = append(rest, d)
-		}
+	opts, _ := f.options()
+	batch, err := f.ledger.Claim(ctx, now, f.cfg.Lease, 200)
+	if err != nil {
+		f.cfg.Logger.Warn("claiming webhook deliveries", "error", err)
+		return 0, 0
 	}
-	f.queue = rest
-	f.mu.Unlock()
 	if opts.OutOfOrder {
 		slices.Reverse(batch)
 	}
@@ -285,37 +375,42 @@ func (f *Fake) DeliverDue(ctx context.Context) (accepted, refused int) {
 			results[i] = f.send(ctx, d, now)
 		}
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	for i, d := range batch {
+		var err error
 		if results[i] {
 			accepted++
-			f.sent++
-			continue
+			err = f.ledger.Acknowledge(ctx, d.ID)
+		} else {
+			refused++
+			err = f.ledger.Reschedule(ctx, d.ID, now.Add(Backoff(d.Attempts+1)), d.Attempts+1)
 		}
-		refused++
-		d.attempts++
-		d.due = now.Add(min(time.Duration(1<<min(d.attempts, 6))*time.Second, time.Minute))
-		f.queue = append(f.queue, d)
+		if err != nil {
+			// The lease runs out and the delivery is sent again: a duplicate,
+			// which receivers dedupe by event id.
+			f.cfg.Logger.Warn("recording a webhook delivery", "delivery", d.ID, "error", err)
+		}
 	}
+	f.mu.Lock()
+	f.sent += accepted
+	f.mu.Unlock()
 	return accepted, refused
 }
 
-func (f *Fake) send(ctx context.Context, d *delivery, now time.Time) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.cfg.WebhookURL, bytes.NewReader(d.body))
+func (f *Fake) send(ctx context.Context, d Delivery, now time.Time) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.cfg.WebhookURL, bytes.NewReader(d.Body))
 	if err != nil {
 		return false
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(SignatureHeader, Sign(f.cfg.Secret, now, d.body))
+	req.Header.Set(SignatureHeader, Sign(f.cfg.Secret, now, d.Body))
 	resp, err := f.cfg.Client.Do(req)
 	if err != nil {
-		f.cfg.Logger.Warn("webhook delivery failed", "event", d.eventID, "error", err)
+		f.cfg.Logger.Warn("webhook delivery failed", "event", d.EventID, "error", err)
 		return false
 	}
 	resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		f.cfg.Logger.Warn("webhook refused", "event", d.eventID, "status", resp.StatusCode)
+		f.cfg.Logger.Warn("webhook refused", "event", d.EventID, "status", resp.StatusCode)
 		return false
 	}
 	return true

@@ -132,3 +132,49 @@ func TestPayPage(t *testing.T) {
 		t.Fatalf("unknown payment = %d", rec.Code)
 	}
 }
+
+func TestBackoff(t *testing.T) {
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 32 * time.Second, time.Minute, time.Minute, time.Minute}
+	for n, w := range want {
+		if got := Backoff(n); got != w {
+			t.Errorf("Backoff(%d) = %s, want %s", n, got, w)
+		}
+	}
+	if Backoff(1000) != time.Minute {
+		t.Error("backoff is not capped at a minute")
+	}
+}
+
+// downLedger is a ledger whose store cannot be reached.
+type downLedger struct{ Ledger }
+
+var errDown = errors.New("connection refused")
+
+func (downLedger) Update(context.Context, func(LedgerTx) error) error { return errDown }
+func (downLedger) Payment(context.Context, string) (Payment, bool, error) {
+	return Payment{}, false, errDown
+}
+
+// TestFakeLedgerDown: with its store unreachable the provider says it is
+// unavailable (retry), never that a payment does not exist.
+func TestFakeLedgerDown(t *testing.T) {
+	f := NewFake(FakeConfig{Secret: []byte("s"), PublicURL: "http://shop", Ledger: downLedger{}})
+	if _, err := f.CreatePayment(context.Background(), CreateParams{Amount: 100, Currency: "EUR"}, "k"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("create = %v, want ErrUnavailable", err)
+	}
+	if _, err := f.RetrievePayment(context.Background(), "pi_1"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("retrieve = %v, want ErrUnavailable", err)
+	}
+	h := f.Handler()
+	for _, req := range []*http.Request{
+		httptest.NewRequest("GET", "/pay/pi_1", nil),
+		httptest.NewRequest("POST", "/pay/pi_1", strings.NewReader("action=pay")),
+	} {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+			t.Fatalf("%s pay page with the ledger down = %d %v", req.Method, rec.Code, rec.Header())
+		}
+	}
+}

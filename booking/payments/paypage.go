@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -18,7 +19,13 @@ func (f *Fake) Handler() http.Handler {
 }
 
 func (f *Fake) servePayPage(w http.ResponseWriter, r *http.Request) {
-	p, ok := f.Payment(r.PathValue("id"))
+	p, ok, err := f.ledger.Payment(r.Context(), r.PathValue("id"))
+	if err != nil {
+		// The provider's store is down, not the payment gone: try again.
+		w.Header().Set("Retry-After", "2")
+		http.Error(w, "the payment page is unavailable, try again shortly", http.StatusServiceUnavailable)
+		return
+	}
 	if !ok {
 		http.Error(w, "no such payment", http.StatusNotFound)
 		return
@@ -47,6 +54,11 @@ func (f *Fake) servePayAction(w http.ResponseWriter, r *http.Request) {
 		err = f.Decline(id)
 	default:
 		http.Error(w, `action must be "pay" or "decline"`, http.StatusBadRequest)
+		return
+	}
+	if errors.Is(err, ErrUnavailable) {
+		w.Header().Set("Retry-After", "2")
+		http.Error(w, "the payment could not be recorded, try again shortly", http.StatusServiceUnavailable)
 		return
 	}
 	if err != nil {

@@ -11,6 +11,13 @@ import (
 type Provider interface {
 	CreatePayment(ctx context.Context, p CreateParams, idempotencyKey string) (Payment, error)
 	Refund(ctx context.Context, p RefundParams, idempotencyKey string) (Refund, error)
+	// RetrievePayment returns a payment as the provider holds it, or
+	// ErrNotFound. It is how a shop learns the fate of a payment whose
+	// webhook it never received.
+	RetrievePayment(ctx context.Context, id string) (Payment, error)
+	// CancelPayment closes a payment that was never paid. If it was settled
+	// meanwhile, it returns the payment as it stands, without error.
+	CancelPayment(ctx context.Context, id string) (Payment, error)
 }
 
 // CreateParams describe a payment to collect.
@@ -36,6 +43,7 @@ const (
 	StatusSucceeded       = "succeeded"
 	StatusFailed          = "failed"
 	StatusRefunded        = "refunded"
+	StatusCanceled        = "canceled"
 )
 
 // Payment is the provider's payment object.

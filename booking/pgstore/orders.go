@@ -328,6 +328,29 @@ func (s *Store) OrdersAwaitingRefund(ctx context.Context, limit int) ([]booking.
 	return out, nil
 }
 
+// OrdersPendingPayment lists orders still awaiting their payment.
+func (s *Store) OrdersPendingPayment(ctx context.Context, createdBefore time.Time, limit int) ([]booking.Order, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT id FROM orders WHERE status = 'pending_payment' AND created_at < $1
+		ORDER BY created_at, id LIMIT $2`, createdBefore, limit)
+	if err != nil {
+		return nil, classify(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, classify(err)
+	}
+	out := make([]booking.Order, 0, len(ids))
+	for _, id := range ids {
+		o, err := s.Order(ctx, id, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
 func loadOrderForUpdate(ctx context.Context, tx pgx.Tx, id string) (booking.Order, error) {
 	var locked string
 	err := tx.QueryRow(ctx, `SELECT id FROM orders WHERE id = $1 FOR UPDATE`, id).Scan(&locked)

@@ -33,6 +33,29 @@ func (s *Store) MarkPublished(ctx context.Context, ids []int64, now time.Time) e
 	return classify(err)
 }
 
+// UndeliveredOutbox returns published messages no consumer has handled.
+func (s *Store) UndeliveredOutbox(ctx context.Context, publishedBefore time.Time, limit int) ([]booking.OutboxMessage, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT id, topic, payload, created_at FROM outbox
+		WHERE delivered_at IS NULL AND published_at < $1 ORDER BY id LIMIT $2`, publishedBefore, limit)
+	if err != nil {
+		return nil, classify(err)
+	}
+	msgs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.OutboxMessage, error) {
+		var m booking.OutboxMessage
+		err := r.Scan(&m.ID, &m.Topic, &m.Payload, &m.CreatedAt)
+		m.CreatedAt = m.CreatedAt.UTC()
+		return m, err
+	})
+	return msgs, classify(err)
+}
+
+// MarkDelivered flags messages as handled by their consumer.
+func (s *Store) MarkDelivered(ctx context.Context, ids []int64, now time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE outbox SET delivered_at = $2 WHERE id = ANY($1) AND delivered_at IS NULL`, ids, now)
+	return classify(err)
+}
+
 // RecordDelivery keeps the first delivery of each ticket.
 func (s *Store) RecordDelivery(ctx context.Context, d booking.Delivery) (bool, error) {
 	tag, err := s.pool.Exec(ctx, `

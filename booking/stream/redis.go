@@ -67,8 +67,7 @@ func (s *Redis) Publish(ctx context.Context, m Message) (bool, error) {
 // Consume reads as consumer in group: first messages that another consumer
 // claimed and never acknowledged within s.RetryAfter, then new ones.
 func (s *Redis) Consume(ctx context.Context, group, consumer string, handle Handler) error {
-	err := s.client.XGroupCreateMkStream(ctx, s.key, group, "0").Err()
-	if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+	if err := s.createGroup(ctx, group); err != nil {
 		return err
 	}
 	for ctx.Err() == nil {
@@ -76,7 +75,7 @@ func (s *Redis) Consume(ctx context.Context, group, consumer string, handle Hand
 			Stream: s.key, Group: group, Consumer: consumer, MinIdle: s.RetryAfter, Start: "0", Count: 50,
 		}).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
-			if !sleep(ctx, time.Second) {
+			if !s.recover(ctx, group, err) {
 				break
 			}
 			continue
@@ -86,7 +85,7 @@ func (s *Redis) Consume(ctx context.Context, group, consumer string, handle Hand
 				Group: group, Consumer: consumer, Streams: []string{s.key, ">"}, Count: 50, Block: s.Block,
 			}).Result()
 			if err != nil && !errors.Is(err, redis.Nil) {
-				if !sleep(ctx, time.Second) {
+				if !s.recover(ctx, group, err) {
 					break
 				}
 				continue
@@ -107,6 +106,29 @@ func (s *Redis) Consume(ctx context.Context, group, consumer string, handle Hand
 		}
 	}
 	return ctx.Err()
+}
+
+// createGroup makes the group, and the stream with it, reading from the
+// start: whatever was published before the group existed is delivered too.
+func (s *Redis) createGroup(ctx context.Context, group string) error {
+	err := s.client.XGroupCreateMkStream(ctx, s.key, group, "0").Err()
+	if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+		return err
+	}
+	return nil
+}
+
+// recover handles a failed read. A Redis that restarted empty answers
+// NOGROUP: the group (and the stream) are made again at once, or delivery
+// would stop for good. Anything else is waited out. It reports false when ctx
+// ended.
+func (s *Redis) recover(ctx context.Context, group string, err error) bool {
+	if strings.HasPrefix(err.Error(), "NOGROUP") {
+		if s.createGroup(ctx, group) == nil {
+			return ctx.Err() == nil
+		}
+	}
+	return sleep(ctx, time.Second)
 }
 
 func decode(xm redis.XMessage) (Message, bool) {

@@ -32,6 +32,7 @@ type config struct {
 	payDelay       time.Duration
 	payCopies      int
 	payOutOfOrder  bool
+	reconcileAfter time.Duration
 }
 
 const usageHeader = `booking: the reference booking service behind a Foyer waiting room.
@@ -68,10 +69,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	str(&c.webhookURL, "webhook-url", "BOOKING_WEBHOOK_URL", "", "where the fake provider posts its webhooks (default http://127.0.0.1<port>/api/payments/webhook)")
 	str(&c.webhookSecret, "webhook-secret", "BOOKING_WEBHOOK_SECRET", "", "secret that signs webhooks; empty makes a random one per process")
 	str(&c.ticketSecret, "ticket-secret", "BOOKING_TICKET_SECRET", "", "secret that signs ticket codes; empty makes a random one per process")
-	var holdTTL, payDelay, maxPer, payCopies string
+	var holdTTL, payDelay, maxPer, payCopies, reconcileAfter string
 	str(&holdTTL, "hold-ttl", "BOOKING_HOLD_TTL", "5m", "how long a hold lasts, and how far checkout extends it")
 	str(&maxPer, "max-per-customer", "BOOKING_MAX_PER_CUSTOMER", "4", "seats one customer may hold or buy per event")
 	str(&payDelay, "fake-pay-delay", "BOOKING_FAKE_PAY_DELAY", "0s", "fake provider: hold every webhook back this long")
+	str(&reconcileAfter, "reconcile-after", "BOOKING_RECONCILE_AFTER", "1m", "ask the provider about an order still waiting for its payment this long after checkout")
 	str(&payCopies, "fake-pay-copies", "BOOKING_FAKE_PAY_COPIES", "1", "fake provider: deliver every webhook this many times")
 	boolean := func(p *bool, name, env, usage string) {
 		fs.BoolVar(p, name, false, usage+" ["+env+"]")
@@ -105,6 +107,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.payDelay, err = time.ParseDuration(payDelay); err != nil || c.payDelay < 0 {
 		return c, fmt.Errorf("-fake-pay-delay %q: want a duration", payDelay)
+	}
+	if c.reconcileAfter, err = time.ParseDuration(reconcileAfter); err != nil || c.reconcileAfter < time.Second || c.reconcileAfter > 24*time.Hour {
+		return c, fmt.Errorf("-reconcile-after %q: want a duration from 1s to 24h", reconcileAfter)
 	}
 	if c.maxPerCustomer, err = strconv.Atoi(maxPer); err != nil || c.maxPerCustomer < 1 || c.maxPerCustomer > 50 {
 		return c, fmt.Errorf("-max-per-customer %q: want 1 to 50", maxPer)

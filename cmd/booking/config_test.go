@@ -57,3 +57,22 @@ func TestParseConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestParseReconcileAfter(t *testing.T) {
+	noEnv := func(string) string { return "" }
+	c, err := parseConfig([]string{"-dev-passes"}, noEnv, io.Discard)
+	if err != nil || c.reconcileAfter != time.Minute {
+		t.Fatalf("default -reconcile-after = %s, %v; want 1m", c.reconcileAfter, err)
+	}
+	c, err = parseConfig([]string{"-dev-passes"}, func(k string) string {
+		return map[string]string{"BOOKING_RECONCILE_AFTER": "30s"}[k]
+	}, io.Discard)
+	if err != nil || c.reconcileAfter != 30*time.Second {
+		t.Fatalf("BOOKING_RECONCILE_AFTER=30s = %s, %v", c.reconcileAfter, err)
+	}
+	for _, bad := range []string{"0s", "500ms", "48h", "soon"} {
+		if _, err := parseConfig([]string{"-dev-passes", "-reconcile-after", bad}, noEnv, io.Discard); err == nil || !strings.Contains(err.Error(), "reconcile-after") {
+			t.Errorf("-reconcile-after %s: error = %v", bad, err)
+		}
+	}
+}

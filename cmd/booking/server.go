@@ -17,6 +17,7 @@ import (
 	"github.com/foyer-dev/foyer/booking"
 	"github.com/foyer-dev/foyer/booking/memstore"
 	"github.com/foyer-dev/foyer/booking/payments"
+	"github.com/foyer-dev/foyer/booking/payments/pgledger"
 	"github.com/foyer-dev/foyer/booking/pgstore"
 	"github.com/foyer-dev/foyer/booking/stream"
 	"github.com/foyer-dev/foyer/static"
@@ -45,6 +46,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	clock := booking.SystemClock{}
 
 	var store booking.Store
+	var ledger payments.Ledger // the fake provider's state: in memory unless there is a database
 	if cfg.databaseURL == "" {
 		log.Warn("no -database-url: bookings are kept in memory and lost on exit")
 		store = memstore.New()
@@ -54,6 +56,10 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 			return nil, err
 		}
 		store = pg
+		if ledger, err = pgledger.Open(ctx, pg.Pool()); err != nil {
+			pg.Close()
+			return nil, err
+		}
 	}
 	a.closers = append(a.closers, store.Close)
 
@@ -84,12 +90,13 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		log.Warn("no -ticket-secret: ticket codes are signed with a key that dies with this process")
 	}
 	a.fake = payments.NewFake(payments.FakeConfig{
-		Secret: webhookSecret, WebhookURL: cfg.webhookURL, PublicURL: cfg.publicURL, Logger: log,
+		Secret: webhookSecret, WebhookURL: cfg.webhookURL, PublicURL: cfg.publicURL, Logger: log, Ledger: ledger,
 		Delivery: payments.DeliveryOptions{Delay: cfg.payDelay, Copies: cfg.payCopies, OutOfOrder: cfg.payOutOfOrder},
 	})
 	a.svc = booking.NewService(booking.Config{
 		Store: store, Provider: a.fake, Clock: clock, HoldTTL: cfg.holdTTL, MaxPerCustomer: cfg.maxPerCustomer,
 		WebhookSecret: webhookSecret, PublicURL: cfg.publicURL, TicketSecret: ticketSecret, Logger: log,
+		ReconcileAfter: cfg.reconcileAfter,
 	})
 
 	mux := http.NewServeMux()

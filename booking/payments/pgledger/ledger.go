@@ -1,0 +1,186 @@
+package pgledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/foyer-dev/foyer/booking/payments"
+)
+
+// schemaLock serializes schema creation when several processes start at once:
+// concurrent CREATE TABLE IF NOT EXISTS may otherwise collide.
+const schemaLock = 0x66616b65706179 // "fakepay"
+
+const schema = `
+CREATE TABLE IF NOT EXISTS fakepay_payments (
+    id   text  PRIMARY KEY,
+    body jsonb NOT NULL
+);
+CREATE TABLE IF NOT EXISTS fakepay_idempotency (
+    key  text  PRIMARY KEY,
+    body jsonb NOT NULL
+);
+CREATE TABLE IF NOT EXISTS fakepay_deliveries (
+    id       text        PRIMARY KEY,
+    seq      bigserial   NOT NULL,
+    event_id text        NOT NULL,
+    body     bytea       NOT NULL,
+    due      timestamptz NOT NULL,
+    attempts int         NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS fakepay_deliveries_due ON fakepay_deliveries (due, seq);
+`
+
+// Ledger is a payments.Ledger in PostgreSQL.
+type Ledger struct {
+	pool *pgxpool.Pool
+}
+
+var _ payments.Ledger = (*Ledger)(nil)
+
+// Open creates the ledger's tables if they are missing and returns the ledger.
+// The pool stays the caller's to close.
+func Open(ctx context.Context, pool *pgxpool.Pool) (*Ledger, error) {
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(schemaLock)); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, schema)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the fake provider's tables: %w", err)
+	}
+	return &Ledger{pool: pool}, nil
+}
+
+// Update runs fn in one transaction.
+func (l *Ledger) Update(ctx context.Context, fn func(payments.LedgerTx) error) error {
+	return pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
+		return fn(&ledgerTx{ctx: ctx, tx: tx})
+	})
+}
+
+// ledgerTx carries the context of its Update: LedgerTx methods are called
+// only within it.
+type ledgerTx struct {
+	ctx context.Context
+	tx  pgx.Tx
+}
+
+func (t *ledgerTx) Idempotent(key string) (payments.Record, bool, error) {
+	// The lock makes a concurrent first use of the same key wait, then see
+	// this transaction's record.
+	if _, err := t.tx.Exec(t.ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "fakepay:"+key); err != nil {
+		return payments.Record{}, false, err
+	}
+	var r payments.Record
+	ok, err := readJSON(t.ctx, t.tx, `SELECT body FROM fakepay_idempotency WHERE key = $1`, key, &r)
+	return r, ok, err
+}
+
+func (t *ledgerTx) SaveIdempotent(key string, r payments.Record) error {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.Exec(t.ctx, `INSERT INTO fakepay_idempotency (key, body) VALUES ($1, $2)`, key, body)
+	return err
+}
+
+func (t *ledgerTx) Payment(id string) (payments.Payment, bool, error) {
+	var p payments.Payment
+	ok, err := readJSON(t.ctx, t.tx, `SELECT body FROM fakepay_payments WHERE id = $1 FOR UPDATE`, id, &p)
+	return p, ok, err
+}
+
+func (t *ledgerTx) SavePayment(p payments.Payment) error {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.Exec(t.ctx, `
+		INSERT INTO fakepay_payments (id, body) VALUES ($1, $2)
+		ON CONFLICT (id) DO UPDATE SET body = EXCLUDED.body`, p.ID, body)
+	return err
+}
+
+func (t *ledgerTx) Enqueue(d payments.Delivery) error {
+	_, err := t.tx.Exec(t.ctx, `
+		INSERT INTO fakepay_deliveries (id, event_id, body, due, attempts) VALUES ($1, $2, $3, $4, $5)`,
+		d.ID, d.EventID, d.Body, d.Due, d.Attempts)
+	return err
+}
+
+// Payment reads one payment.
+func (l *Ledger) Payment(ctx context.Context, id string) (payments.Payment, bool, error) {
+	var p payments.Payment
+	ok, err := readJSON(ctx, l.pool, `SELECT body FROM fakepay_payments WHERE id = $1`, id, &p)
+	return p, ok, err
+}
+
+// Claim leases due deliveries. SKIP LOCKED lets two senders claim different
+// deliveries at once instead of the same ones.
+func (l *Ledger) Claim(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]payments.Delivery, error) {
+	rows, err := l.pool.Query(ctx, `
+		WITH due AS (
+			SELECT id FROM fakepay_deliveries WHERE due <= $1 ORDER BY due, seq LIMIT $3 FOR UPDATE SKIP LOCKED)
+		UPDATE fakepay_deliveries d SET due = $2 FROM due WHERE d.id = due.id
+		RETURNING d.id, d.seq, d.event_id, d.body, d.attempts`, now, now.Add(lease), limit)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (payments.Delivery, error) {
+		var d payments.Delivery
+		err := r.Scan(&d.ID, &d.Seq, &d.EventID, &d.Body, &d.Attempts)
+		d.Due = now
+		return d, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b payments.Delivery) int { return int(a.Seq - b.Seq) })
+	return out, nil
+}
+
+// Acknowledge forgets an accepted delivery.
+func (l *Ledger) Acknowledge(ctx context.Context, id string) error {
+	_, err := l.pool.Exec(ctx, `DELETE FROM fakepay_deliveries WHERE id = $1`, id)
+	return err
+}
+
+// Reschedule records a refused attempt.
+func (l *Ledger) Reschedule(ctx context.Context, id string, due time.Time, attempts int) error {
+	_, err := l.pool.Exec(ctx, `UPDATE fakepay_deliveries SET due = $2, attempts = $3 WHERE id = $1`, id, due, attempts)
+	return err
+}
+
+// Pending counts unacknowledged deliveries.
+func (l *Ledger) Pending(ctx context.Context) (int, error) {
+	var n int
+	err := l.pool.QueryRow(ctx, `SELECT count(*) FROM fakepay_deliveries`).Scan(&n)
+	return n, err
+}
+
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func readJSON(ctx context.Context, q querier, sql, arg string, v any) (bool, error) {
+	var body []byte
+	err := q.QueryRow(ctx, sql, arg).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, json.Unmarshal(body, v)
+}
