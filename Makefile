@@ -35,10 +35,6 @@ test: services
 chaos: services
 	@$(GOTEST) -timeout 20m -run '^TestFault' ./... | $(GO) run ./internal/testreport
 
-# The fault suite alone: tests that kill real processes (also part of `make test`).
-chaos: services
-	$(GO) test -race -count=1 -timeout 15m -run '^TestFault' ./...
-
 test-short:
 	$(GO) test -short -count=1 ./...
 
