@@ -49,7 +49,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		log.Warn("no -database-url: bookings are kept in memory and lost on exit")
 		store = memstore.New()
 	} else {
-		pg, err := pgstore.Open(ctx, cfg.databaseURL, pgstore.Options{})
+		pg, err := pgstore.Open(ctx, cfg.databaseURL, pgstore.Options{MaxConns: int32(cfg.dbMaxConns)})
 		if err != nil {
 			return nil, err
 		}
@@ -99,12 +99,12 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 			a.close()
 			return nil, err
 		}
-		a.passes = booking.NewStaticPasses(map[string]ed25519.PublicKey{key.KeyID(): key.Public()}, cfg.room, clock)
+		a.passes = booking.NewStaticPasses(map[string]ed25519.PublicKey{key.KeyID(): key.Public()}, cfg.room, clock).WithIssuer(cfg.issuer)
 		a.passes.Cookie = devPassCookie
-		mux.Handle("/dev/pass", devPassHandler(key, cfg.room))
+		mux.Handle("/dev/pass", devPassHandler(key, cfg.room, cfg.issuer))
 		log.Warn("-dev-passes: this process signs its own admission passes; put it behind Foyer for a real on-sale")
 	} else {
-		a.passes = booking.NewJWKSPasses(cfg.jwks, cfg.room, clock, nil)
+		a.passes = booking.NewJWKSPasses(cfg.jwks, cfg.room, clock, nil).WithIssuer(cfg.issuer)
 		if err := a.passes.Load(ctx); err != nil {
 			// The gateway may start after us; requests get 503 until the keys
 			// arrive, and every request with a pass tries again.
