@@ -49,6 +49,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"PaymentFailed", testPaymentFailed},
 		{"OutboxAndDelivery", testOutboxAndDelivery},
 		{"Idempotency", testIdempotency},
+		{"IdempotencyReplaysHeaders", testIdempotencyHeaders},
+		{"IdempotencyPrune", testIdempotencyPrune},
 		{"RaceForOneSeat", testRaceOneSeat},
 		{"RaceForBestAvailable", testRaceBestAvailable},
 		{"OverlappingHoldsDoNotDeadlock", testOverlappingHolds},

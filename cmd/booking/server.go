@@ -197,6 +197,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, ln net.Listener) e
 	host, _ := os.Hostname()
 	a.svc.RunWorkers(ctx, a.stream, fmt.Sprintf("%s-%d", host, os.Getpid()))
 	go a.fake.Run(ctx, 250*time.Millisecond)
+	go a.svc.RunIdempotencyPruner(ctx, time.Minute)
 	go a.passes.Run(ctx, 5*time.Minute, func(err error) { log.Warn("refreshing pass keys", "error", err) })
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
