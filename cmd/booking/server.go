@@ -122,7 +122,9 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		a.close()
 		return nil, err
 	}
-	a.handler = mux
+	// Bodies a handler refused unread are drained, so a proxy in front
+	// reads the 413 (or 401) instead of a reset connection.
+	a.handler = booking.DrainBody(mux, booking.DefaultDrainLimit)
 
 	if cfg.seedDemo {
 		if err := seedDemo(ctx, a.svc, log); err != nil {
