@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -211,4 +212,17 @@ func kidOf(token string) string {
 		return ""
 	}
 	return h.Kid
+}
+
+// EnsureLoaded reports whether pass keys are loaded, fetching them first if
+// they are not (at most once per MinRefetch): a readiness probe calls it, so
+// a service started before its gateway becomes ready once the keys arrive.
+func (p *Passes) EnsureLoaded(ctx context.Context) error {
+	if p.keys.Load() == nil {
+		p.refetch(ctx)
+	}
+	if p.keys.Load() == nil {
+		return errors.New("pass keys are not loaded")
+	}
+	return nil
 }

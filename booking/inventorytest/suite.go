@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Idempotency", testIdempotency},
 		{"IdempotencyReplaysHeaders", testIdempotencyHeaders},
 		{"IdempotencyPrune", testIdempotencyPrune},
+		{"Stats", testStats},
 		{"RaceForOneSeat", testRaceOneSeat},
 		{"RaceForBestAvailable", testRaceBestAvailable},
 		{"OverlappingHoldsDoNotDeadlock", testOverlappingHolds},

@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/foyer-dev/foyer/booking"
@@ -30,6 +31,10 @@ type app struct {
 	stream  stream.Stream
 	fake    *payments.Fake
 	passes  *booking.Passes
+	// deps are pinged by /readyz; stats and pool feed /metrics.
+	deps    []dependency
+	stats   booking.StatsReader
+	pool    *pgxpool.Pool
 	closers []func()
 }
 
@@ -54,7 +59,10 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 			return nil, err
 		}
 		store = pg
+		a.pool = pg.Pool()
+		a.deps = append(a.deps, dependency{"postgres", pg.Ping})
 	}
+	a.stats, _ = store.(booking.StatsReader)
 	a.closers = append(a.closers, store.Close)
 
 	if cfg.redisURL == "" {
@@ -73,6 +81,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 			log.Warn("Redis is not answering yet; the outbox will wait for it", "error", err)
 		}
 		a.stream = stream.NewRedis(client, "")
+		a.deps = append(a.deps, dependency{"redis", func(ctx context.Context) error { return client.Ping(ctx).Err() }})
 	}
 
 	webhookSecret, random := secretOr(cfg.webhookSecret)
@@ -112,7 +121,12 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		}
 	}
 	api := booking.NewAPI(booking.APIConfig{Service: a.svc, Auth: a.passes, AdminToken: cfg.adminToken, Logger: log})
+	a.deps = append(a.deps, dependency{"pass_keys", a.passes.EnsureLoaded})
+	webhooks := newWebhookCounter()
 	mux.Handle("/api/", api)
+	mux.Handle("POST /api/payments/webhook", webhooks.wrap(api))
+	mux.Handle("GET /metrics", metricsHandler(newStoreCollector(a.stats, a.pool, clock, log), webhooks))
+	mux.HandleFunc("GET /readyz", readyHandler(a.deps))
 	mux.Handle("/pay/", a.fake.Handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
