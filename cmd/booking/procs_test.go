@@ -146,12 +146,15 @@ type bookingProc struct {
 	url string
 }
 
-// startBooking runs the booking binary on a free port with args, and waits
-// until it is live.
-func startBooking(t *testing.T, name string, args ...string) *bookingProc {
+// startBooking runs the booking binary on port (0: a free one) with args,
+// and waits until it is live.
+func startBooking(t *testing.T, name string, port int, args ...string) *bookingProc {
 	t.Helper()
 	bin, _ := binaries(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	if port == 0 {
+		port = freePort(t)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	p := startProc(t, name, bin, nil, append([]string{"-addr", addr}, args...)...)
 	b := &bookingProc{proc: p, url: "http://" + addr}
 	p.waitFor(b.url+"/healthz", http.StatusOK, 30*time.Second)

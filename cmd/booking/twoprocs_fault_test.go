@@ -1,0 +1,352 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/foyer-dev/foyer/booking"
+	"github.com/foyer-dev/foyer/booking/payments"
+	"github.com/foyer-dev/foyer/booking/pgstore/pgtest"
+	"github.com/foyer-dev/foyer/booking/stream"
+	"github.com/foyer-dev/foyer/internal/redistest"
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// passSigner signs admission passes as the gateway would, and publishes its
+// key in a JWKS file the booking processes read.
+type passSigner struct {
+	key  *waitingroom.SigningKey
+	jwks string
+}
+
+func newPassSigner(t *testing.T) *passSigner {
+	t.Helper()
+	key, err := waitingroom.GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _ := json.Marshal(waitingroom.JWKS{Keys: []waitingroom.JWK{key.JWK()}})
+	path := filepath.Join(t.TempDir(), "jwks.json")
+	if err := os.WriteFile(path, set, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &passSigner{key: key, jwks: path}
+}
+
+func (s *passSigner) pass(t *testing.T, customer string) string {
+	now := time.Now()
+	tok, err := s.key.IssuePass(waitingroom.Pass{Room: "onsale", Subject: customer, IssuedAt: now, ExpiresAt: now.Add(time.Hour)}, waitingroom.DefaultIssuer)
+	if err != nil {
+		t.Error(err)
+	}
+	return tok
+}
+
+// call sends one JSON request and decodes a JSON answer into out (if not nil).
+func call(t *testing.T, method, url string, header http.Header, body any, out any) int {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, url, rd)
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
+	if err != nil {
+		t.Errorf("%s %s: %v", method, url, err)
+		return 0
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if out != nil && len(data) > 0 {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Errorf("%s %s: %d %s", method, url, resp.StatusCode, data)
+		}
+	}
+	return resp.StatusCode
+}
+
+type orderJSON struct {
+	ID      string `json:"id"`
+	Status  string `json:"status"`
+	Amount  string `json:"amount"`
+	Payment struct {
+		ProviderPaymentID string `json:"provider_payment_id"`
+		PayURL            string `json:"pay_url"`
+	} `json:"payment"`
+	Tickets []struct {
+		ID       string `json:"id"`
+		Delivery *struct {
+			Code string `json:"code"`
+		} `json:"delivery"`
+	} `json:"tickets"`
+}
+
+// TestFaultTwoBookingProcessesOneDatabase runs two booking processes on one
+// fresh PostgreSQL database and one private redis-server, as two replicas
+// behind a load balancer. Shoppers hold on one, check out on both at once,
+// pay, and the provider's webhooks arrive twice at each process, with
+// copies sent concurrently to both. Each order gets one payment, each
+// payment is confirmed once, each ticket is delivered once, no seat is sold
+// twice and no paid order lacks its tickets.
+func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
+	const adminToken, webhookSecret = "two-procs-admin", "whsec_two_procs"
+	db := pgtest.NewDatabase(t)
+	rs := redistest.StartServer(t, nil)
+	signer := newPassSigner(t)
+	var procs [2]*bookingProc
+	for i := range procs {
+		port := freePort(t)
+		// Started one after the other: both migrate the same database, which
+		// an advisory lock serializes, but a start-up race is not this
+		// test's subject.
+		procs[i] = startBooking(t, fmt.Sprintf("booking-%d", i), port,
+			"-database-url", db, "-redis-url", "redis://"+rs.Addr, "-jwks", signer.jwks, "-room", "onsale",
+			"-admin-token", adminToken, "-webhook-secret", webhookSecret, "-ticket-secret", "tickets-two-procs",
+			"-public-url", fmt.Sprintf("http://127.0.0.1:%d", port), "-fake-pay-copies", "2", "-db-max-conns", "6")
+	}
+	admin := http.Header{"Authorization": {"Bearer " + adminToken}}
+	var ev struct {
+		ID int64 `json:"id"`
+	}
+	if code := call(t, "POST", procs[0].url+"/api/admin/events", admin, map[string]any{
+		"name": "Two processes", "starts_at": "2027-01-01T20:00:00Z",
+		"sections": []map[string]any{{"id": "A", "rows": 2, "seats_per_row": 8, "price": "50.00"}},
+		"zones":    []map[string]any{{"id": "FLOOR", "capacity": 8, "price": "30.00"}},
+	}, &ev); code != http.StatusCreated {
+		t.Fatalf("creating the event: %d", code)
+	}
+
+	// 16 seats and 8 standing places for 20 shoppers of 1 or 2 places: some
+	// holds fail, which is contention, not an error.
+	const shoppers = 20
+	type result struct {
+		order    orderJSON
+		payments map[string]bool // provider payment ids the shopper was shown
+		quantity int
+	}
+	results := make([]*result, shoppers)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range shoppers {
+		wg.Go(func() {
+			me := fmt.Sprintf("shopper-%d", i)
+			pass := http.Header{booking.PassHeader: {signer.pass(t, me)}}
+			here, there := procs[i%2], procs[(i+1)%2]
+			want := map[string]any{"section": "A", "quantity": 1 + i%2}
+			if i%3 == 0 {
+				want = map[string]any{"zone": "FLOOR", "quantity": 1 + i%2}
+			}
+			var hold struct {
+				ID string `json:"id"`
+			}
+			switch code := call(t, "POST", fmt.Sprintf("%s/api/events/%d/holds", here.url, ev.ID), pass, want, &hold); code {
+			case http.StatusCreated:
+			case http.StatusConflict:
+				return // sold out under contention
+			default:
+				t.Errorf("%s: hold answered %d", me, code)
+				return
+			}
+			// The same checkout sent to both processes at once, as a client
+			// retrying through a load balancer may.
+			var cos [2]struct {
+				Order orderJSON `json:"order"`
+			}
+			var cw sync.WaitGroup
+			for j, p := range []*bookingProc{here, there} {
+				cw.Go(func() {
+					if code := call(t, "POST", p.url+"/api/holds/"+hold.ID+"/checkout", pass, nil, &cos[j]); code != http.StatusOK {
+						t.Errorf("%s: checkout on %s answered %d", me, p.name, code)
+					}
+				})
+			}
+			cw.Wait()
+			r := &result{order: cos[0].Order, payments: map[string]bool{}, quantity: 1 + i%2}
+			for _, co := range cos {
+				r.payments[co.Order.Payment.ProviderPaymentID] = true
+				if co.Order.ID != r.order.ID {
+					t.Errorf("%s: two checkouts of one hold made orders %s and %s", me, r.order.ID, co.Order.ID)
+				}
+			}
+			results[i] = r
+			// Pay on the provider's page, as the browser would.
+			resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).
+				PostForm(r.order.Payment.PayURL, map[string][]string{"action": {"pay"}})
+			if err != nil {
+				t.Errorf("%s: paying: %v", me, err)
+				return
+			}
+			resp.Body.Close()
+			// The provider's own event once more, to both processes at once,
+			// twice each: signed like the fake signs it.
+			body, _ := json.Marshal(map[string]any{
+				"id": "evt_replay_" + r.order.ID, "type": payments.EventPaymentSucceeded, "created": time.Now().Unix(),
+				"data": map[string]any{"object": map[string]any{
+					"id": r.order.Payment.ProviderPaymentID, "amount": cents(t, r.order.Amount), "currency": "EUR", "status": "succeeded",
+					"metadata": map[string]string{"order_id": r.order.ID},
+				}},
+			})
+			var dw sync.WaitGroup
+			for k := range 4 {
+				dw.Go(func() {
+					req, _ := http.NewRequest("POST", procs[k%2].url+"/api/payments/webhook", bytes.NewReader(body))
+					req.Header.Set(payments.SignatureHeader, payments.Sign([]byte(webhookSecret), time.Now(), body))
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Errorf("%s: webhook: %v", me, err)
+						return
+					}
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						t.Errorf("%s: duplicate webhook answered %d", me, resp.StatusCode)
+					}
+				})
+			}
+			dw.Wait()
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	// Every paid order ends with every ticket delivered, read through either
+	// process.
+	paid := 0
+	for i, r := range results {
+		if r == nil {
+			continue
+		}
+		paid++
+		if len(r.payments) != 1 {
+			t.Errorf("shopper %d was shown %d payments for one order: %v", i, len(r.payments), r.payments)
+		}
+		pass := http.Header{booking.PassHeader: {signer.pass(t, fmt.Sprintf("shopper-%d", i))}}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var o [2]orderJSON
+			for j, p := range procs {
+				call(t, "GET", p.url+"/api/orders/"+r.order.ID, pass, nil, &o[j])
+			}
+			if delivered(o[0], r.quantity) && delivered(o[1], r.quantity) {
+				for k := range o[0].Tickets {
+					if o[0].Tickets[k].Delivery.Code != o[1].Tickets[k].Delivery.Code {
+						t.Errorf("order %s: the processes show different codes for one ticket", r.order.ID)
+					}
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("order %s not delivered within 20 s: %+v", r.order.ID, o[0])
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	if paid == 0 {
+		t.Fatal("no shopper got as far as paying")
+	}
+	t.Logf("%d shoppers, %d paid orders, all delivered %.1f s after the first hold", shoppers, paid, time.Since(start).Seconds())
+
+	// The database and the stream agree: one payment per order, confirmed
+	// once; one ticket per place; one delivery per ticket; one stream entry
+	// per paid order, all acknowledged.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	count := func(q string) int {
+		var n int
+		if err := conn.QueryRow(ctx, q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+	checks := []struct {
+		what, query string
+		want        int
+	}{
+		{"paid orders", `SELECT count(*) FROM orders WHERE status = 'paid'`, paid},
+		{"succeeded payments", `SELECT count(DISTINCT provider_payment_id) FROM payments WHERE status = 'succeeded'`, paid},
+		{"orders not paid", `SELECT count(*) FROM orders WHERE status <> 'paid'`, 0},
+		{"paid orders without tickets", `SELECT count(*) FROM orders o WHERE status = 'paid' AND NOT EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = o.id)`, 0},
+		{"orders with more tickets than places", `SELECT count(*) FROM orders o JOIN holds h ON h.id = o.hold_id WHERE (SELECT count(*) FROM tickets t WHERE t.order_id = o.id) <> h.quantity`, 0},
+		{"seats sold twice", `SELECT count(*) FROM (SELECT 1 FROM tickets WHERE seat_id IS NOT NULL GROUP BY event_id, seat_id HAVING count(*) > 1) d`, 0},
+		{"tickets without one delivery", `SELECT count(*) FROM tickets t WHERE (SELECT count(*) FROM deliveries d WHERE d.ticket_id = t.id) <> 1`, 0},
+		{"outbox messages unpublished", `SELECT count(*) FROM outbox WHERE published_at IS NULL`, 0},
+	}
+	for _, c := range checks {
+		if got := count(c.query); got != c.want {
+			t.Errorf("%s: %d, want %d", c.what, got, c.want)
+		}
+	}
+	rc := redis.NewClient(&redis.Options{Addr: rs.Addr})
+	defer rc.Close()
+	key := stream.DefaultPrefix + "stream"
+	if n, err := rc.XLen(ctx, key).Result(); err != nil || int(n) != paid {
+		t.Errorf("stream entries = %d, %v; want one per paid order (%d)", n, err, paid)
+	}
+	if p, err := rc.XPending(ctx, key, booking.DeliveryGroup).Result(); err != nil || p.Count != 0 {
+		t.Errorf("unacknowledged stream entries = %+v, %v; want 0", p, err)
+	}
+	// Both processes report the same figures, from the one database.
+	for _, p := range procs {
+		m := scrape(t, p.url)
+		for _, want := range []string{fmt.Sprintf(`foyer_booking_orders{status="paid"} %d`, paid), "foyer_booking_paid_orders_without_tickets 0", "foyer_booking_db_pool_max_connections 6"} {
+			if !strings.Contains(m, want) {
+				t.Errorf("%s /metrics lacks %q", p.name, want)
+			}
+		}
+	}
+	checkInvariants(t, procs[1].url, adminToken)
+}
+
+func delivered(o orderJSON, quantity int) bool {
+	if o.Status != "paid" || len(o.Tickets) != quantity {
+		return false
+	}
+	for _, tk := range o.Tickets {
+		if tk.Delivery == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// cents turns "50.00" into 5000.
+func cents(t *testing.T, amount string) int64 {
+	m, err := booking.ParseMoney(amount)
+	if err != nil {
+		t.Errorf("amount %q: %v", amount, err)
+	}
+	return int64(m)
+}
+
+func scrape(t *testing.T, base string) string {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
