@@ -103,7 +103,8 @@ type orderJSON struct {
 // pay, and the provider's webhooks arrive twice at each process, with
 // copies sent concurrently to both. Each order gets one payment, each
 // payment is confirmed once, each ticket is delivered once, no seat is sold
-// twice and no paid order lacks its tickets.
+// twice and no paid order lacks its tickets. Then one process is killed with
+// SIGKILL while the other's shoppers pay, and the survivor delivers all.
 func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 	const adminToken, webhookSecret = "two-procs-admin", "whsec_two_procs"
 	db := pgtest.NewDatabase(t)
@@ -127,7 +128,8 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 	if code := call(t, "POST", procs[0].url+"/api/admin/events", admin, map[string]any{
 		"name": "Two processes", "starts_at": "2027-01-01T20:00:00Z",
 		"sections": []map[string]any{{"id": "A", "rows": 2, "seats_per_row": 8, "price": "50.00"}},
-		"zones":    []map[string]any{{"id": "FLOOR", "capacity": 8, "price": "30.00"}},
+		"zones": []map[string]any{{"id": "FLOOR", "capacity": 8, "price": "30.00"},
+			{"id": "LATE", "capacity": 12, "price": "20.00"}},
 	}, &ev); code != http.StatusCreated {
 		t.Fatalf("creating the event: %d", code)
 	}
@@ -263,6 +265,58 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 	}
 	t.Logf("%d shoppers, %d paid orders, all delivered %.1f s after the first hold", shoppers, paid, time.Since(start).Seconds())
 
+	// Then one process dies (SIGKILL) while the other's shoppers pay: the
+	// survivor relays the outbox, claims whatever stream entries the dead
+	// one had taken and not acknowledged, and delivers every ticket.
+	const late = 6
+	lateOrders := make([]orderJSON, late)
+	for i := range late {
+		me := fmt.Sprintf("late-%d", i)
+		pass := http.Header{booking.PassHeader: {signer.pass(t, me)}}
+		var hold struct {
+			ID string `json:"id"`
+		}
+		if code := call(t, "POST", fmt.Sprintf("%s/api/events/%d/holds", procs[1].url, ev.ID), pass, map[string]any{"zone": "LATE", "quantity": 2}, &hold); code != http.StatusCreated {
+			t.Fatalf("%s: hold = %d", me, code)
+		}
+		var co struct {
+			Order orderJSON `json:"order"`
+		}
+		if code := call(t, "POST", procs[1].url+"/api/holds/"+hold.ID+"/checkout", pass, nil, &co); code != http.StatusOK {
+			t.Fatalf("%s: checkout = %d", me, code)
+		}
+		lateOrders[i] = co.Order
+	}
+	var pw sync.WaitGroup
+	for _, o := range lateOrders {
+		pw.Go(func() {
+			resp, err := http.PostForm(o.Payment.PayURL, map[string][]string{"action": {"pay"}})
+			if err == nil {
+				resp.Body.Close()
+			}
+		})
+	}
+	pw.Wait()
+	killed := time.Now()
+	procs[0].kill()
+	for i, o := range lateOrders {
+		pass := http.Header{booking.PassHeader: {signer.pass(t, fmt.Sprintf("late-%d", i))}}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var got orderJSON
+			call(t, "GET", procs[1].url+"/api/orders/"+o.ID, pass, nil, &got)
+			if delivered(got, 2) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("late order %s not delivered within 20 s of the other process's death: %+v", o.ID, got)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	paid += late
+	t.Logf("one process killed: the %d orders paid meanwhile were all delivered %.1f s later", late, time.Since(killed).Seconds())
+
 	// The database and the stream agree: one payment per order, confirmed
 	// once; one ticket per place; one delivery per ticket; one stream entry
 	// per paid order, all acknowledged.
@@ -307,8 +361,8 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 	if p, err := rc.XPending(ctx, key, booking.DeliveryGroup).Result(); err != nil || p.Count != 0 {
 		t.Errorf("unacknowledged stream entries = %+v, %v; want 0", p, err)
 	}
-	// Both processes report the same figures, from the one database.
-	for _, p := range procs {
+	// The survivor reports the figures of the one database.
+	for _, p := range procs[1:] {
 		m := scrape(t, p.url)
 		for _, want := range []string{fmt.Sprintf(`foyer_booking_orders{status="paid"} %d`, paid), "foyer_booking_paid_orders_without_tickets 0", "foyer_booking_db_pool_max_connections 6"} {
 			if !strings.Contains(m, want) {
