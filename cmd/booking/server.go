@@ -174,8 +174,18 @@ func mountStorefront(mux *http.ServeMux) error {
 }
 
 // seedDemo creates the demo concert unless there is an event already, so a
-// restart on a database does not create it twice.
+// restart on a database does not create it twice, nor do two processes
+// starting together on one database (they take turns under a lock).
 func seedDemo(ctx context.Context, svc *booking.Service, log *slog.Logger) error {
+	if ex, ok := svc.Store().(interface {
+		Exclusive(context.Context, func(context.Context) error) error
+	}); ok {
+		return ex.Exclusive(ctx, func(ctx context.Context) error { return seedDemoOnce(ctx, svc, log) })
+	}
+	return seedDemoOnce(ctx, svc, log)
+}
+
+func seedDemoOnce(ctx context.Context, svc *booking.Service, log *slog.Logger) error {
 	events, err := svc.Store().Events(ctx)
 	if err != nil {
 		return err

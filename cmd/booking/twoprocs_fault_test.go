@@ -110,16 +110,28 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 	db := pgtest.NewDatabase(t)
 	rs := redistest.StartServer(t, nil)
 	signer := newPassSigner(t)
+	// Both start at once on the empty database: they migrate it and seed
+	// the demo event once between them.
+	bin, _ := binaries(t)
 	var procs [2]*bookingProc
 	for i := range procs {
 		port := freePort(t)
-		// Started one after the other: both migrate the same database, which
-		// an advisory lock serializes, but a start-up race is not this
-		// test's subject.
-		procs[i] = startBooking(t, fmt.Sprintf("booking-%d", i), port,
-			"-database-url", db, "-redis-url", "redis://"+rs.Addr, "-jwks", signer.jwks, "-room", "onsale",
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		p := startProc(t, fmt.Sprintf("booking-%d", i), bin, nil, "-addr", addr,
+			"-database-url", db, "-redis-url", "redis://"+rs.Addr, "-jwks", signer.jwks, "-room", "onsale", "-seed-demo",
 			"-admin-token", adminToken, "-webhook-secret", webhookSecret, "-ticket-secret", "tickets-two-procs",
-			"-public-url", fmt.Sprintf("http://127.0.0.1:%d", port), "-fake-pay-copies", "2", "-db-max-conns", "6")
+			"-public-url", "http://"+addr, "-fake-pay-copies", "2", "-db-max-conns", "6")
+		procs[i] = &bookingProc{proc: p, url: "http://" + addr}
+	}
+	for _, p := range procs {
+		p.waitFor(p.url+"/healthz", http.StatusOK, 30*time.Second)
+	}
+	var seeded struct {
+		Events []struct{} `json:"events"`
+	}
+	call(t, "GET", procs[1].url+"/api/events", http.Header{booking.PassHeader: {signer.pass(t, "looker")}}, nil, &seeded)
+	if len(seeded.Events) != 1 {
+		t.Fatalf("two processes starting together seeded %d demo events; want 1", len(seeded.Events))
 	}
 	admin := http.Header{"Authorization": {"Bearer " + adminToken}}
 	var ev struct {
