@@ -18,6 +18,7 @@ import (
 // config is everything the service reads from its flags and environment.
 type config struct {
 	addr           string
+	opsAddr        string
 	databaseURL    string
 	redisURL       string
 	jwks           string
@@ -63,6 +64,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		envs[name] = env
 	}
 	str(&c.addr, "addr", "BOOKING_ADDR", ":9000", "listen address")
+	str(&c.opsAddr, "ops-addr", "BOOKING_OPS_ADDR", "", "listen address of /metrics and /readyz alone (e.g. 127.0.0.1:9001); empty serves them on -addr, where a gateway in front shows them to everyone")
 	str(&c.databaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL; empty keeps everything in memory (one process, lost on exit)")
 	str(&c.redisURL, "redis-url", "REDIS_URL", "", "Redis URL for the outbox stream; empty uses an in-process stream")
 	str(&c.jwks, "jwks", "BOOKING_JWKS", "", "where the gateway publishes its pass keys: a URL (e.g. http://localhost:8080/_waiting-room/jwks.json) or a file")
@@ -137,6 +139,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.devPasses && c.room == "" {
 		c.room = "dev"
+	}
+	if c.opsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.opsAddr); err != nil {
+			return c, fmt.Errorf("-ops-addr %q: %w", c.opsAddr, err)
+		}
 	}
 	_, port, err := net.SplitHostPort(c.addr)
 	if err != nil {

@@ -49,6 +49,7 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"-jwks", "http://gw/jwks.json"}, env(), "-room"},
 		{[]string{"-dev-passes", "-issuer", ""}, env(), "-issuer"},
 		{[]string{"-dev-passes", "-db-max-conns", "-1"}, env(), "db-max-conns"},
+		{[]string{"-dev-passes", "-ops-addr", "9001"}, env(), "ops-addr"},
 		{[]string{"-dev-passes"}, env("BOOKING_DB_MAX_CONNS", "lots"), "db-max-conns"},
 		{[]string{"-jwks", "x", "-dev-passes"}, env(), "exclude"},
 		{[]string{"-dev-passes", "-hold-ttl", "1s"}, env(), "hold-ttl"},

@@ -33,6 +33,7 @@ type app struct {
 	passes  *booking.Passes
 	// deps are pinged by /readyz; stats and pool feed /metrics.
 	deps    []dependency
+	ops     http.Handler // /metrics, /readyz, /healthz
 	stats   booking.StatsReader
 	pool    *pgxpool.Pool
 	closers []func()
@@ -125,13 +126,13 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	webhooks := newWebhookCounter()
 	mux.Handle("/api/", api)
 	mux.Handle("POST /api/payments/webhook", webhooks.wrap(api))
-	mux.Handle("GET /metrics", metricsHandler(newStoreCollector(a.stats, a.pool, clock, log), webhooks))
-	mux.HandleFunc("GET /readyz", readyHandler(a.deps))
+	a.ops = opsMux(metricsHandler(newStoreCollector(a.stats, a.pool, clock, log), webhooks), readyHandler(a.deps))
+	if cfg.opsAddr == "" {
+		mux.Handle("GET /metrics", a.ops)
+		mux.Handle("GET /readyz", a.ops)
+	}
 	mux.Handle("/pay/", a.fake.Handler())
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"ok":true}` + "\n"))
-	})
+	mux.HandleFunc("GET /healthz", healthz)
 	if err := mountStorefront(mux); err != nil {
 		a.close()
 		return nil, err
@@ -225,18 +226,35 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, ln net.Listener) e
 	go a.fake.Run(ctx, 250*time.Millisecond)
 	go a.svc.RunIdempotencyPruner(ctx, time.Minute)
 	go a.passes.Run(ctx, 5*time.Minute, func(err error) { log.Warn("refreshing pass keys", "error", err) })
-	errc := make(chan error, 1)
+	servers := []*http.Server{srv}
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("booking service listening", "addr", ln.Addr().String(), "storefront", cfg.publicURL)
+	if cfg.opsAddr != "" {
+		opsLn, err := net.Listen("tcp", cfg.opsAddr)
+		if err != nil {
+			_ = srv.Close()
+			return fmt.Errorf("-ops-addr: %w", err)
+		}
+		ops := &http.Server{Handler: a.ops, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+		servers = append(servers, ops)
+		go func() { errc <- ops.Serve(opsLn) }()
+		log.Info("metrics and readiness listening", "addr", opsLn.Addr().String())
+	}
+	var serveErr error
 	select {
-	case err := <-errc:
-		return err
+	case serveErr = <-errc:
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	for _, s := range servers {
+		if err := s.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) && serveErr == nil {
+			serveErr = err
+		}
 	}
-	return nil
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		return nil
+	}
+	return serveErr
 }
