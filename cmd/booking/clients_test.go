@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -47,8 +49,44 @@ func (s *passSigner) pass(t *testing.T, customer string) string {
 	return tok
 }
 
+// admit joins the room at gw as a new fan and polls its status, as the
+// waiting page does, until the room lets the fan in (the room has space for
+// everyone: within a tick of its controller). It returns the fan's client,
+// with its cookies, and the pass the room gave it.
+func admit(t *testing.T, gw string) (*http.Client, string) {
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 20 * time.Second}
+	u, _ := url.Parse(gw)
+	deadline := time.Now().Add(15 * time.Second)
+	for path := "/api/events"; ; path = "/_waiting-room/status" {
+		req, _ := http.NewRequest("GET", gw+path, nil)
+		req.Header.Set("Accept", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Errorf("visiting the room: %v", err)
+			return c, ""
+		}
+		resp.Body.Close()
+		for _, ck := range jar.Cookies(u) {
+			if ck.Name == "foyer_pass" {
+				return c, ck.Value
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the room did not let a fan in within 15 s (last status %d)", resp.StatusCode)
+			return c, ""
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // call sends one JSON request and decodes a JSON answer into out (if not nil).
 func call(t *testing.T, method, url string, header http.Header, body any, out any) int {
+	return callWith(t, &http.Client{Timeout: 20 * time.Second}, method, url, header, body, out)
+}
+
+// callWith is call with a given client (and so its cookies).
+func callWith(t *testing.T, c *http.Client, method, url string, header http.Header, body any, out any) int {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -58,7 +96,7 @@ func call(t *testing.T, method, url string, header http.Header, body any, out an
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Errorf("%s %s: %v", method, url, err)
 		return 0

@@ -23,9 +23,10 @@ import (
 
 // TestFaultTwoBookingProcessesOneDatabase runs two booking processes on one
 // fresh PostgreSQL database and one private redis-server, as two replicas
-// behind a load balancer. Shoppers hold on one, check out on both at once,
-// pay, and the provider's webhooks arrive twice at each process, with
-// copies sent concurrently to both. Each order gets one payment, each
+// behind a real Foyer that balances between them. Shoppers admitted by the
+// room hold through the gateway, check out through it and on both processes
+// at once, pay, and the provider's webhooks arrive twice at each process,
+// with copies sent concurrently to both. Each order gets one payment, each
 // payment is confirmed once, each ticket is delivered once, no seat is sold
 // twice and no paid order lacks its tickets. Then one process is killed with
 // SIGKILL while the other's shoppers pay, and the survivor delivers all.
@@ -33,16 +34,32 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 	const adminToken, webhookSecret = "two-procs-admin", "whsec_two_procs"
 	db := pgtest.NewDatabase(t)
 	rs := redistest.StartServer(t, nil)
-	signer := newPassSigner(t)
+	ports := [2]int{freePort(t), freePort(t)}
+	gw := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	startFoyer(t, "foyer", fmt.Sprintf(`{
+	admin off
+	auto_https off
+	persist_config off
+}
+%s {
+	waiting_room {
+		room onsale
+		new_users_per_minute 6000
+		total_active_users 100
+	}
+	reverse_proxy 127.0.0.1:%d 127.0.0.1:%d {
+		lb_policy round_robin
+	}
+}
+`, gw, ports[0], ports[1]), gw)
 	// Both start at once on the empty database: they migrate it and seed
 	// the demo event once between them.
 	bin, _ := binaries(t)
 	var procs [2]*bookingProc
 	for i := range procs {
-		port := freePort(t)
-		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
 		p := startProc(t, fmt.Sprintf("booking-%d", i), bin, nil, "-addr", addr,
-			"-database-url", db, "-redis-url", "redis://"+rs.Addr, "-jwks", signer.jwks, "-room", "onsale", "-seed-demo",
+			"-database-url", db, "-redis-url", "redis://"+rs.Addr, "-jwks", gw+"/_waiting-room/jwks.json", "-room", "onsale", "-seed-demo",
 			"-admin-token", adminToken, "-webhook-secret", webhookSecret, "-ticket-secret", "tickets-two-procs",
 			"-public-url", "http://"+addr, "-fake-pay-copies", "2", "-db-max-conns", "6")
 		procs[i] = &bookingProc{proc: p, url: "http://" + addr}
@@ -53,7 +70,8 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 	var seeded struct {
 		Events []struct{} `json:"events"`
 	}
-	call(t, "GET", procs[1].url+"/api/events", http.Header{booking.PassHeader: {signer.pass(t, "looker")}}, nil, &seeded)
+	_, looker := admit(t, gw)
+	call(t, "GET", procs[1].url+"/api/events", http.Header{booking.PassHeader: {looker}}, nil, &seeded)
 	if len(seeded.Events) != 1 {
 		t.Fatalf("two processes starting together seeded %d demo events; want 1", len(seeded.Events))
 	}
@@ -74,6 +92,7 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 	// holds fail, which is contention, not an error.
 	const shoppers = 20
 	type result struct {
+		pass     string
 		order    orderJSON
 		payments map[string]bool // provider payment ids the shopper was shown
 		quantity int
@@ -84,8 +103,8 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 	for i := range shoppers {
 		wg.Go(func() {
 			me := fmt.Sprintf("shopper-%d", i)
-			pass := http.Header{booking.PassHeader: {signer.pass(t, me)}}
-			here, there := procs[i%2], procs[(i+1)%2]
+			client, token := admit(t, gw)
+			pass := http.Header{booking.PassHeader: {token}}
 			want := map[string]any{"section": "A", "quantity": 1 + i%2}
 			if i%3 == 0 {
 				want = map[string]any{"zone": "FLOOR", "quantity": 1 + i%2}
@@ -93,7 +112,7 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 			var hold struct {
 				ID string `json:"id"`
 			}
-			switch code := call(t, "POST", fmt.Sprintf("%s/api/events/%d/holds", here.url, ev.ID), pass, want, &hold); code {
+			switch code := callWith(t, client, "POST", fmt.Sprintf("%s/api/events/%d/holds", gw, ev.ID), nil, want, &hold); code {
 			case http.StatusCreated:
 			case http.StatusConflict:
 				return // sold out under contention
@@ -101,21 +120,21 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 				t.Errorf("%s: hold answered %d", me, code)
 				return
 			}
-			// The same checkout sent to both processes at once, as a client
-			// retrying through a load balancer may.
-			var cos [2]struct {
+			// The same checkout through the gateway and on each process at
+			// once, as a client retrying through load balancers may.
+			var cos [3]struct {
 				Order orderJSON `json:"order"`
 			}
 			var cw sync.WaitGroup
-			for j, p := range []*bookingProc{here, there} {
+			for j, base := range []string{gw, procs[0].url, procs[1].url} {
 				cw.Go(func() {
-					if code := call(t, "POST", p.url+"/api/holds/"+hold.ID+"/checkout", pass, nil, &cos[j]); code != http.StatusOK {
-						t.Errorf("%s: checkout on %s answered %d", me, p.name, code)
+					if code := callWith(t, client, "POST", base+"/api/holds/"+hold.ID+"/checkout", pass, nil, &cos[j]); code != http.StatusOK {
+						t.Errorf("%s: checkout through %s answered %d", me, base, code)
 					}
 				})
 			}
 			cw.Wait()
-			r := &result{order: cos[0].Order, payments: map[string]bool{}, quantity: 1 + i%2}
+			r := &result{pass: token, order: cos[0].Order, payments: map[string]bool{}, quantity: 1 + i%2}
 			for _, co := range cos {
 				r.payments[co.Order.Payment.ProviderPaymentID] = true
 				if co.Order.ID != r.order.ID {
@@ -175,7 +194,7 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 		if len(r.payments) != 1 {
 			t.Errorf("shopper %d was shown %d payments for one order: %v", i, len(r.payments), r.payments)
 		}
-		pass := http.Header{booking.PassHeader: {signer.pass(t, fmt.Sprintf("shopper-%d", i))}}
+		pass := http.Header{booking.PassHeader: {r.pass}}
 		deadline := time.Now().Add(20 * time.Second)
 		for {
 			var o [2]orderJSON
@@ -206,9 +225,11 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 	// one had taken and not acknowledged, and delivers every ticket.
 	const late = 6
 	lateOrders := make([]orderJSON, late)
+	latePasses := make([]string, late)
 	for i := range late {
 		me := fmt.Sprintf("late-%d", i)
-		pass := http.Header{booking.PassHeader: {signer.pass(t, me)}}
+		_, latePasses[i] = admit(t, gw)
+		pass := http.Header{booking.PassHeader: {latePasses[i]}}
 		var hold struct {
 			ID string `json:"id"`
 		}
@@ -236,7 +257,7 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 	killed := time.Now()
 	procs[0].kill()
 	for i, o := range lateOrders {
-		pass := http.Header{booking.PassHeader: {signer.pass(t, fmt.Sprintf("late-%d", i))}}
+		pass := http.Header{booking.PassHeader: {latePasses[i]}}
 		deadline := time.Now().Add(20 * time.Second)
 		for {
 			var got orderJSON
