@@ -80,7 +80,8 @@ type Store interface {
 	PruneIdempotency(ctx context.Context, cutoff time.Time, limit int) (int, error)
 
 	// CheckInvariants verifies, across all events, that sold + held never
-	// exceeds capacity and that every seat has at most one ticket.
+	// exceeds capacity, that every seat has at most one ticket and that no
+	// paid order is without tickets.
 	CheckInvariants(ctx context.Context) (InvariantReport, error)
 
 	// Close releases the store's resources.
