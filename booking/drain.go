@@ -27,8 +27,9 @@ func DrainBody(next http.Handler, limit int64) http.Handler {
 		}
 		body := r.Body
 		next.ServeHTTP(w, r)
-		// The response is still buffered by the server: it is flushed when
-		// this function returns, after the body is read.
+		// A small response (every error is one) is still in the server's
+		// buffer here: it goes out when this function returns, after the
+		// body is read.
 		_, _ = io.CopyN(io.Discard, body, limit)
 	})
 }
