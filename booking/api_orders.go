@@ -45,6 +45,12 @@ func (a *API) postWebhook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, a.log, err)
 		return
 	}
+	// The signature first: an unsigned request must not leave an
+	// idempotency record (or anything else) behind.
+	if err := a.svc.VerifyWebhook(r.Header.Get(payments.SignatureHeader), body); err != nil {
+		writeError(w, a.log, err)
+		return
+	}
 	// Events are deduplicated by their provider id; an Idempotency-Key, if
 	// the sender adds one, is honoured like on every other POST.
 	a.idempotent(w, r, "webhook", body, func(w http.ResponseWriter) {

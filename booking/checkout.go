@@ -35,8 +35,18 @@ func (s *Service) Checkout(ctx context.Context, customerID, holdID string) (Orde
 	if err := s.cfg.Store.AttachPayment(ctx, o.ID, p.ID, p.PayURL); err != nil {
 		return Order{}, err
 	}
-	o.Payment.ProviderPaymentID, o.Payment.PayURL = p.ID, p.PayURL
-	return o, nil
+	// Two processes checking out one hold at once may each have created a
+	// payment (with a provider that does not share idempotency keys across
+	// them). The first attached is the order's payment; every caller answers
+	// with it, so a customer is never shown a second payment to make.
+	cur, err := s.cfg.Store.Order(ctx, o.ID, customerID)
+	if err != nil {
+		return Order{}, err
+	}
+	if cur.Payment.ProviderPaymentID != p.ID {
+		s.cfg.Logger.Warn("another process attached its payment first; this one is never shown", "order", o.ID, "unused_payment", p.ID)
+	}
+	return cur, nil
 }
 
 // paymentParams are the provider parameters of an order's payment. They are a

@@ -18,14 +18,19 @@ const (
 )
 
 // readBody reads the whole body up to limit, or fails with KindTooLarge.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
+// It reads at most limit+1 bytes and leaves the rest to DrainBody: unlike
+// http.MaxBytesReader it does not make the server drop the connection with
+// the body unread, which a proxy in front reports as a 502.
+func readBody(_ http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
 		return nil, Errorf(KindTooLarge, CodeBodyTooLarge, "the request body is over %d bytes", limit)
 	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
 		return nil, Errorf(KindInvalid, CodeInvalidRequest, "the request body could not be read")
+	}
+	if int64(len(body)) > limit {
+		return nil, Errorf(KindTooLarge, CodeBodyTooLarge, "the request body is over %d bytes", limit)
 	}
 	return body, nil
 }

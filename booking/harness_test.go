@@ -84,7 +84,7 @@ func newHarness(t *testing.T, store booking.Store) *harness {
 	})
 	api := booking.NewAPI(booking.APIConfig{
 		Service: h.svc, AdminToken: adminToken,
-		Auth: booking.NewStaticPasses(keysOf(key), "", h.clock),
+		Auth: booking.NewStaticPasses(keysOf(key), "onsale", h.clock),
 	})
 	mux.Handle("/api/", api)
 	mux.Handle("/pay/", h.fake.Handler())

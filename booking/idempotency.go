@@ -1,6 +1,9 @@
 package booking
 
-import "time"
+import (
+	"net/http"
+	"time"
+)
 
 // Idempotency follows Stripe's rules: a key names one request of one caller;
 // a second request with the same key and the same parameters replays the first
@@ -10,7 +13,9 @@ import "time"
 const (
 	// MaxIdempotencyKeyLength is Stripe's limit.
 	MaxIdempotencyKeyLength = 255
-	// IdempotencyKeyTTL is how long a saved response is replayed.
+	// IdempotencyKeyTTL is how long a saved response is replayed, as at
+	// Stripe. Records older than this are pruned (see PruneIdempotency), so
+	// the store holds at most a day of keys.
 	IdempotencyKeyTTL = 24 * time.Hour
 	// IdempotencyClaimTimeout is how long a claim may stay unfinished before a
 	// retry may take it over: a process that died mid-request must not lock
@@ -52,6 +57,28 @@ type IdempotencyResult struct {
 type SavedResponse struct {
 	Status int
 	Body   []byte
+	// Header holds the replayed headers (ReplayedHeaders) the first
+	// response had; nil when it had none.
+	Header http.Header
+}
+
+// ReplayedHeaders are the response headers a replay repeats: those that
+// carry meaning for the client (where the new resource is) or the gateway
+// (a command it must act on). Others (Date, Content-Length) are made afresh.
+var ReplayedHeaders = []string{"Location", "Cache-Control", CommandHeader}
+
+// replayedHeaderOf keeps the ReplayedHeaders of h, or nil if it has none.
+func replayedHeaderOf(h http.Header) http.Header {
+	var out http.Header
+	for _, name := range ReplayedHeaders {
+		if v := h.Values(name); len(v) > 0 {
+			if out == nil {
+				out = http.Header{}
+			}
+			out[http.CanonicalHeaderKey(name)] = append([]string(nil), v...)
+		}
+	}
+	return out
 }
 
 // InvariantReport is the invariant checker's finding. Violations is empty when

@@ -36,6 +36,9 @@ func (a *API) idempotent(w http.ResponseWriter, r *http.Request, scope string, b
 	}
 	switch res.State {
 	case IdempotencyReplay:
+		for name, values := range res.Response.Header {
+			w.Header()[name] = values
+		}
 		w.Header().Set("Idempotent-Replayed", "true")
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(res.Response.Status)
@@ -60,26 +63,35 @@ func (a *API) idempotent(w http.ResponseWriter, r *http.Request, scope string, b
 	if rec.status >= 500 {
 		return
 	}
-	if err := a.svc.cfg.Store.CompleteIdempotent(ctxWithoutCancel(r), k, SavedResponse{Status: rec.status, Body: rec.body.Bytes()}); err != nil {
+	saved := SavedResponse{Status: rec.status, Body: rec.body.Bytes(), Header: replayedHeaderOf(rec.header)}
+	if err := a.svc.cfg.Store.CompleteIdempotent(ctxWithoutCancel(r), k, saved); err != nil {
 		a.log.Warn("saving idempotent response", "error", err)
 		return
 	}
 	completed = true
 }
 
-// recorder passes a response through while keeping a copy for replay.
+// recorder passes a response through while keeping a copy for replay: its
+// status, body, and the headers as they were when the status was written.
 type recorder struct {
 	http.ResponseWriter
 	status int
+	header http.Header
 	body   bytes.Buffer
 }
 
 func (r *recorder) WriteHeader(code int) {
-	r.status = code
+	if r.header == nil {
+		r.status = code
+		r.header = r.ResponseWriter.Header().Clone()
+	}
 	r.ResponseWriter.WriteHeader(code)
 }
 
 func (r *recorder) Write(b []byte) (int, error) {
+	if r.header == nil {
+		r.WriteHeader(http.StatusOK)
+	}
 	r.body.Write(b)
 	return r.ResponseWriter.Write(b)
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,9 +27,10 @@ const PassHeader = "X-Waiting-Room-Pass"
 // names a key id not seen yet (a key rotation), at most once per
 // MinRefetch so that a flood of forged kids cannot hammer the gateway.
 type Passes struct {
-	room  string
-	clock Clock
-	fetch func(context.Context) ([]byte, error) // nil: static keys
+	room   string
+	issuer string
+	clock  Clock
+	fetch  func(context.Context) ([]byte, error) // nil: static keys
 	// MinRefetch is the least time between two fetches of the JWKS.
 	MinRefetch time.Duration
 	// Cookie, when set, is a cookie the pass may also come in. Only the
@@ -43,14 +45,17 @@ type Passes struct {
 type passKeys struct {
 	verifier *waitingroom.PassVerifier
 	kids     map[string]bool
+	keys     map[string]ed25519.PublicKey
 }
 
 // maxJWKSSize bounds a fetched key set.
 const maxJWKSSize = 1 << 20
 
 // NewStaticPasses trusts a fixed set of keys (tests, the standalone demo).
+// Passes must come from the issuer waitingroom.DefaultIssuer unless
+// WithIssuer names another.
 func NewStaticPasses(keys map[string]ed25519.PublicKey, room string, clock Clock) *Passes {
-	p := &Passes{room: room, clock: clock}
+	p := &Passes{room: room, issuer: waitingroom.DefaultIssuer, clock: clock}
 	p.install(keys)
 	return p
 }
@@ -58,7 +63,7 @@ func NewStaticPasses(keys map[string]ed25519.PublicKey, room string, clock Clock
 // NewJWKSPasses trusts the keys published at source: an http(s) URL, or a
 // file path. Call Load before serving and Run to keep the keys fresh.
 func NewJWKSPasses(source, room string, clock Clock, client *http.Client) *Passes {
-	p := &Passes{room: room, clock: clock, MinRefetch: 10 * time.Second}
+	p := &Passes{room: room, issuer: waitingroom.DefaultIssuer, clock: clock, MinRefetch: 10 * time.Second}
 	if strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://") {
 		if client == nil {
 			client = &http.Client{Timeout: 5 * time.Second}
@@ -84,13 +89,27 @@ func NewJWKSPasses(source, room string, clock Clock, client *http.Client) *Passe
 	return p
 }
 
+// WithIssuer makes p accept only passes whose "iss" is iss: the gateway's
+// `issuer` setting. It must be called before p serves requests. An empty iss
+// is refused, so that a typo cannot turn the check off.
+func (p *Passes) WithIssuer(iss string) *Passes {
+	if iss == "" {
+		panic("booking: empty pass issuer")
+	}
+	p.issuer = iss
+	if k := p.keys.Load(); k != nil {
+		p.install(k.keys)
+	}
+	return p
+}
+
 func (p *Passes) install(keys map[string]ed25519.PublicKey) {
 	kids := make(map[string]bool, len(keys))
 	for kid := range keys {
 		kids[kid] = true
 	}
-	v := waitingroom.NewPassVerifier(keys, waitingroom.WithClock(p.clock.Now), waitingroom.WithLeeway(5*time.Second))
-	p.keys.Store(&passKeys{verifier: v, kids: kids})
+	v := waitingroom.NewPassVerifier(keys, waitingroom.WithIssuer(p.issuer), waitingroom.WithClock(p.clock.Now), waitingroom.WithLeeway(5*time.Second))
+	p.keys.Store(&passKeys{verifier: v, kids: kids, keys: keys})
 }
 
 // Load fetches the key set now.
@@ -193,4 +212,17 @@ func kidOf(token string) string {
 		return ""
 	}
 	return h.Kid
+}
+
+// EnsureLoaded reports whether pass keys are loaded, fetching them first if
+// they are not (at most once per MinRefetch): a readiness probe calls it, so
+// a service started before its gateway becomes ready once the keys arrive.
+func (p *Passes) EnsureLoaded(ctx context.Context) error {
+	if p.keys.Load() == nil {
+		p.refetch(ctx)
+	}
+	if p.keys.Load() == nil {
+		return errors.New("pass keys are not loaded")
+	}
+	return nil
 }

@@ -64,6 +64,15 @@ func issue(t *testing.T, k *waitingroom.SigningKey, room, sub string, at time.Ti
 	return tok
 }
 
+// issueBy issues a pass as another issuer than the gateway's default.
+func issueBy(t *testing.T, k *waitingroom.SigningKey, iss, room, sub string, at time.Time) string {
+	tok, err := k.IssuePass(waitingroom.Pass{Room: room, Subject: sub, IssuedAt: at, ExpiresAt: at.Add(10 * time.Minute)}, iss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
 func customerOf(p *booking.Passes, token string) (string, error) {
 	r := httptest.NewRequest("GET", "/api/events", nil)
 	if token != "" {
@@ -92,6 +101,7 @@ func TestPassesFromJWKSURL(t *testing.T) {
 		"missing":    "",
 		"wrong room": issue(t, k1, "another-room", "cust-1", now),
 		"wrong key":  issue(t, stranger, "onsale", "cust-1", now),
+		"wrong iss":  issueBy(t, k1, "another-gateway", "onsale", "cust-1", now),
 		"expired":    issue(t, k1, "onsale", "cust-1", now.Add(-time.Hour)),
 		"alg none":   noneHeader + "." + parts[1] + ".",
 		"tampered":   parts[0] + "." + otherClaims + "." + parts[2],

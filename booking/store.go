@@ -85,9 +85,13 @@ type Store interface {
 	// AbandonIdempotent forgets a claimed key whose request did not finish, so
 	// the client may retry it.
 	AbandonIdempotent(ctx context.Context, key IdempotencyKey) error
+	// PruneIdempotency deletes up to limit idempotency records (finished or
+	// not) created at or before cutoff, and reports how many it deleted.
+	PruneIdempotency(ctx context.Context, cutoff time.Time, limit int) (int, error)
 
 	// CheckInvariants verifies, across all events, that sold + held never
-	// exceeds capacity and that every seat has at most one ticket.
+	// exceeds capacity, that every seat has at most one ticket and that no
+	// paid order is without tickets.
 	CheckInvariants(ctx context.Context) (InvariantReport, error)
 
 	// Close releases the store's resources.

@@ -26,8 +26,10 @@ if ! curl -fs -o /dev/null http://127.0.0.1:8080/_waiting-room/jwks.json; then
 	exit 1
 fi
 
-# The booking service trusts the passes Foyer signs, through its JWKS.
-./bin/booking -addr 127.0.0.1:9000 -seed-demo -admin-token dev-admin -room demo \
+# The booking service trusts the passes Foyer signs, through its JWKS, for the
+# Caddyfile's room (demo) and issuer (the default, foyer) only.
+# Its /metrics and /readyz are on 127.0.0.1:9001, out of the gateway's reach.
+./bin/booking -addr 127.0.0.1:9000 -ops-addr 127.0.0.1:9001 -seed-demo -admin-token dev-admin -room demo \
 	-jwks http://127.0.0.1:8080/_waiting-room/jwks.json \
 	-public-url http://localhost:8080 >.run/booking.log 2>&1 &
 pids+=($!)

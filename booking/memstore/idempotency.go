@@ -34,6 +34,7 @@ func (s *Store) BeginIdempotent(_ context.Context, k booking.IdempotencyKey, now
 			default:
 				r := e.resp
 				r.Body = slices.Clone(r.Body)
+				r.Header = r.Header.Clone()
 				return booking.IdempotencyResult{State: booking.IdempotencyReplay, Response: r}, nil
 			}
 		}
@@ -48,7 +49,7 @@ func (s *Store) CompleteIdempotent(_ context.Context, k booking.IdempotencyKey, 
 	defer s.mu.Unlock()
 	if e, ok := s.idempotency[idempotencyScope{k.Scope, k.Key}]; ok && e.fingerprint == k.Fingerprint {
 		e.done = true
-		e.resp = booking.SavedResponse{Status: resp.Status, Body: slices.Clone(resp.Body)}
+		e.resp = booking.SavedResponse{Status: resp.Status, Body: slices.Clone(resp.Body), Header: resp.Header.Clone()}
 	}
 	return nil
 }
@@ -62,4 +63,28 @@ func (s *Store) AbandonIdempotent(_ context.Context, k booking.IdempotencyKey) e
 		delete(s.idempotency, id)
 	}
 	return nil
+}
+
+// PruneIdempotency deletes records created at or before cutoff.
+func (s *Store) PruneIdempotency(_ context.Context, cutoff time.Time, limit int) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id, e := range s.idempotency {
+		if n >= limit {
+			break
+		}
+		if !e.createdAt.After(cutoff) {
+			delete(s.idempotency, id)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// IdempotencyRecords counts the records kept, for tests and metrics.
+func (s *Store) IdempotencyRecords(context.Context) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.idempotency), nil
 }

@@ -17,6 +17,9 @@ func (s *Store) CheckInvariants(context.Context) (booking.InvariantReport, error
 	ticketsPerSeat := map[int64]map[string]int{}
 	zoneTickets := map[int64]map[string]int{}
 	for _, o := range s.orders {
+		if o.Status == booking.OrderPaid && len(o.Tickets) == 0 {
+			bad("order %s is paid and has no ticket", o.ID)
+		}
 		for _, t := range o.Tickets {
 			r.Tickets++
 			if t.Seat != "" {

@@ -37,6 +37,9 @@ var invariantChecks = []string{
 	       FROM seats GROUP BY event_id) st ON st.event_id = e.id
 	 JOIN (SELECT event_id, sum(rows * seats_per_row) AS n FROM sections GROUP BY event_id) cap ON cap.event_id = e.id
 	 WHERE st.sold + st.held > cap.n`,
+	// A paid order has its tickets.
+	`SELECT format('order %s is paid and has no ticket', o.id)
+	 FROM orders o WHERE o.status = 'paid' AND NOT EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = o.id)`,
 	// A customer's counted seats match their active holds and orders.
 	`SELECT format('event %s: customer count %s, holds and orders say %s', coalesce(q.event_id, h.event_id), coalesce(q.seats, 0), coalesce(h.n, 0))
 	 FROM customer_quotas q

@@ -41,6 +41,17 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return err
 	}
 	slices.Sort(names)
+	// Two files with one number would apply only the first, silently: a
+	// merge of two branches that each added "002_..." must fail loudly.
+	seen := map[string]string{}
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		num := strings.SplitN(base, "_", 2)[0]
+		if other, dup := seen[num]; dup {
+			return fmt.Errorf("migrations %s and %s share the number %s", other, base, num)
+		}
+		seen[num] = base
+	}
 	for _, name := range names {
 		base := strings.TrimPrefix(name, "migrations/")
 		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])

@@ -11,15 +11,20 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 // config is everything the service reads from its flags and environment.
 type config struct {
 	addr           string
+	opsAddr        string
 	databaseURL    string
 	redisURL       string
 	jwks           string
 	room           string
+	issuer         string
+	dbMaxConns     int
 	adminToken     string
 	holdTTL        time.Duration
 	maxPerCustomer int
@@ -42,7 +47,7 @@ provider's pay page (/pay/...) and, with -dev-passes, /dev/pass. Every flag
 has an environment twin, shown in brackets; a flag on the command line wins.
 
 Behind Foyer:
-  booking -jwks http://localhost:8080/_waiting-room/jwks.json -public-url http://localhost:8080 -seed-demo
+  booking -jwks http://localhost:8080/_waiting-room/jwks.json -room demo -public-url http://localhost:8080 -seed-demo
 Standalone demo, no gateway, no servers:
   booking -dev-passes -seed-demo
 
@@ -60,16 +65,19 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		envs[name] = env
 	}
 	str(&c.addr, "addr", "BOOKING_ADDR", ":9000", "listen address")
+	str(&c.opsAddr, "ops-addr", "BOOKING_OPS_ADDR", "", "listen address of /metrics and /readyz alone (e.g. 127.0.0.1:9001); empty serves them on -addr, where a gateway in front shows them to everyone")
 	str(&c.databaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL; empty keeps everything in memory (one process, lost on exit)")
 	str(&c.redisURL, "redis-url", "REDIS_URL", "", "Redis URL for the outbox stream; empty uses an in-process stream")
 	str(&c.jwks, "jwks", "BOOKING_JWKS", "", "where the gateway publishes its pass keys: a URL (e.g. http://localhost:8080/_waiting-room/jwks.json) or a file")
-	str(&c.room, "room", "BOOKING_ROOM", "", "accept only passes for this waiting room; empty accepts any room")
+	str(&c.room, "room", "BOOKING_ROOM", "", "the gateway's waiting room (its room setting): only passes for it are accepted; required with -jwks")
+	str(&c.issuer, "issuer", "BOOKING_ISSUER", waitingroom.DefaultIssuer, "the gateway's issuer setting: only passes it issued are accepted")
 	str(&c.adminToken, "admin-token", "BOOKING_ADMIN_TOKEN", "", "bearer token for /api/admin/; empty disables the admin API")
 	str(&c.publicURL, "public-url", "BOOKING_PUBLIC_URL", "", "the URL fans reach the storefront at, for pay page links and returns (default http://localhost<addr>)")
 	str(&c.webhookURL, "webhook-url", "BOOKING_WEBHOOK_URL", "", "where the fake provider posts its webhooks (default http://127.0.0.1<port>/api/payments/webhook)")
 	str(&c.webhookSecret, "webhook-secret", "BOOKING_WEBHOOK_SECRET", "", "secret that signs webhooks; empty makes a random one per process")
 	str(&c.ticketSecret, "ticket-secret", "BOOKING_TICKET_SECRET", "", "secret that signs ticket codes; empty makes a random one per process")
-	var holdTTL, payDelay, maxPer, payCopies, reconcileAfter string
+	var holdTTL, payDelay, maxPer, payCopies, reconcileAfter, dbMaxConns string
+	str(&dbMaxConns, "db-max-conns", "BOOKING_DB_MAX_CONNS", "0", "PostgreSQL connections per process; 0 is 4 per CPU, at least 8 (processes sharing a database share its max_connections)")
 	str(&holdTTL, "hold-ttl", "BOOKING_HOLD_TTL", "5m", "how long a hold lasts, and how far checkout extends it")
 	str(&maxPer, "max-per-customer", "BOOKING_MAX_PER_CUSTOMER", "4", "seats one customer may hold or buy per event")
 	str(&payDelay, "fake-pay-delay", "BOOKING_FAKE_PAY_DELAY", "0s", "fake provider: hold every webhook back this long")
@@ -117,11 +125,30 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if c.payCopies, err = strconv.Atoi(payCopies); err != nil || c.payCopies < 1 || c.payCopies > 10 {
 		return c, fmt.Errorf("-fake-pay-copies %q: want 1 to 10", payCopies)
 	}
+	if c.dbMaxConns, err = strconv.Atoi(dbMaxConns); err != nil || c.dbMaxConns < 0 || c.dbMaxConns > 1000 {
+		return c, fmt.Errorf("-db-max-conns %q: want 0 (automatic) to 1000", dbMaxConns)
+	}
+	if c.issuer == "" {
+		return c, errors.New("-issuer must name the gateway's issuer (default " + waitingroom.DefaultIssuer + ")")
+	}
 	if c.jwks == "" && !c.devPasses {
 		return c, errors.New("set -jwks to the gateway's key set (behind Foyer), or -dev-passes for a standalone demo")
 	}
 	if c.jwks != "" && c.devPasses {
 		return c, errors.New("-jwks and -dev-passes exclude each other")
+	}
+	// Behind a gateway the room is required: a pass of any other room on the
+	// same gateway (or any gateway sharing its keys) must not buy seats here.
+	if c.jwks != "" && c.room == "" {
+		return c, errors.New("set -room to the gateway's room id (its `room` setting): passes for any other room are refused")
+	}
+	if c.devPasses && c.room == "" {
+		c.room = "dev"
+	}
+	if c.opsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.opsAddr); err != nil {
+			return c, fmt.Errorf("-ops-addr %q: %w", c.opsAddr, err)
+		}
 	}
 	_, port, err := net.SplitHostPort(c.addr)
 	if err != nil {

@@ -16,7 +16,7 @@ const devPassCookie = "foyer_dev_pass"
 // devPassHandler stands in for the gateway when there is none: POST gives the
 // browser a pass for a fresh customer, in an HttpOnly cookie. It exists only
 // with -dev-passes.
-func devPassHandler(key *waitingroom.SigningKey, room string) http.Handler {
+func devPassHandler(key *waitingroom.SigningKey, room, issuer string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
@@ -26,11 +26,8 @@ func devPassHandler(key *waitingroom.SigningKey, room string) http.Handler {
 		b := make([]byte, 8)
 		_, _ = rand.Read(b)
 		customer := "dev-" + hex.EncodeToString(b)
-		if room == "" {
-			room = "dev"
-		}
 		now := time.Now()
-		tok, err := key.IssuePass(waitingroom.Pass{Room: room, Subject: customer, IssuedAt: now, ExpiresAt: now.Add(time.Hour)}, waitingroom.DefaultIssuer)
+		tok, err := key.IssuePass(waitingroom.Pass{Room: room, Subject: customer, IssuedAt: now, ExpiresAt: now.Add(time.Hour)}, issuer)
 		if err != nil {
 			http.Error(w, `{"error":"internal_error","message":"could not issue a pass"}`, http.StatusInternalServerError)
 			return

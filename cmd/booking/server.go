@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/foyer-dev/foyer/booking"
@@ -31,6 +32,11 @@ type app struct {
 	stream  stream.Stream
 	fake    *payments.Fake
 	passes  *booking.Passes
+	// deps are pinged by /readyz; stats and pool feed /metrics.
+	deps    []dependency
+	ops     http.Handler // /metrics, /readyz, /healthz
+	stats   booking.StatsReader
+	pool    *pgxpool.Pool
 	closers []func()
 }
 
@@ -51,7 +57,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		log.Warn("no -database-url: bookings are kept in memory and lost on exit")
 		store = memstore.New()
 	} else {
-		pg, err := pgstore.Open(ctx, cfg.databaseURL, pgstore.Options{})
+		pg, err := pgstore.Open(ctx, cfg.databaseURL, pgstore.Options{MaxConns: int32(cfg.dbMaxConns)})
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +66,10 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 			pg.Close()
 			return nil, err
 		}
+		a.pool = pg.Pool()
+		a.deps = append(a.deps, dependency{"postgres", pg.Ping})
 	}
+	a.stats, _ = store.(booking.StatsReader)
 	a.closers = append(a.closers, store.Close)
 
 	if cfg.redisURL == "" {
@@ -79,6 +88,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 			log.Warn("Redis is not answering yet; the outbox will wait for it", "error", err)
 		}
 		a.stream = stream.NewRedis(client, "")
+		a.deps = append(a.deps, dependency{"redis", func(ctx context.Context) error { return client.Ping(ctx).Err() }})
 	}
 
 	webhookSecret, random := secretOr(cfg.webhookSecret)
@@ -106,12 +116,12 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 			a.close()
 			return nil, err
 		}
-		a.passes = booking.NewStaticPasses(map[string]ed25519.PublicKey{key.KeyID(): key.Public()}, cfg.room, clock)
+		a.passes = booking.NewStaticPasses(map[string]ed25519.PublicKey{key.KeyID(): key.Public()}, cfg.room, clock).WithIssuer(cfg.issuer)
 		a.passes.Cookie = devPassCookie
-		mux.Handle("/dev/pass", devPassHandler(key, cfg.room))
+		mux.Handle("/dev/pass", devPassHandler(key, cfg.room, cfg.issuer))
 		log.Warn("-dev-passes: this process signs its own admission passes; put it behind Foyer for a real on-sale")
 	} else {
-		a.passes = booking.NewJWKSPasses(cfg.jwks, cfg.room, clock, nil)
+		a.passes = booking.NewJWKSPasses(cfg.jwks, cfg.room, clock, nil).WithIssuer(cfg.issuer)
 		if err := a.passes.Load(ctx); err != nil {
 			// The gateway may start after us; requests get 503 until the keys
 			// arrive, and every request with a pass tries again.
@@ -119,17 +129,24 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		}
 	}
 	api := booking.NewAPI(booking.APIConfig{Service: a.svc, Auth: a.passes, AdminToken: cfg.adminToken, Logger: log})
+	a.deps = append(a.deps, dependency{"pass_keys", a.passes.EnsureLoaded})
+	webhooks := newWebhookCounter()
 	mux.Handle("/api/", api)
+	mux.Handle("POST /api/payments/webhook", webhooks.wrap(api))
+	a.ops = opsMux(metricsHandler(newStoreCollector(a.stats, a.pool, clock, log), webhooks), readyHandler(a.deps))
+	if cfg.opsAddr == "" {
+		mux.Handle("GET /metrics", a.ops)
+		mux.Handle("GET /readyz", a.ops)
+	}
 	mux.Handle("/pay/", a.fake.Handler())
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"ok":true}` + "\n"))
-	})
+	mux.HandleFunc("GET /healthz", healthz)
 	if err := mountStorefront(mux); err != nil {
 		a.close()
 		return nil, err
 	}
-	a.handler = mux
+	// Bodies a handler refused unread are drained, so a proxy in front
+	// reads the 413 (or 401) instead of a reset connection.
+	a.handler = booking.DrainBody(mux, booking.DefaultDrainLimit)
 
 	if cfg.seedDemo {
 		if err := seedDemo(ctx, a.svc, log); err != nil {
@@ -165,8 +182,18 @@ func mountStorefront(mux *http.ServeMux) error {
 }
 
 // seedDemo creates the demo concert unless there is an event already, so a
-// restart on a database does not create it twice.
+// restart on a database does not create it twice, nor do two processes
+// starting together on one database (they take turns under a lock).
 func seedDemo(ctx context.Context, svc *booking.Service, log *slog.Logger) error {
+	if ex, ok := svc.Store().(interface {
+		Exclusive(context.Context, func(context.Context) error) error
+	}); ok {
+		return ex.Exclusive(ctx, func(ctx context.Context) error { return seedDemoOnce(ctx, svc, log) })
+	}
+	return seedDemoOnce(ctx, svc, log)
+}
+
+func seedDemoOnce(ctx context.Context, svc *booking.Service, log *slog.Logger) error {
 	events, err := svc.Store().Events(ctx)
 	if err != nil {
 		return err
@@ -204,19 +231,37 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, ln net.Listener) e
 	host, _ := os.Hostname()
 	a.svc.RunWorkers(ctx, a.stream, fmt.Sprintf("%s-%d", host, os.Getpid()))
 	go a.fake.Run(ctx, 250*time.Millisecond)
+	go a.svc.RunIdempotencyPruner(ctx, time.Minute)
 	go a.passes.Run(ctx, 5*time.Minute, func(err error) { log.Warn("refreshing pass keys", "error", err) })
-	errc := make(chan error, 1)
+	servers := []*http.Server{srv}
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("booking service listening", "addr", ln.Addr().String(), "storefront", cfg.publicURL)
+	if cfg.opsAddr != "" {
+		opsLn, err := net.Listen("tcp", cfg.opsAddr)
+		if err != nil {
+			_ = srv.Close()
+			return fmt.Errorf("-ops-addr: %w", err)
+		}
+		ops := &http.Server{Handler: a.ops, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+		servers = append(servers, ops)
+		go func() { errc <- ops.Serve(opsLn) }()
+		log.Info("metrics and readiness listening", "addr", opsLn.Addr().String())
+	}
+	var serveErr error
 	select {
-	case err := <-errc:
-		return err
+	case serveErr = <-errc:
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	for _, s := range servers {
+		if err := s.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) && serveErr == nil {
+			serveErr = err
+		}
 	}
-	return nil
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		return nil
+	}
+	return serveErr
 }

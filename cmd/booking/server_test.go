@@ -121,4 +121,29 @@ func TestDemoServer(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+
+	// On memory stores the only dependency is the pass keys, here its own.
+	var ready struct {
+		Ready   bool     `json:"ready"`
+		Checked []string `json:"checked"`
+	}
+	if r := get("/readyz", &ready); r.StatusCode != 200 || !ready.Ready || strings.Join(ready.Checked, ",") != "pass_keys" {
+		t.Fatalf("readyz = %d %+v", r.StatusCode, ready)
+	}
+	resp, err := c.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`foyer_booking_orders{status="paid"} 1`, `foyer_booking_payments{status="succeeded"} 1`,
+		"foyer_booking_tickets 2", "foyer_booking_tickets_delivered 2", "foyer_booking_paid_orders_without_tickets 0",
+		"foyer_booking_outbox_pending 0", "foyer_booking_outbox_lag_seconds 0", "foyer_booking_holds_active 0",
+		`foyer_booking_webhooks_total{code="200"}`, "foyer_booking_store_up 1", "go_goroutines",
+	} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
 }
