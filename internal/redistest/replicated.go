@@ -117,13 +117,17 @@ func (c *ReplicatedCluster) ServerAt(t testing.TB, addr string) *Server {
 }
 
 // WaitPromoted polls s until it calls itself a master, and returns when it
-// first did, or fails the test after within.
-func WaitPromoted(t testing.TB, s *Server, within time.Duration) time.Time {
+// first did, or fails the test after within. each, if not nil, is called
+// before every poll.
+func WaitPromoted(t testing.TB, s *Server, within time.Duration, each func()) time.Time {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
 	var at time.Time
 	err := waitFor(ctx, s.Addr, func(cl *redis.Client) (bool, error) {
+		if each != nil {
+			each()
+		}
 		role, err := Role(ctx, cl)
 		at = time.Now()
 		return err == nil && role.Master, nil
