@@ -34,6 +34,7 @@ type passLedger struct {
 type ledgerPass struct {
 	pass      waitingroom.Pass
 	token     string
+	firstSeen time.Time // a pass's iat is whole seconds: the origin's clock is finer
 	lastSeen  time.Time
 	revokedAt time.Time // zero until the origin ended the session
 }
@@ -60,7 +61,7 @@ func (l *passLedger) origin() caddyhttp.Handler {
 		l.mu.Lock()
 		e, ok := l.passes[p.ID]
 		if !ok {
-			e = &ledgerPass{pass: p, token: tok}
+			e = &ledgerPass{pass: p, token: tok, firstSeen: t}
 			l.passes[p.ID] = e
 		}
 		e.lastSeen = t
@@ -114,7 +115,7 @@ func (l *passLedger) check(t *testing.T, limit int) {
 		if !e.revokedAt.IsZero() && !e.lastSeen.After(e.revokedAt) {
 			end = e.revokedAt
 		}
-		edges = append(edges, edge{e.pass.IssuedAt, 1}, edge{end, -1})
+		edges = append(edges, edge{e.firstSeen, 1}, edge{end, -1})
 	}
 	// Ends before starts at the same instant: a slot freed and taken in the
 	// same second is not two sessions at once.
@@ -147,8 +148,9 @@ func refusedEverywhere(t *testing.T, nodes []*node, tokens []string, when string
 	}
 }
 
-// ledgerNode is newNode with the ledger's origin behind it.
-func ledgerNode(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, l *passLedger) *node {
+// ledgerNode is newNode with the ledger's origin behind it, its HTTP handler
+// wrapped by wrap, if given.
+func ledgerNode(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, l *passLedger, wrap ...func(http.Handler) http.Handler) *node {
 	t.Helper()
 	h := &cfg
 	if err := h.setup(); err != nil {
@@ -166,7 +168,7 @@ func ledgerNode(t *testing.T, cfg Handler, store waitingroom.Store, key *waiting
 	// recovers on a later tick, as in production.
 	_ = h.room.Start(ctx)
 	origin := l.origin()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var serve http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h.ServeHTTP(w, r, origin); err != nil {
 			code := http.StatusInternalServerError
 			var he caddyhttp.HandlerError
@@ -175,7 +177,11 @@ func ledgerNode(t *testing.T, cfg Handler, store waitingroom.Store, key *waiting
 			}
 			http.Error(w, err.Error(), code)
 		}
-	}))
+	})
+	for _, w := range wrap {
+		serve = w(serve)
+	}
+	srv := httptest.NewServer(serve)
 	t.Cleanup(srv.Close)
 	return &node{h: h, url: srv.URL}
 }

@@ -91,6 +91,15 @@ func (b *joinBatcher) join(ctx context.Context, visitor string, send func(contex
 	}
 
 	b.mu.Lock()
+	if err != nil {
+		// Those queued behind a failed batch would face the same store: they
+		// are told at once rather than each waiting out another call.
+		for _, q := range b.queue {
+			q.err = err
+			close(q.ready)
+		}
+		b.queue = nil
+	}
 	if len(b.queue) > 0 {
 		next := b.queue[0]
 		next.leads = true
