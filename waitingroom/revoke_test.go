@@ -63,3 +63,28 @@ func TestRevocationOutlivesStoreOutageAndLoss(t *testing.T) {
 		}
 	}
 }
+
+// A node whose view went stale asks waiting fans to come back soon, however
+// far back they are: other nodes may have moved the line since.
+func TestStaleNodeAsksFansBackSoon(t *testing.T) {
+	e := newEnv(t)
+	fs := storetest.NewFlaky(e.store)
+	e.store = fs
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1, NewUsersPerMinute: 1})
+	e.join(r)
+	var last waitingroom.Visit
+	for range 50 {
+		last = e.join(r)
+	}
+	e.step(1, r)
+	if v := e.poll(r, last.Ticket); v.Status.RefreshSeconds <= 2 {
+		t.Fatalf("far back in a healthy room: refresh in %d s; the test wants a longer one to begin with", v.Status.RefreshSeconds)
+	}
+	fs.SetDown(true)
+	e.clock.Advance(3 * time.Second)
+	_ = r.Tick(e.ctx)
+	v := e.poll(r, last.Ticket)
+	if !v.Status.Reconnecting || v.Status.RefreshSeconds > 2 {
+		t.Fatalf("with a stale view: reconnecting %v, refresh in %d s; want reconnecting, and back within 2 s", v.Status.Reconnecting, v.Status.RefreshSeconds)
+	}
+}

@@ -83,6 +83,12 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 	v := r.view.Load()
 	r.stats.Polls.Add(1)
 	st, t := v.status(t, now)
+	if st.Reconnecting && st.State == StateQueued {
+		// This node's view is stale: other nodes may have moved the line
+		// past this fan already. Ask again soon (the next poll may reach a
+		// node that knows) rather than for as long as the stale view says.
+		st.RefreshSeconds = min(st.RefreshSeconds, minRefresh)
+	}
 	if st.State != StateAdmitted {
 		return Visit{Status: st, Ticket: t}, nil
 	}
