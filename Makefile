@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin
 
-.PHONY: all build run test test-short services bench bench-go lint fuzz clean rehearsal
+.PHONY: all build run test test-short chaos services bench bench-go lint fuzz clean rehearsal
 
 all: build
 
@@ -27,6 +27,10 @@ test: services
 
 test-short:
 	$(GO) test -short -count=1 ./...
+
+# The fault suite alone (also part of make test): real processes killed, frozen, restarted.
+chaos: services
+	$(GO) test -race -count=1 -timeout 15m -run '^TestFault' ./...
 
 # Benchmarks, as ratios against a baseline measured in the same run.
 bench: build services
