@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+
+	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 // The join flood: how many newcomers a second, for how long, and the bounds
@@ -23,16 +25,13 @@ const (
 	// The node holds at most a batch in flight and a full join queue, and
 	// the newcomers it is answering at once: a few hundred on a shared
 	// machine under the race detector. Without the bounds it held 23,000.
-	floodMaxHeld       = maxJoinQueueForTest + 256 + 1024
+	floodMaxHeld       = waitingroom.MaxJoinQueue + 256 + 1024
 	floodMaxGoroutines = floodMaxHeld + 1024
 	floodMaxHeapGrowth = 64 << 20
 	// Once the node knows the store is away, a newcomer's 503 must come at
 	// once: well under the 2 s read timeout a call to the hung store waits.
 	floodMaxLatencyAfter = 500 * time.Millisecond
 )
-
-// maxJoinQueueForTest mirrors the room's bound on joins waiting for the store.
-const maxJoinQueueForTest = 1024
 
 // TestFaultJoinFloodRedisDown: Redis hangs (SIGSTOP: connections open,
 // nothing answered, each call waits out its 2 s read timeout) under a node,

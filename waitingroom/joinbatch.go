@@ -32,12 +32,12 @@ const (
 	// maxJoinBatch bounds one store call, so that one slow batch never holds
 	// an unbounded crowd.
 	maxJoinBatch = 256
-	// maxJoinQueue bounds the joins waiting behind a call in flight: a few
+	// MaxJoinQueue bounds the joins waiting behind a call in flight: a few
 	// batches' worth, which a store that answers clears in a few round trips.
 	// Beyond it a store is not keeping up (or not answering), and a newcomer is
 	// better told to come back at once than held: each held join is a
 	// goroutine and a connection.
-	maxJoinQueue = 4 * maxJoinBatch
+	MaxJoinQueue = 4 * maxJoinBatch
 	// joinBatchTimeout bounds a batch's store call; followers taken into a
 	// batch wait for it whatever their own request does, so it must end on
 	// its own.
@@ -45,14 +45,14 @@ const (
 )
 
 // ErrJoinQueueFull is returned, wrapped in ErrStoreUnavailable by Room.Join,
-// when maxJoinQueue joins already wait for the store.
+// when MaxJoinQueue joins already wait for the store.
 var ErrJoinQueueFull = errors.New("too many joins waiting for the store")
 
 // join queues visitor's join and returns its result. send performs one batch.
 func (b *joinBatcher) join(ctx context.Context, visitor string, send func(context.Context, []string) ([]JoinResult, error)) (JoinResult, error) {
 	c := &joinCall{visitor: visitor, ready: make(chan struct{})}
 	b.mu.Lock()
-	if b.busy && len(b.queue) >= maxJoinQueue {
+	if b.busy && len(b.queue) >= MaxJoinQueue {
 		b.mu.Unlock()
 		return JoinResult{}, ErrJoinQueueFull
 	}

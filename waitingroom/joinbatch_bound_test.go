@@ -57,14 +57,14 @@ func TestJoinBatcherQueueIsBounded(t *testing.T) {
 	var b joinBatcher
 	send, release, done := blockedBatcher(t, &b, nil)
 	var wg sync.WaitGroup
-	for i := range maxJoinQueue {
+	for i := range MaxJoinQueue {
 		wg.Go(func() {
 			if _, err := b.join(context.Background(), fmt.Sprint(i), send); err != nil {
 				t.Errorf("queued join %d: %v", i, err)
 			}
 		})
 	}
-	waitQueued(t, &b, maxJoinQueue)
+	waitQueued(t, &b, MaxJoinQueue)
 	if _, err := b.join(context.Background(), "one too many", send); !errors.Is(err, ErrJoinQueueFull) {
 		t.Fatalf("join beyond the queue's bound: %v, want ErrJoinQueueFull at once", err)
 	}
