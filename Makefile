@@ -35,10 +35,6 @@ test: services
 chaos: services
 	@$(GOTEST) -timeout 20m -run '^TestFault' ./... | $(GO) run ./internal/testreport
 
-# The fault suite alone: real processes killed and restarted on loopback.
-chaos: services
-	$(GO) test -race -count=1 -timeout 20m -run '^TestFault' ./...
-
 test-short:
 	$(GO) test -short -count=1 ./...
 

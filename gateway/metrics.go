@@ -63,12 +63,14 @@ var (
 	descRevokes        = roomDesc("revokes_total", "Sessions the origin ended through this node.")
 	descStoreErrors    = roomDesc("store_errors_total", "Store calls from this node that failed.")
 	descReseeds        = roomDesc("reseeds_total", "Times this node found the store had lost the room and re-seeded it.")
+	descUnsent         = roomDesc("revocations_unsent", "Revocations this node took (and enforces) that the store has yet to record.")
 )
 
 var allDescs = []*prometheus.Desc{
 	descWaiting, descActive, descPending, descReturning, descAdmitted, descClaimed,
 	descAbandoned, descETA, descHealthy, descJoins, descDirectAdmits, descPolls,
 	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds,
+	descUnsent,
 }
 
 // Describe implements prometheus.Collector.
@@ -114,6 +116,11 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descRevokes, n.Revokes)
 		counter(descStoreErrors, n.StoreErrors)
 		counter(descReseeds, n.Reseeds)
+		unsent := 0
+		for _, r := range lr.rooms {
+			unsent += r.Unsent()
+		}
+		gauge(descUnsent, float64(unsent))
 	}
 }
 

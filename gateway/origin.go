@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -88,6 +89,11 @@ func (cw *commandWriter) run(cmd string) {
 		err = h.room.DeclareSoldOut(ctx)
 	default:
 		h.logger.Warn("unknown command from origin", zap.String("room", h.Room), zap.String("command", cmd))
+		return
+	}
+	if errors.Is(err, waitingroom.ErrRevocationDeferred) {
+		// Not lost: refused here already, and written when the store answers.
+		h.logger.Warn("revocation kept on this node until the store records it", zap.String("room", h.Room), zap.Error(err))
 		return
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package waitingroom
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -31,23 +32,35 @@ const (
 	// maxJoinBatch bounds one store call, so that one slow batch never holds
 	// an unbounded crowd.
 	maxJoinBatch = 256
-	// joinBatchTimeout bounds a batch's store call; followers wait for it
-	// whatever their own request does, so it must end on its own.
+	// MaxJoinQueue bounds the joins waiting behind a call in flight: a few
+	// batches' worth, which a store that answers clears in a few round trips.
+	// Beyond it a store is not keeping up (or not answering), and a newcomer is
+	// better told to come back at once than held: each held join is a
+	// goroutine and a connection.
+	MaxJoinQueue = 4 * maxJoinBatch
+	// joinBatchTimeout bounds a batch's store call; followers taken into a
+	// batch wait for it whatever their own request does, so it must end on
+	// its own.
 	joinBatchTimeout = 5 * time.Second
 )
+
+// ErrJoinQueueFull is returned, wrapped in ErrStoreUnavailable by Room.Join,
+// when MaxJoinQueue joins already wait for the store.
+var ErrJoinQueueFull = errors.New("too many joins waiting for the store")
 
 // join queues visitor's join and returns its result. send performs one batch.
 func (b *joinBatcher) join(ctx context.Context, visitor string, send func(context.Context, []string) ([]JoinResult, error)) (JoinResult, error) {
 	c := &joinCall{visitor: visitor, ready: make(chan struct{})}
 	b.mu.Lock()
+	if b.busy && len(b.queue) >= MaxJoinQueue {
+		b.mu.Unlock()
+		return JoinResult{}, ErrJoinQueueFull
+	}
 	b.queue = append(b.queue, c)
 	if b.busy {
 		b.mu.Unlock()
-		// A follower waits even if its own request goes away: it may be
-		// handed the lead, and the queue behind it needs a leader.
-		<-c.ready
-		if !c.leads {
-			return c.res, c.err
+		if err := b.follow(ctx, c); err != nil || !c.leads {
+			return c.res, err
 		}
 	} else {
 		b.busy = true
@@ -78,6 +91,15 @@ func (b *joinBatcher) join(ctx context.Context, visitor string, send func(contex
 	}
 
 	b.mu.Lock()
+	if err != nil {
+		// Those queued behind a failed batch would face the same store: they
+		// are told at once rather than each waiting out another call.
+		for _, q := range b.queue {
+			q.err = err
+			close(q.ready)
+		}
+		b.queue = nil
+	}
 	if len(b.queue) > 0 {
 		next := b.queue[0]
 		next.leads = true
@@ -87,4 +109,29 @@ func (b *joinBatcher) join(ctx context.Context, visitor string, send func(contex
 	}
 	b.mu.Unlock()
 	return c.res, c.err
+}
+
+// follow waits until c's batch is done or c is handed the lead. A follower
+// whose request goes away while it still only waits in the queue leaves it at
+// once; one already taken into a batch, or handed the lead, sees it through,
+// which takes at most joinBatchTimeout, since the others depend on it.
+func (b *joinBatcher) follow(ctx context.Context, c *joinCall) error {
+	select {
+	case <-c.ready:
+		return c.err
+	case <-ctx.Done():
+	}
+	b.mu.Lock()
+	if !c.leads {
+		for i, q := range b.queue {
+			if q == c {
+				b.queue = append(b.queue[:i], b.queue[i+1:]...)
+				b.mu.Unlock()
+				return ctx.Err()
+			}
+		}
+	}
+	b.mu.Unlock()
+	<-c.ready
+	return c.err
 }

@@ -41,6 +41,12 @@ type Room struct {
 	passes   *passCache
 	revoked  revocations
 	joins    joinBatcher
+	// joinsDown is set when a join failed on the store, and cleared by the
+	// next good refresh: meanwhile newcomers are refused at once.
+	joinsDown atomic.Bool
+	// unsent are revocations this node accepted and the store has yet to
+	// record (see revoke.go).
+	unsent revokeOutbox
 	// declaring is set while a sold-out declaration is on its way to the store.
 	declaring atomic.Bool
 	stats     Stats
@@ -212,6 +218,7 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 		// the snapshot in hand is the one a second read would give.
 		if err == nil && (raise || cursor != 0) {
 			snap, err = r.store.Snapshot(ctx, r.id, now, 0)
+			cursor = 0
 		}
 	}
 	if err != nil {
@@ -226,10 +233,20 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 		r.storeFailed()
 		return err
 	}
+	if cursor == 0 {
+		// Every live revocation the store holds is in hand: put back those
+		// it lost (see revoke.go).
+		r.resyncRevocations(snap.Revocations, now)
+	}
 	for _, rv := range snap.Revocations {
 		r.revoked.add(rv.PassID, rv.ExpiresAt)
 	}
 	r.revoked.prune(now)
+	if err := r.flushRevocations(ctx, now); err != nil {
+		r.storeFailed()
+		return err
+	}
+	r.joinsDown.Store(false)
 	r.mu.Lock()
 	if n := len(snap.Revocations); n > 0 {
 		r.revCursor = snap.Revocations[n-1].Cursor
@@ -370,6 +387,10 @@ func (r *Room) storeFailed() {
 	now := r.now()
 	r.mu.Lock()
 	stale := now.Sub(r.lastOK) > 2*time.Second
+	// The store may come back having lost writes (empty, or a Cluster replica
+	// promoted before it had them): the next good refresh reads every live
+	// revocation, to learn what was missed and put back what was lost.
+	r.revCursor = 0
 	r.mu.Unlock()
 	if v := r.view.Load(); stale && v.healthy {
 		r.publish(now, v.snap, false)

@@ -39,6 +39,9 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 		st, _ := v.status(t, now)
 		return Visit{Status: st}, nil
 	}
+	if err := r.joinable(v); err != nil {
+		return Visit{}, err
+	}
 	lim := s.limitsAt(now)
 	res, err := r.joins.join(ctx, t.Visitor.String(), func(ctx context.Context, visitors []string) ([]JoinResult, error) {
 		res, err := r.store.JoinMany(ctx, r.id, visitors, now, lim)
@@ -50,8 +53,7 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 		return res, err
 	})
 	if err != nil {
-		r.storeFailed()
-		return Visit{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+		return Visit{}, r.joinFailed(ctx, err)
 	}
 	r.stats.Joins.Add(1)
 	r.mu.Lock()
@@ -81,6 +83,12 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 	v := r.view.Load()
 	r.stats.Polls.Add(1)
 	st, t := v.status(t, now)
+	if st.Reconnecting && st.State == StateQueued {
+		// This node's view is stale: other nodes may have moved the line
+		// past this fan already. Ask again soon (the next poll may reach a
+		// node that knows) rather than for as long as the stale view says.
+		st.RefreshSeconds = min(st.RefreshSeconds, minRefresh)
+	}
 	if st.State != StateAdmitted {
 		return Visit{Status: st, Ticket: t}, nil
 	}
@@ -173,20 +181,6 @@ func (r *Room) CheckPass(token string) (Pass, error) {
 		return Pass{}, fmt.Errorf("%w: revoked", ErrInvalidPass)
 	}
 	return p, nil
-}
-
-// Revoke ends the session a pass belongs to (the origin is done with the
-// visitor) and refuses the pass from now on, on every node.
-func (r *Room) Revoke(ctx context.Context, p Pass) error {
-	now := r.now()
-	r.revoked.add(p.ID, p.ExpiresAt)
-	err := r.store.Release(ctx, r.id, p.Subject, p.ID, p.ExpiresAt, now, r.settings().limitsAt(now))
-	if err != nil {
-		r.storeFailed()
-		return err
-	}
-	r.stats.Revokes.Add(1)
-	return nil
 }
 
 // IssuePassthrough signs a pass with no session behind it, for a room whose

@@ -34,6 +34,7 @@ func (s *Store) DrawSeed(ctx context.Context, room string, candidate []byte, now
 func (s *Store) Overrides(ctx context.Context, room string) ([]byte, int64, error) {
 	v, err := s.client.HMGet(ctx, roomKeys(s.prefix, room)[0], "ovr", "ver").Result()
 	if err != nil {
+		s.reloadTopology(err)
 		return nil, 0, fmt.Errorf("redisstore: overrides %s: %w", room, err)
 	}
 	if v[1] == nil {

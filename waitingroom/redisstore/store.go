@@ -91,9 +91,23 @@ func (s *Store) run(ctx context.Context, op string, script *redis.Script, room s
 		return nil, waitingroom.ErrNoRoom
 	}
 	if err != nil {
+		s.reloadTopology(err)
 		return nil, fmt.Errorf("redisstore: %s %s: %w", op, room, err)
 	}
 	return v, nil
+}
+
+// reloadTopology asks a Cluster client to read the slot map again after a
+// failure: a dead master refuses connections until the client learns which
+// replica took its slots, and go-redis reloads on its own only on MOVED or on
+// its timer. The reload is asynchronous and coalesced, so a burst of failures
+// costs one CLUSTER SLOTS.
+func (s *Store) reloadTopology(err error) {
+	c, ok := s.client.(*redis.ClusterClient)
+	if !ok || errors.Is(err, context.Canceled) {
+		return
+	}
+	c.ReloadState(context.Background())
 }
 
 func (s *Store) ttlMillis() int64 { return s.ttl.Milliseconds() }

@@ -55,6 +55,9 @@ func NewClient(rawURL string) (redis.UniversalClient, error) {
 			return nil, urlError(rawURL, err)
 		}
 		failFast(&opts.DialTimeout, &opts.ReadTimeout, &opts.WriteTimeout, &opts.DialerRetries)
+		if opts.ClusterStateReloadInterval == 0 {
+			opts.ClusterStateReloadInterval = ClusterStateReload
+		}
 		return redis.NewClusterClient(opts), nil
 	case "sentinel":
 		u, err := withAddrParams(base, rest)
@@ -88,6 +91,14 @@ func failFast(dial, read, write *time.Duration, retries *int) {
 		*retries = 1
 	}
 }
+
+// ClusterStateReload is how stale a Cluster client's map of slots to masters
+// may grow before it is read again. go-redis's default is a minute: after a
+// failover every node would keep dialling the dead master for up to that long,
+// with the room's replica promoted seconds earlier. Reading the map costs one
+// CLUSTER SLOTS per second per node; the store also asks for a fresh map on
+// every failure (see Store.run), so a promotion is seen within a second or so.
+const ClusterStateReload = time.Second
 
 // withAddrParams rewrites "host1:p1,host2:p2/path?query" as the URL go-redis
 // parses for a multi-node client: the first host in the authority, the others

@@ -1,0 +1,187 @@
+package gateway
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// passLedger is the origin's log of the passes it was shown, which is how the
+// fault tests check the cap as the site behind the room sees it: a pass is a
+// valid session from its issue until the origin ends it (revokes it), unless
+// some node lets it through again after that, in which case it counts until
+// it expires.
+type passLedger struct {
+	mu       sync.Mutex
+	verifier *waitingroom.PassVerifier
+	passes   map[string]*ledgerPass
+	// late are passes the origin saw again after it had revoked them.
+	late []string
+}
+
+type ledgerPass struct {
+	pass      waitingroom.Pass
+	token     string
+	firstSeen time.Time // a pass's iat is whole seconds: the origin's clock is finer
+	lastSeen  time.Time
+	revokedAt time.Time // zero until the origin ended the session
+}
+
+func newPassLedger(key *waitingroom.SigningKey) *passLedger {
+	keys := map[string]ed25519.PublicKey{key.KeyID(): key.Public()}
+	return &passLedger{
+		verifier: waitingroom.NewPassVerifier(keys, waitingroom.WithClock(now), waitingroom.WithLeeway(5*time.Second)),
+		passes:   make(map[string]*ledgerPass),
+	}
+}
+
+// origin is nodeOrigin, logging each pass it is shown.
+func (l *passLedger) origin() caddyhttp.Handler {
+	return caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		tok := r.Header.Get(headerPass)
+		p, err := l.verifier.Verify(tok, "")
+		if err != nil {
+			w.WriteHeader(http.StatusForbidden)
+			_, err := io.WriteString(w, "no pass")
+			return err
+		}
+		t := now()
+		l.mu.Lock()
+		e, ok := l.passes[p.ID]
+		if !ok {
+			e = &ledgerPass{pass: p, token: tok, firstSeen: t}
+			l.passes[p.ID] = e
+		}
+		e.lastSeen = t
+		if !e.revokedAt.IsZero() {
+			l.late = append(l.late, p.ID)
+		}
+		if r.URL.Path == "/done" && e.revokedAt.IsZero() {
+			e.revokedAt = t
+		}
+		l.mu.Unlock()
+		if r.URL.Path == "/done" {
+			w.Header().Set(headerCommand, commandRevoke)
+			_, err := io.WriteString(w, "bye")
+			return err
+		}
+		_, err = io.WriteString(w, "origin")
+		return err
+	})
+}
+
+// revoked returns the tokens of the passes the origin ended that have not
+// expired at t.
+func (l *passLedger) revoked(t time.Time) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, e := range l.passes {
+		if !e.revokedAt.IsZero() && e.pass.ExpiresAt.After(t) {
+			out = append(out, e.token)
+		}
+	}
+	return out
+}
+
+// check fails the test if a revoked pass reached the origin again, or if at
+// any moment more than limit sessions were valid.
+func (l *passLedger) check(t *testing.T, limit int) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.late) > 0 {
+		t.Errorf("the origin was shown %d revoked passes again: %v", len(l.late), l.late)
+	}
+	type edge struct {
+		at    time.Time
+		delta int
+	}
+	var edges []edge
+	for _, e := range l.passes {
+		end := e.pass.ExpiresAt
+		if !e.revokedAt.IsZero() && !e.lastSeen.After(e.revokedAt) {
+			end = e.revokedAt
+		}
+		edges = append(edges, edge{e.firstSeen, 1}, edge{end, -1})
+	}
+	// Ends before starts at the same instant: a slot freed and taken in the
+	// same second is not two sessions at once.
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.delta - b.delta
+	})
+	live, most := 0, 0
+	for _, e := range edges {
+		live += e.delta
+		most = max(most, live)
+	}
+	if most > limit {
+		t.Errorf("%d sessions were valid at once, cap %d", most, limit)
+	}
+	t.Logf("origin saw %d passes; at most %d valid at once (cap %d)", len(l.passes), most, limit)
+}
+
+// refusedEverywhere fails the test unless every node refuses each token.
+func refusedEverywhere(t *testing.T, nodes []*node, tokens []string, when string) {
+	t.Helper()
+	for _, tok := range tokens {
+		for i, n := range nodes {
+			if _, err := n.h.room.CheckPass(tok); !errors.Is(err, waitingroom.ErrInvalidPass) {
+				t.Fatalf("%s: node %d accepts a revoked pass (%v)", when, i, err)
+			}
+		}
+	}
+}
+
+// ledgerNode is newNode with the ledger's origin behind it, its HTTP handler
+// wrapped by wrap, if given.
+func ledgerNode(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, l *passLedger, wrap ...func(http.Handler) http.Handler) *node {
+	t.Helper()
+	h := &cfg
+	if err := h.setup(); err != nil {
+		t.Fatal(err)
+	}
+	h.key, h.logger = key, zap.NewNop()
+	var err error
+	h.room, err = waitingroom.NewRoom(waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// A node may start while its store is away: it comes up unhealthy and
+	// recovers on a later tick, as in production.
+	_ = h.room.Start(ctx)
+	origin := l.origin()
+	var serve http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h.ServeHTTP(w, r, origin); err != nil {
+			code := http.StatusInternalServerError
+			var he caddyhttp.HandlerError
+			if errors.As(err, &he) && he.StatusCode != 0 {
+				code = he.StatusCode
+			}
+			http.Error(w, err.Error(), code)
+		}
+	})
+	for _, w := range wrap {
+		serve = w(serve)
+	}
+	srv := httptest.NewServer(serve)
+	t.Cleanup(srv.Close)
+	return &node{h: h, url: srv.URL}
+}

@@ -1,0 +1,22 @@
+//go:build unix
+
+package redistest
+
+import "testing"
+
+// Pause freezes the server: clients' dials succeed but nothing is answered
+// until Resume, so each call waits out its read timeout, as with a hung host.
+func (s *Server) Pause(t testing.TB) {
+	t.Helper()
+	if err := s.s.Pause(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Resume lets a paused server answer again.
+func (s *Server) Resume(t testing.TB) {
+	t.Helper()
+	if err := s.s.Resume(); err != nil {
+		t.Fatal(err)
+	}
+}
