@@ -49,6 +49,7 @@ func TestCaddyfileErrors(t *testing.T) {
 		"redis with two URLs":    "waiting_room { store redis redis://a redis://b }",
 		"grace not a duration":   "waiting_room { admission_grace soon }",
 		"status code not number": "waiting_room { queued_status_code teapot }",
+		"previous keys, no path": "waiting_room {\n previous_signing_keys\n }",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -92,6 +93,7 @@ func FuzzCaddyfile(f *testing.F) {
 	f.Add("waiting_room { room a\n total_active_users 5 }")
 	f.Add("waiting_room concert { store redis redis://127.0.0.1:6379\n queue_all }")
 	f.Add("waiting_room { event_start 2026-12-01T10:00:00Z }")
+	f.Add("waiting_room { signing_key b.pem\n previous_signing_keys a.pem z.pem }")
 	f.Fuzz(func(t *testing.T, src string) {
 		var h Handler
 		if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(src)); err != nil {

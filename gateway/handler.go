@@ -74,6 +74,12 @@ type Handler struct {
 	// storage, so restarts and every node sharing that storage use the same key.
 	SigningKey string `json:"signing_key,omitempty"`
 
+	// PreviousSigningKeys are paths of keys (PKCS #8 PEM) that signed before
+	// SigningKey. They sign nothing, but tickets and passes they signed stay
+	// good, and they are published in jwks.json, for as long as they are listed:
+	// keep one for max(ticket_lifetime, session_duration) after a rotation.
+	PreviousSigningKeys []string `json:"previous_signing_keys,omitempty"`
+
 	// Page is the path of an html/template to use instead of the embedded
 	// waiting page.
 	Page string `json:"page,omitempty"`
@@ -110,6 +116,7 @@ type Handler struct {
 	settings waitingroom.Settings
 	room     *waitingroom.Room
 	key      *waitingroom.SigningKey
+	previous []*waitingroom.SigningKey
 	handle   *roomHandle
 	poolKey  string
 	page     *template.Template
@@ -156,8 +163,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	var err error
-	if h.key, err = loadSigningKey(ctx, h.SigningKey); err != nil {
-		return fmt.Errorf("signing_key: %w", err)
+	if h.key, h.previous, err = loadKeys(ctx, h.SigningKey, h.PreviousSigningKeys, now()); err != nil {
+		return err
 	}
 	h.handle, h.poolKey, err = acquireRoom(ctx, h, h.logger)
 	if err != nil {
