@@ -28,8 +28,8 @@ import (
 //  2. promote: the next key becomes the current one; the old current key is
 //     kept as a previous key, with the time after which it is dropped.
 const (
-	signingKeyStorageKey  = "waiting_room/signing_key_ed25519.pem"
-	nextKeyStorageKey     = "waiting_room/signing_key_next_ed25519.pem"
+	signingKeyStorageKey   = "waiting_room/signing_key_ed25519.pem"
+	nextKeyStorageKey      = "waiting_room/signing_key_next_ed25519.pem"
 	previousKeysStorageDir = "waiting_room/previous_signing_keys"
 	// dropAfterHeader is the PEM header of a previous key saying when it stops
 	// being trusted.
