@@ -89,3 +89,28 @@ func BenchmarkOpenTicketDuringRotation(b *testing.B) {
 		})
 	}
 }
+
+// FuzzKeyringOpenTicket: whatever a keyring opens, from whichever key, seals
+// back with the current key to a ticket that opens the same.
+func FuzzKeyringOpenTicket(f *testing.F) {
+	prev, cur := testKey(f), testKey(f)
+	kr, err := NewKeyring(cur, prev)
+	if err != nil {
+		f.Fatal(err)
+	}
+	now := time.Unix(1_780_000_000, 0)
+	tk := Ticket{Room: "r", Visitor: NewVisitorID(), Key: 1, Joined: now, Seen: now}
+	f.Add(prev.SealTicket(tk))
+	f.Add(cur.SealTicket(tk))
+	f.Add("")
+	f.Fuzz(func(t *testing.T, v string) {
+		got, err := kr.OpenTicket(v, "r", now, time.Hour)
+		if err != nil {
+			return
+		}
+		again, err := cur.OpenTicket(kr.Current().SealTicket(got), "r", now, time.Hour)
+		if err != nil || again != got {
+			t.Fatalf("re-sealed ticket differs: %+v vs %+v (%v)", again, got, err)
+		}
+	})
+}
