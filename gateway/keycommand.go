@@ -43,6 +43,19 @@ names none); run the command as the user Caddy runs as.
 
 func runRotateKey(cmd *cobra.Command, args []string) error {
 	fl := cmd.Flags()
+	var retain time.Duration
+	switch args[0] {
+	case "stage":
+	case "promote":
+		raw, _ := fl.GetString("retain")
+		d, err := caddy.ParseDuration(raw)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("--retain: %q is not a positive duration", raw)
+		}
+		retain = d
+	default:
+		return fmt.Errorf("rotate-key: %q is neither stage nor promote", args[0])
+	}
 	config, _ := fl.GetString("config")
 	adapter, _ := fl.GetString("adapter")
 	storage, closeStorage, err := configStorage(config, adapter)
@@ -50,33 +63,23 @@ func runRotateKey(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	defer closeStorage()
-	ctx := context.Background()
-	out := cmd.OutOrStdout()
-	switch args[0] {
-	case "stage":
+	ctx, out := context.Background(), cmd.OutOrStdout()
+	if args[0] == "stage" {
 		kid, err := stageStoredKey(ctx, storage)
 		if err != nil {
 			return err
 		}
 		_, err = fmt.Fprintf(out, "Staged key %s.\nReload every node, check that each one's jwks.json lists it, then run: rotate-key promote\n", kid)
 		return err
-	case "promote":
-		raw, _ := fl.GetString("retain")
-		retain, err := caddy.ParseDuration(raw)
-		if err != nil || retain <= 0 {
-			return fmt.Errorf("--retain: %q is not a positive duration", raw)
-		}
-		now := time.Now()
-		oldKID, newKID, err := promoteStoredKey(ctx, storage, retain, now)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(out, "Key %s now signs; %s verifies until %s.\nReload every node.\n",
-			newKID, oldKID, now.Add(retain).UTC().Format(time.RFC3339))
-		return err
-	default:
-		return fmt.Errorf("rotate-key: %q is neither stage nor promote", args[0])
 	}
+	now := time.Now()
+	oldKID, newKID, err := promoteStoredKey(ctx, storage, retain, now)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "Key %s now signs; %s verifies until %s.\nReload every node.\n",
+		newKID, oldKID, now.Add(retain).UTC().Format(time.RFC3339))
+	return err
 }
 
 // configStorage opens the storage the configuration file names, or Caddy's
