@@ -80,9 +80,14 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		{Handler{Room: "r", OnStoreFailure: "maybe"}, "on_store_failure"},
 		{Handler{Room: "r", Store: &StoreConfig{Backend: "etcd"}}, "store"},
 		{Handler{Room: "r", Store: &StoreConfig{Backend: "redis"}}, "store"},
+		{Handler{Room: "r", PreviousSigningKeys: []string{""}}, "previous_signing_keys"},
+		{Handler{Room: "r", PreviousSigningKeys: []string{"1", "2", "3", "4", "5"}}, "previous_signing_keys"},
+	}
+	if err := (&Handler{Room: "r", PreviousSigningKeys: []string{"old.pem"}}).Validate(); err != nil {
+		t.Errorf("a valid handler: %v", err)
 	}
 	for _, tc := range cases {
-		_, err := tc.h.roomSettings()
+		err := tc.h.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.setting) {
 			t.Errorf("%+v: error %v, want one naming %s", tc.h, err, tc.setting)
 		}
@@ -100,6 +105,6 @@ func FuzzCaddyfile(f *testing.F) {
 			return
 		}
 		// Whatever parses must either validate or fail with an error; never panic.
-		_, _ = h.roomSettings()
+		_ = h.Validate()
 	})
 }

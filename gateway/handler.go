@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"net/http"
 	"strings"
 	"time"
 
@@ -181,6 +180,9 @@ func (h *Handler) setup() error {
 	if err != nil {
 		return err
 	}
+	if err := h.validateGateway(); err != nil {
+		return err
+	}
 	h.settings = s
 	h.prefix = strings.TrimSuffix(h.PathPrefix, "/")
 	if h.prefix == "" {
@@ -226,35 +228,7 @@ func (h *Handler) roomSettings() (waitingroom.Settings, error) {
 		return s, err
 	}
 	s = s.WithDefaults()
-	if err := s.Validate(); err != nil {
-		return s, err
-	}
-	if h.QueuedStatusCode != 0 && h.QueuedStatusCode != http.StatusOK && h.QueuedStatusCode != http.StatusTooManyRequests {
-		return s, fmt.Errorf("queued_status_code: must be 200 or 429, got %d", h.QueuedStatusCode)
-	}
-	if h.PathPrefix != "" && (!strings.HasPrefix(h.PathPrefix, "/") || strings.ContainsAny(h.PathPrefix, " ?#*")) {
-		return s, fmt.Errorf("path_prefix: must be a path starting with '/', got %q", h.PathPrefix)
-	}
-	switch h.OnStoreFailure {
-	case "", storeFailureClosed, storeFailureOpen:
-	default:
-		return s, fmt.Errorf("on_store_failure: must be open or closed, got %q", h.OnStoreFailure)
-	}
-	if h.CookiePrefix != "" && !cookieNameOK(h.CookiePrefix) {
-		return s, fmt.Errorf("cookie_prefix: %q is not a valid cookie name", h.CookiePrefix)
-	}
-	if h.Store != nil {
-		switch h.Store.Backend {
-		case "", "memory":
-		case "redis":
-			if h.Store.URL == "" {
-				return s, errors.New("store: redis needs a URL, such as redis://127.0.0.1:6379")
-			}
-		default:
-			return s, fmt.Errorf("store: unknown backend %q (memory or redis)", h.Store.Backend)
-		}
-	}
-	return s, nil
+	return s, s.Validate()
 }
 
 func parseTime(name, v string) (time.Time, error) {
@@ -276,10 +250,6 @@ func cookieNameOK(s string) bool {
 	}
 	return len(s) <= 32
 }
-
-// Validate is done in Provision, where settings are parsed; it is kept for the
-// interface.
-func (h *Handler) Validate() error { return nil }
 
 // Cleanup lets go of the room; the last handler to do so stops its controller.
 func (h *Handler) Cleanup() error {
