@@ -66,6 +66,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error)
 //	    event_end               <RFC 3339 time>
 //	    shuffle_at_event_start
 //	    signing_key             <path to Ed25519 PEM>
+//	    previous_signing_keys   <path to Ed25519 PEM>...
 //	    page                    <path to html/template>
 //	    path_prefix             <prefix>
 //	    cookie_prefix           <name>
@@ -118,6 +119,13 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 			*h.flagField(name) = true
+		case "previous_signing_keys":
+			// The line may be repeated; every path adds a key.
+			paths := d.RemainingArgs()
+			if len(paths) == 0 {
+				return d.ArgErr()
+			}
+			h.PreviousSigningKeys = append(h.PreviousSigningKeys, paths...)
 		case "store":
 			if !d.NextArg() {
 				return d.ArgErr()

@@ -49,6 +49,7 @@ func TestCaddyfileErrors(t *testing.T) {
 		"redis with two URLs":    "waiting_room { store redis redis://a redis://b }",
 		"grace not a duration":   "waiting_room { admission_grace soon }",
 		"status code not number": "waiting_room { queued_status_code teapot }",
+		"previous keys, no path": "waiting_room {\n previous_signing_keys\n }",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -79,9 +80,14 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		{Handler{Room: "r", OnStoreFailure: "maybe"}, "on_store_failure"},
 		{Handler{Room: "r", Store: &StoreConfig{Backend: "etcd"}}, "store"},
 		{Handler{Room: "r", Store: &StoreConfig{Backend: "redis"}}, "store"},
+		{Handler{Room: "r", PreviousSigningKeys: []string{""}}, "previous_signing_keys"},
+		{Handler{Room: "r", PreviousSigningKeys: []string{"1", "2", "3", "4", "5"}}, "previous_signing_keys"},
+	}
+	if err := (&Handler{Room: "r", PreviousSigningKeys: []string{"old.pem"}}).Validate(); err != nil {
+		t.Errorf("a valid handler: %v", err)
 	}
 	for _, tc := range cases {
-		_, err := tc.h.roomSettings()
+		err := tc.h.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.setting) {
 			t.Errorf("%+v: error %v, want one naming %s", tc.h, err, tc.setting)
 		}
@@ -92,12 +98,13 @@ func FuzzCaddyfile(f *testing.F) {
 	f.Add("waiting_room { room a\n total_active_users 5 }")
 	f.Add("waiting_room concert { store redis redis://127.0.0.1:6379\n queue_all }")
 	f.Add("waiting_room { event_start 2026-12-01T10:00:00Z }")
+	f.Add("waiting_room { signing_key b.pem\n previous_signing_keys a.pem z.pem }")
 	f.Fuzz(func(t *testing.T, src string) {
 		var h Handler
 		if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(src)); err != nil {
 			return
 		}
 		// Whatever parses must either validate or fail with an error; never panic.
-		_, _ = h.roomSettings()
+		_ = h.Validate()
 	})
 }

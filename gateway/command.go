@@ -17,7 +17,7 @@ import (
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "waiting-room",
-		Usage: "status [<room>] | pause|resume|sold-out|reopen <room> | set <room> <setting>=<value>... [--address <interface>]",
+		Usage: "status [<room>] | pause|resume|sold-out|reopen <room> | set <room> <setting>=<value>... | rotate-key stage|promote [--address <interface>]",
 		Short: "Shows and changes the waiting rooms of a running Foyer",
 		Long: `
 Shows and changes the waiting rooms of a running Foyer through its admin API
@@ -32,6 +32,9 @@ every node sharing that store follows it within a second.
   waiting-room set <room> <setting>=<value>...
                                     change runtime settings, for example
                                     set concert new_users_per_minute=600 paused=false
+  waiting-room rotate-key stage|promote
+                                    rotate the signing key kept in Caddy's storage
+                                    (see rotate-key --help)
 
 Runtime settings: title, new_users_per_minute, total_active_users,
 session_duration, queueing_method, queue_all, prequeue_start, event_start,
@@ -75,6 +78,8 @@ func setupWaitingRoomCommand(cmd *cobra.Command) {
 			},
 		})
 	}
+
+	cmd.AddCommand(rotateKeyCommand())
 
 	cmd.AddCommand(&cobra.Command{
 		Use:   "set <room> <setting>=<value>...",

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"net/http"
 	"strings"
 	"time"
 
@@ -74,6 +73,12 @@ type Handler struct {
 	// storage, so restarts and every node sharing that storage use the same key.
 	SigningKey string `json:"signing_key,omitempty"`
 
+	// PreviousSigningKeys are paths of keys (PKCS #8 PEM) that signed before
+	// SigningKey. They sign nothing, but tickets and passes they signed stay
+	// good, and they are published in jwks.json, for as long as they are listed:
+	// keep one for max(ticket_lifetime, session_duration) after a rotation.
+	PreviousSigningKeys []string `json:"previous_signing_keys,omitempty"`
+
 	// Page is the path of an html/template to use instead of the embedded
 	// waiting page.
 	Page string `json:"page,omitempty"`
@@ -110,6 +115,7 @@ type Handler struct {
 	settings waitingroom.Settings
 	room     *waitingroom.Room
 	key      *waitingroom.SigningKey
+	previous []*waitingroom.SigningKey
 	handle   *roomHandle
 	poolKey  string
 	page     *template.Template
@@ -156,8 +162,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	var err error
-	if h.key, err = loadSigningKey(ctx, h.SigningKey); err != nil {
-		return fmt.Errorf("signing_key: %w", err)
+	if h.key, h.previous, err = loadKeys(ctx, h.SigningKey, h.PreviousSigningKeys, now()); err != nil {
+		return err
 	}
 	h.handle, h.poolKey, err = acquireRoom(ctx, h, h.logger)
 	if err != nil {
@@ -172,6 +178,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 func (h *Handler) setup() error {
 	s, err := h.roomSettings()
 	if err != nil {
+		return err
+	}
+	if err := h.validateGateway(); err != nil {
 		return err
 	}
 	h.settings = s
@@ -219,35 +228,7 @@ func (h *Handler) roomSettings() (waitingroom.Settings, error) {
 		return s, err
 	}
 	s = s.WithDefaults()
-	if err := s.Validate(); err != nil {
-		return s, err
-	}
-	if h.QueuedStatusCode != 0 && h.QueuedStatusCode != http.StatusOK && h.QueuedStatusCode != http.StatusTooManyRequests {
-		return s, fmt.Errorf("queued_status_code: must be 200 or 429, got %d", h.QueuedStatusCode)
-	}
-	if h.PathPrefix != "" && (!strings.HasPrefix(h.PathPrefix, "/") || strings.ContainsAny(h.PathPrefix, " ?#*")) {
-		return s, fmt.Errorf("path_prefix: must be a path starting with '/', got %q", h.PathPrefix)
-	}
-	switch h.OnStoreFailure {
-	case "", storeFailureClosed, storeFailureOpen:
-	default:
-		return s, fmt.Errorf("on_store_failure: must be open or closed, got %q", h.OnStoreFailure)
-	}
-	if h.CookiePrefix != "" && !cookieNameOK(h.CookiePrefix) {
-		return s, fmt.Errorf("cookie_prefix: %q is not a valid cookie name", h.CookiePrefix)
-	}
-	if h.Store != nil {
-		switch h.Store.Backend {
-		case "", "memory":
-		case "redis":
-			if h.Store.URL == "" {
-				return s, errors.New("store: redis needs a URL, such as redis://127.0.0.1:6379")
-			}
-		default:
-			return s, fmt.Errorf("store: unknown backend %q (memory or redis)", h.Store.Backend)
-		}
-	}
-	return s, nil
+	return s, s.Validate()
 }
 
 func parseTime(name, v string) (time.Time, error) {
@@ -269,10 +250,6 @@ func cookieNameOK(s string) bool {
 	}
 	return len(s) <= 32
 }
-
-// Validate is done in Provision, where settings are parsed; it is kept for the
-// interface.
-func (h *Handler) Validate() error { return nil }
 
 // Cleanup lets go of the room; the last handler to do so stops its controller.
 func (h *Handler) Cleanup() error {

@@ -1,61 +1,59 @@
 package gateway
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
-// signingKeyStorageKey is where a generated key is kept in Caddy's storage. Every
-// node sharing that storage (a shared file system, or a storage module backed by
-// a database) signs with the same key, and a restart keeps passes valid.
-const signingKeyStorageKey = "waiting_room/signing_key_ed25519.pem"
-
-// loadSigningKey reads the key at path, or, with no path, loads the key kept in
-// Caddy's storage, generating and storing one the first time.
-func loadSigningKey(ctx caddy.Context, path string) (*waitingroom.SigningKey, error) {
+// loadKeys reads the keys of a room: the one that signs (the file at path, or
+// with no path the key kept in Caddy's storage) and those that only verify
+// (the files listed as previous, and with no path the staged and previous keys
+// kept in storage beside the current one).
+func loadKeys(ctx caddy.Context, path string, previous []string, now time.Time) (*waitingroom.SigningKey, []*waitingroom.SigningKey, error) {
+	var (
+		current *waitingroom.SigningKey
+		others  []*waitingroom.SigningKey
+		err     error
+	)
 	if path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
+		if current, err = readKeyFile(path); err != nil {
+			return nil, nil, fmt.Errorf("signing_key: %w", err)
 		}
-		return waitingroom.ParseSigningKeyPEM(data)
+	} else {
+		storage := ctx.Storage()
+		if storage == nil {
+			return nil, nil, fmt.Errorf("signing_key: none given and no Caddy storage to keep a generated one")
+		}
+		if current, others, err = loadStoredKeys(ctx, storage, now); err != nil {
+			return nil, nil, fmt.Errorf("signing_key: %w", err)
+		}
 	}
-	storage := ctx.Storage()
-	if storage == nil {
-		return nil, errors.New("no signing_key given and no Caddy storage to keep a generated one")
+	for _, p := range previous {
+		k, err := readKeyFile(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("previous_signing_keys: %w", err)
+		}
+		others = append(others, k)
 	}
-	if data, err := storage.Load(ctx, signingKeyStorageKey); err == nil {
-		return waitingroom.ParseSigningKeyPEM(data)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("loading from storage: %w", err)
+	if _, err := waitingroom.NewKeyring(current, others...); err != nil {
+		return nil, nil, fmt.Errorf("previous_signing_keys: %w", err)
 	}
-	// Two nodes starting at once on shared storage must not each make their own.
-	lockCtx, cancel := context.WithTimeout(ctx, caddyLockTimeout)
-	defer cancel()
-	if err := storage.Lock(lockCtx, signingKeyStorageKey); err != nil {
-		return nil, fmt.Errorf("locking storage: %w", err)
-	}
-	defer func() { _ = storage.Unlock(context.Background(), signingKeyStorageKey) }()
-	if data, err := storage.Load(ctx, signingKeyStorageKey); err == nil {
-		return waitingroom.ParseSigningKeyPEM(data)
-	}
-	key, err := waitingroom.GenerateSigningKey()
+	return current, others, nil
+}
+
+func readKeyFile(path string) (*waitingroom.SigningKey, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	pemData, err := key.MarshalPEM()
+	k, err := waitingroom.ParseSigningKeyPEM(data)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := storage.Store(ctx, signingKeyStorageKey, pemData); err != nil {
-		return nil, fmt.Errorf("storing generated key: %w", err)
-	}
-	return key, nil
+	return k, nil
 }

@@ -70,15 +70,21 @@ func (sh *storeHandle) Destruct() error {
 }
 
 // roomIdentity is what makes two handlers share one room in this process: the
-// same room on the same store with the same key and settings.
+// same room on the same store with the same keys and settings. Every key counts,
+// not only the signing one: a reload that drops a previous key must stop
+// honouring what it signed.
 func roomIdentity(h *Handler, storeKey string) string {
+	kids := []string{h.key.KeyID()}
+	for _, k := range h.previous {
+		kids = append(kids, k.KeyID())
+	}
 	b, _ := json.Marshal(struct {
 		Store    string
 		Room     string
-		Kid      string
+		Kid      []string
 		Issuer   string
 		Settings waitingroom.Settings
-	}{storeKey, h.Room, h.key.KeyID(), h.Issuer, h.settings})
+	}{storeKey, h.Room, kids, h.Issuer, h.settings})
 	sum := sha256.Sum256(b)
 	return "room:" + h.Room + ":" + hex.EncodeToString(sum[:8])
 }
@@ -132,6 +138,7 @@ func acquireRoom(ctx caddy.Context, h *Handler, logger *zap.Logger) (*roomHandle
 			Settings: h.settings,
 			Store:    store,
 			Key:      h.key,
+			Previous: h.previous,
 			Issuer:   h.Issuer,
 			Now:      now,
 		})

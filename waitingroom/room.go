@@ -2,7 +2,6 @@ package waitingroom
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,9 +17,10 @@ type Config struct {
 	Settings Settings
 	Store    Store
 	Key      *SigningKey
-	// Trusted are extra public keys whose passes are honoured (for example the
-	// previous key, during a rotation).
-	Trusted []ed25519.PublicKey
+	// Previous are keys that still verify tickets and passes but sign nothing:
+	// the previous key during a rotation (or the next one, staged). They are
+	// published in the JWKS with Key.
+	Previous []*SigningKey
 	// Issuer is the "iss" of the passes the room issues and accepts.
 	Issuer string
 	// Now is the clock; nil means time.Now. Tests inject one.
@@ -35,6 +35,7 @@ type Room struct {
 	base     Settings
 	store    Store
 	key      *SigningKey
+	keys     *Keyring
 	issuer   string
 	now      func() time.Time
 	verifier *PassVerifier
@@ -111,20 +112,21 @@ func NewRoom(cfg Config) (*Room, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	keys := map[string]ed25519.PublicKey{cfg.Key.KeyID(): cfg.Key.Public()}
-	for _, k := range cfg.Trusted {
-		keys[Thumbprint(k)] = k
+	keys, err := NewKeyring(cfg.Key, cfg.Previous...)
+	if err != nil {
+		return nil, err
 	}
 	r := &Room{
 		id:     cfg.ID,
 		base:   s,
 		store:  cfg.Store,
 		key:    cfg.Key,
+		keys:   keys,
 		issuer: cfg.Issuer,
 		now:    cfg.Now,
 		passes: newPassCache(4*s.TotalActiveUsers + 1024),
 	}
-	r.verifier = NewPassVerifier(keys, WithIssuer(cfg.Issuer), WithClock(cfg.Now), WithLeeway(5*time.Second))
+	r.verifier = NewPassVerifier(keys.PublicKeys(), WithIssuer(cfg.Issuer), WithClock(cfg.Now), WithLeeway(5*time.Second))
 	r.publish(r.now(), Snapshot{}, false)
 	return r, nil
 }

@@ -120,6 +120,12 @@ func (k *SigningKey) ticketMAC(payload, out []byte) []byte {
 // OpenTicket authenticates and decodes a cookie value. It checks the room and that
 // the ticket was seen within lifetime of now.
 func (k *SigningKey) OpenTicket(value, room string, now time.Time, lifetime time.Duration) (Ticket, error) {
+	return openTicket(value, room, now, lifetime, k, nil)
+}
+
+// openTicket authenticates value with first, then with each of others, and
+// decodes it once one of them vouches for it.
+func openTicket(value, room string, now time.Time, lifetime time.Duration, first *SigningKey, others []*SigningKey) (Ticket, error) {
 	if len(value) == 0 || len(value) > MaxTicketSize {
 		return Ticket{}, ErrInvalidTicket
 	}
@@ -129,7 +135,11 @@ func (k *SigningKey) OpenTicket(value, room string, now time.Time, lifetime time
 	}
 	payload, mac := raw[:len(raw)-ticketMACSize], raw[len(raw)-ticketMACSize:]
 	var sum [sha256.Size]byte
-	if !hmac.Equal(mac, k.ticketMAC(payload, sum[:0])) {
+	ok := hmac.Equal(mac, first.ticketMAC(payload, sum[:0]))
+	for i := 0; !ok && i < len(others); i++ {
+		ok = hmac.Equal(mac, others[i].ticketMAC(payload, sum[:0]))
+	}
+	if !ok {
 		return Ticket{}, ErrInvalidTicket
 	}
 	t, ok := decodeTicket(payload)

@@ -156,7 +156,7 @@ func (r *Room) admitted(t Ticket, expires time.Time, now time.Time) (Visit, erro
 
 // OpenTicket reads a ticket cookie for this room.
 func (r *Room) OpenTicket(value string) (Ticket, error) {
-	return r.key.OpenTicket(value, r.id, r.now(), r.settings().TicketLifetime)
+	return r.keys.OpenTicket(value, r.id, r.now(), r.settings().TicketLifetime)
 }
 
 // SealTicket encodes a ticket as a cookie value.
@@ -281,13 +281,9 @@ func (r *Room) AdmittedStatus(p Pass) Status {
 	}
 }
 
-// JWKS is the key set origins verify passes with.
-func (r *Room) JWKS() JWKS {
-	set := JWKS{Keys: []JWK{r.key.JWK()}}
-	for kid, pub := range r.verifier.keys {
-		if kid != r.key.KeyID() {
-			set.Keys = append(set.Keys, PublicJWK(pub))
-		}
-	}
-	return set
-}
+// JWKS is the key set origins verify passes with: the key that signs, then the
+// others still trusted during a rotation.
+func (r *Room) JWKS() JWKS { return r.keys.JWKS() }
+
+// KeyIDs lists the IDs of the keys the room verifies with, the signing one first.
+func (r *Room) KeyIDs() []string { return r.keys.KeyIDs() }

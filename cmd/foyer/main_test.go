@@ -54,14 +54,15 @@ func TestListModules(t *testing.T) {
 
 func TestValidateNamesTheSetting(t *testing.T) {
 	cases := map[string]string{
-		"total_active_users": "total_active_users 0",
-		"session_duration":   "session_duration 5s",
-		"event_end":          "event_start 2026-12-01T10:00:00Z\n\t\tevent_end 2026-12-01T09:00:00Z",
-		"queueing_method":    "queueing_method lifo",
-		"prequeue_start":     "prequeue_start yesterday",
-		"signing_key":        "signing_key /nonexistent/key.pem",
-		"on_store_failure":   "on_store_failure sometimes",
-		"unrecognized":       "colour blue",
+		"total_active_users":    "total_active_users 0",
+		"session_duration":      "session_duration 5s",
+		"event_end":             "event_start 2026-12-01T10:00:00Z\n\t\tevent_end 2026-12-01T09:00:00Z",
+		"queueing_method":       "queueing_method lifo",
+		"prequeue_start":        "prequeue_start yesterday",
+		"signing_key":           "signing_key /nonexistent/key.pem",
+		"previous_signing_keys": "previous_signing_keys /nonexistent/old.pem",
+		"on_store_failure":      "on_store_failure sometimes",
+		"unrecognized":          "colour blue",
 	}
 	for setting, line := range cases {
 		t.Run(setting, func(t *testing.T) {
