@@ -38,11 +38,8 @@ func demoStack(t *testing.T, adminToken string) (string, *bookingChild) {
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d", gw)
 	startFoyer(t, "foyer", cfg, base)
-	bin, _ := binaries(t)
-	p := startChild(t, "booking", bin, nil, "-addr", fmt.Sprintf("127.0.0.1:%d", origin), "-seed-demo",
+	b := runBooking(t, "booking", origin, "-seed-demo",
 		"-jwks", base+"/_waiting-room/jwks.json", "-room", "demo", "-admin-token", adminToken, "-public-url", base)
-	b := &bookingChild{child: p, url: fmt.Sprintf("http://127.0.0.1:%d", origin)}
-	p.waitFor(b.url+"/healthz", http.StatusOK, 30*time.Second)
 	return base, b
 }
 

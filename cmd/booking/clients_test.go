@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,9 +42,17 @@ func newPassSigner(t *testing.T) *passSigner {
 	return &passSigner{key: key, jwks: path}
 }
 
-func (s *passSigner) pass(t *testing.T, customer string) string {
+// shopRoom is the room whose passes passSigner signs.
+const shopRoom = "onsale"
+
+// issue signs a pass for customer, valid for an hour.
+func (s *passSigner) issue(customer string) (string, error) {
 	now := time.Now()
-	tok, err := s.key.IssuePass(waitingroom.Pass{Room: "onsale", Subject: customer, IssuedAt: now, ExpiresAt: now.Add(time.Hour)}, waitingroom.DefaultIssuer)
+	return s.key.IssuePass(waitingroom.Pass{Room: shopRoom, Subject: customer, IssuedAt: now, ExpiresAt: now.Add(time.Hour)}, waitingroom.DefaultIssuer)
+}
+
+func (s *passSigner) pass(t *testing.T, customer string) string {
+	tok, err := s.issue(customer)
 	if err != nil {
 		t.Error(err)
 	}
@@ -87,28 +97,57 @@ func call(t *testing.T, method, url string, header http.Header, body any, out an
 
 // callWith is call with a given client (and so its cookies).
 func callWith(t *testing.T, c *http.Client, method, url string, header http.Header, body any, out any) int {
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, url, rd)
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Errorf("%s %s: %v", method, url, err)
+	r := exchange(c, method, url, header, body)
+	if r.status == 0 {
+		t.Errorf("%s %s: %v", method, url, r.err)
 		return 0
 	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	if out != nil && len(data) > 0 {
-		if err := json.Unmarshal(data, out); err != nil {
-			t.Errorf("%s %s: %d %s", method, url, resp.StatusCode, data)
+	if out != nil && len(r.body) > 0 {
+		if err := json.Unmarshal(r.body, out); err != nil {
+			t.Errorf("%s %s: %d %s", method, url, r.status, r.body)
 		}
 	}
-	return resp.StatusCode
+	return r.status
+}
+
+// reply is one HTTP answer; err is set when there was none, or it was cut
+// short (the process was down, or died mid-request).
+type reply struct {
+	status int
+	header http.Header
+	body   []byte
+	err    error
+}
+
+var noRedirects = &http.Client{
+	Timeout:       10 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
+// exchange sends one request and reads the whole answer. A string body is
+// sent as it is, any other as JSON.
+func exchange(c *http.Client, method, url string, header http.Header, body any) reply {
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		js, _ := json.Marshal(b)
+		rd = bytes.NewReader(js)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		return reply{err: err}
+	}
+	maps.Copy(req.Header, header)
+	resp, err := c.Do(req)
+	if err != nil {
+		return reply{err: err}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return reply{status: resp.StatusCode, header: resp.Header, body: data, err: err}
 }
 
 type orderJSON struct {

@@ -1,5 +1,3 @@
-//go:build linux
-
 package main
 
 import (
@@ -35,10 +33,10 @@ type shopper struct {
 
 // step takes the shopper's next step. An error means the service did not
 // answer it (down, or killed mid-request); anything else is a test failure.
-func (s *shopper) step(t *testing.T, p *proc) error {
+func (s *shopper) step(t *testing.T, p *bookingChild) error {
 	switch {
 	case s.hold == "":
-		r := p.call("POST", fmt.Sprintf("/api/events/%d/holds", s.eventID), s.id, map[string]any{"section": "A", "quantity": 1})
+		r := p.request("POST", fmt.Sprintf("/api/events/%d/holds", s.eventID), s.id, map[string]any{"section": "A", "quantity": 1})
 		if r.err != nil || r.status == http.StatusServiceUnavailable {
 			return fmt.Errorf("hold: %d %v", r.status, r.err)
 		}
@@ -50,7 +48,7 @@ func (s *shopper) step(t *testing.T, p *proc) error {
 		_ = json.Unmarshal(r.body, &h)
 		s.hold = h.ID
 	case s.order == "":
-		r := p.call("POST", "/api/holds/"+s.hold+"/checkout", s.id, nil)
+		r := p.request("POST", "/api/holds/"+s.hold+"/checkout", s.id, nil)
 		if r.err != nil || r.status == http.StatusServiceUnavailable {
 			return fmt.Errorf("checkout: %d %v", r.status, r.err)
 		}
@@ -68,13 +66,13 @@ func (s *shopper) step(t *testing.T, p *proc) error {
 		s.order, s.payURL = co.Order.ID, co.Payment.PayURL
 	case !s.paid:
 		// The pay page of a checkout made before a crash must still work.
-		if r := p.call("GET", s.payURL, "", nil); r.err != nil {
+		if r := p.request("GET", s.payURL, "", nil); r.err != nil {
 			return fmt.Errorf("pay page: %v", r.err)
 		} else if r.status != http.StatusOK {
 			t.Errorf("%s: pay page %s answered %d: %s", s.id, s.payURL, r.status, r.body)
 			return fmt.Errorf("pay page refused")
 		}
-		r := p.call("POST", s.payURL, "", "action=pay", "Content-Type", "application/x-www-form-urlencoded")
+		r := p.request("POST", s.payURL, "", "action=pay", "Content-Type", "application/x-www-form-urlencoded")
 		if r.err != nil {
 			return fmt.Errorf("pay: %v", r.err)
 		}
@@ -162,7 +160,7 @@ func TestFaultBookingKilledDuringCheckout(t *testing.T) {
 			ordered += b2i(s.order != "")
 			paid += b2i(s.paid)
 		}
-		restarts = append(restarts, p.start())
+		restarts = append(restarts, p.restart())
 		lastRestart = time.Now()
 		t.Logf("round %d: killed after %s; of %d shoppers %d held, %d checked out, %d paid",
 			round, killAfter.Round(time.Millisecond), perRound, held, ordered, paid)
@@ -201,14 +199,12 @@ func TestFaultBookingKilledDuringCheckout(t *testing.T) {
 			t.Errorf("%s paid for order %s, which is %q", s.id, s.order, st.orders[s.order])
 		}
 	}
-	if ok, v := p.invariants(); !ok {
-		t.Fatalf("invariants violated: %v", v)
-	}
+	checkInvariants(t, p.url, faultAdminToken)
 	var slowest time.Duration
 	for _, d := range restarts {
 		slowest = max(slowest, d)
 	}
-	reconciled := strings.Count(p.log.String(), "reconciler: payment succeeded without a webhook")
+	reconciled := strings.Count(p.output(), "reconciler: payment succeeded without a webhook")
 	t.Logf("%d shoppers, %d rounds of kill -9: %d paid orders, 0 lost (%d confirmed by the reconciler, the rest by retried webhooks); restart to ready at most %s; every order settled %s after the last restart",
 		len(all), rounds, len(st.providerSucceeded), reconciled, slowest.Round(time.Millisecond), settled.Round(time.Millisecond))
 }
@@ -276,14 +272,12 @@ func TestFaultRedisRestartEmptyDeliversTickets(t *testing.T) {
 	}
 	// The fan's next look at the order tells the gateway to free their slot.
 	for _, s := range during {
-		r := p.call("GET", "/api/orders/"+s.order, s.id, nil)
+		r := p.request("GET", "/api/orders/"+s.order, s.id, nil)
 		if r.err != nil || r.status != http.StatusOK || r.header.Get(booking.CommandHeader) != booking.CommandRevoke {
 			t.Errorf("%s: order read = %d %v, command %q; want the revoke", s.id, r.status, r.err, r.header.Get(booking.CommandHeader))
 		}
 	}
-	if ok, v := p.invariants(); !ok {
-		t.Fatalf("invariants violated: %v", v)
-	}
+	checkInvariants(t, p.url, faultAdminToken)
 	t.Logf("tickets of orders paid during the outage delivered %s after Redis came back empty", back.Round(time.Millisecond))
 }
 

@@ -23,8 +23,7 @@ import (
 // start.
 func TestFaultPassOfAnotherRoomOrIssuer(t *testing.T) {
 	const adminToken = "room-admin"
-	bin, _ := binaries(t)
-	out, err := exec.Command(bin, "-jwks", "http://127.0.0.1:1/jwks.json").CombinedOutput()
+	out, err := exec.Command(bookingBinary(t), "-jwks", "http://127.0.0.1:1/jwks.json").CombinedOutput()
 	if code := exitCode(err); code != 2 || !strings.Contains(string(out), "-room") {
 		t.Fatalf("starting without -room: exit %d, %s; want 2 naming -room", code, out)
 	}

@@ -54,18 +54,16 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 `, gw, ports[0], ports[1]), gw)
 	// Both start at once on the empty database: they migrate it and seed
 	// the demo event once between them.
-	bin, _ := binaries(t)
 	var procs [2]*bookingChild
 	for i := range procs {
-		addr := fmt.Sprintf("127.0.0.1:%d", ports[i])
-		p := startChild(t, fmt.Sprintf("booking-%d", i), bin, nil, "-addr", addr,
+		procs[i] = newBooking(t, fmt.Sprintf("booking-%d", i), ports[i],
 			"-database-url", db, "-redis-url", "redis://"+rs.Addr, "-jwks", gw+"/_waiting-room/jwks.json", "-room", "onsale", "-seed-demo",
 			"-admin-token", adminToken, "-webhook-secret", webhookSecret, "-ticket-secret", "tickets-two-procs",
-			"-public-url", "http://"+addr, "-fake-pay-copies", "2", "-db-max-conns", "6")
-		procs[i] = &bookingChild{child: p, url: "http://" + addr}
+			"-public-url", fmt.Sprintf("http://127.0.0.1:%d", ports[i]), "-fake-pay-copies", "2", "-db-max-conns", "6")
+		procs[i].start()
 	}
 	for _, p := range procs {
-		p.waitFor(p.url+"/healthz", http.StatusOK, 30*time.Second)
+		p.awaitReady()
 	}
 	var seeded struct {
 		Events []struct{} `json:"events"`

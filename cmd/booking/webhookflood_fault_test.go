@@ -28,10 +28,8 @@ func TestFaultUnsignedWebhookFlood(t *testing.T) {
 	const adminToken = "flood-admin"
 	db := pgtest.NewDatabase(t)
 	signer := newPassSigner(t)
-	port := freePort(t)
-	args := []string{"-database-url", db, "-jwks", signer.jwks, "-room", "onsale", "-admin-token", adminToken,
-		"-seed-demo", "-webhook-secret", "whsec_flood"}
-	b := runBooking(t, "booking", port, args...)
+	b := runBooking(t, "booking", 0, "-database-url", db, "-jwks", signer.jwks, "-room", "onsale", "-admin-token", adminToken,
+		"-seed-demo", "-webhook-secret", "whsec_flood")
 
 	// Bounded in count and time: 1,500 requests, 8 at a time, 20 s at most.
 	const total, workers = 1500, 8
@@ -108,8 +106,7 @@ func TestFaultUnsignedWebhookFlood(t *testing.T) {
 	}
 	for round, restart := range []bool{false, true} {
 		if restart {
-			b.kill()
-			b = runBooking(t, "booking-restarted", port, args...)
+			b.restart()
 		}
 		status, again, againBody := hold()
 		if status != http.StatusCreated || again.Get("Idempotent-Replayed") != "true" || again.Get("Location") != first.Get("Location") || againBody != firstBody {
