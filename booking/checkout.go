@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -24,7 +25,11 @@ func (s *Service) Checkout(ctx context.Context, customerID, holdID string) (Orde
 	if o.Payment.ProviderPaymentID != "" || o.Status != OrderPendingPayment {
 		return o, nil
 	}
-	p, err := s.cfg.Provider.CreatePayment(ctx, s.paymentParams(o), o.Payment.IdempotencyKey)
+	params, err := s.paymentRequest(ctx, o)
+	if err != nil {
+		return Order{}, err
+	}
+	p, err := s.cfg.Provider.CreatePayment(ctx, params, o.Payment.IdempotencyKey)
 	if err != nil {
 		s.cfg.Logger.Warn("creating payment failed", "order", o.ID, "error", err)
 		if errors.Is(err, payments.ErrUnavailable) {
@@ -49,9 +54,30 @@ func (s *Service) Checkout(ctx context.Context, customerID, holdID string) (Orde
 	return cur, nil
 }
 
-// paymentParams are the provider parameters of an order's payment. They are a
-// function of the order alone: a retry with the order's idempotency key, from
-// a checkout or from the reconciler, must send the same ones.
+// paymentRequest returns the provider parameters of an order's payment: the
+// ones pinned with the order by its first attempt, whichever process made
+// it. A provider refuses an idempotency key sent again with other parameters,
+// and what this process would send is not always what the first attempt
+// sent: processes behind one balancer may each know the storefront by their
+// own address, and a new release may word the description differently.
+func (s *Service) paymentRequest(ctx context.Context, o Order) (payments.CreateParams, error) {
+	mine, err := json.Marshal(s.paymentParams(o))
+	if err != nil {
+		return payments.CreateParams{}, err
+	}
+	pinned, err := s.cfg.Store.PinPaymentRequest(ctx, o.ID, mine)
+	if err != nil {
+		return payments.CreateParams{}, err
+	}
+	var p payments.CreateParams
+	if err := json.Unmarshal(pinned, &p); err != nil {
+		return payments.CreateParams{}, fmt.Errorf("order %s: pinned payment request: %w", o.ID, err)
+	}
+	return p, nil
+}
+
+// paymentParams are the provider parameters this process would send for an
+// order's payment.
 func (s *Service) paymentParams(o Order) payments.CreateParams {
 	return payments.CreateParams{
 		Amount:      int64(o.Amount),

@@ -77,7 +77,11 @@ func (s *Service) providerPayment(ctx context.Context, o Order) (payments.Paymen
 	if o.Payment.ProviderPaymentID != "" {
 		return s.cfg.Provider.RetrievePayment(ctx, o.Payment.ProviderPaymentID)
 	}
-	p, err := s.cfg.Provider.CreatePayment(ctx, s.paymentParams(o), o.Payment.IdempotencyKey)
+	params, err := s.paymentRequest(ctx, o)
+	if err != nil {
+		return payments.Payment{}, err
+	}
+	p, err := s.cfg.Provider.CreatePayment(ctx, params, o.Payment.IdempotencyKey)
 	if err != nil {
 		return payments.Payment{}, err
 	}

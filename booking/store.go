@@ -35,6 +35,12 @@ type Store interface {
 	// BeginCheckout extends an active, unexpired hold to extendTo and creates
 	// its order and payment records, or returns the ones an earlier call made.
 	BeginCheckout(ctx context.Context, holdID, customerID string, extendTo, now time.Time) (Order, error)
+	// PinPaymentRequest stores req as the provider create request of an
+	// order's payment unless one is stored already, and returns the stored
+	// one. A provider refuses an idempotency key sent again with other
+	// parameters; processes configured differently, or a new release, send
+	// the pinned request and so always the first one.
+	PinPaymentRequest(ctx context.Context, orderID string, req []byte) ([]byte, error)
 	// AttachPayment records the provider's id and pay page for a payment.
 	AttachPayment(ctx context.Context, orderID, providerPaymentID, payURL string) error
 	// ConfirmPayment marks an order paid, writing its tickets and an outbox

@@ -40,6 +40,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Release", testRelease},
 		{"Checkout", testCheckout},
 		{"CheckoutExpiredHold", testCheckoutExpired},
+		{"PinPaymentRequest", testPinPaymentRequest},
 		{"ConfirmPayment", testConfirmPayment},
 		{"ConfirmIsIdempotent", testConfirmIdempotent},
 		{"LatePaymentRetakes", testLatePaymentRetakes},

@@ -39,6 +39,20 @@ func (s *Store) BeginCheckout(_ context.Context, holdID, customerID string, exte
 	return s.orderLocked(&o), nil
 }
 
+// PinPaymentRequest stores the create request unless one is stored.
+func (s *Store) PinPaymentRequest(_ context.Context, orderID string, req []byte) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.orders[orderID]; !ok {
+		return nil, errOrderNotFound(orderID)
+	}
+	if pinned, ok := s.paymentRequests[orderID]; ok {
+		return slices.Clone(pinned), nil
+	}
+	s.paymentRequests[orderID] = slices.Clone(req)
+	return slices.Clone(req), nil
+}
+
 // AttachPayment records the provider's side of the payment.
 func (s *Store) AttachPayment(_ context.Context, orderID, providerPaymentID, payURL string) error {
 	s.mu.Lock()

@@ -21,10 +21,12 @@ type Store struct {
 	orders         map[string]*booking.Order
 	orderByHold    map[string]string
 	providerEvents map[string]bool
-	outbox         []*outboxRow
-	nextOutboxID   int64
-	deliveries     map[string]booking.Delivery
-	idempotency    map[idempotencyScope]*idempotencyEntry
+	// paymentRequests holds each order's pinned provider create request.
+	paymentRequests map[string][]byte
+	outbox          []*outboxRow
+	nextOutboxID    int64
+	deliveries      map[string]booking.Delivery
+	idempotency     map[idempotencyScope]*idempotencyEntry
 }
 
 type event struct {
@@ -64,15 +66,16 @@ var _ booking.Store = (*Store)(nil)
 // New returns an empty store.
 func New() *Store {
 	return &Store{
-		events:         map[int64]*event{},
-		holds:          map[string]*booking.Hold{},
-		active:         map[string]*booking.Hold{},
-		tickets:        map[string]bool{},
-		orders:         map[string]*booking.Order{},
-		orderByHold:    map[string]string{},
-		providerEvents: map[string]bool{},
-		deliveries:     map[string]booking.Delivery{},
-		idempotency:    map[idempotencyScope]*idempotencyEntry{},
+		events:          map[int64]*event{},
+		holds:           map[string]*booking.Hold{},
+		active:          map[string]*booking.Hold{},
+		tickets:         map[string]bool{},
+		orders:          map[string]*booking.Order{},
+		orderByHold:     map[string]string{},
+		providerEvents:  map[string]bool{},
+		paymentRequests: map[string][]byte{},
+		deliveries:      map[string]booking.Delivery{},
+		idempotency:     map[idempotencyScope]*idempotencyEntry{},
 	}
 }
 

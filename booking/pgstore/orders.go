@@ -61,6 +61,23 @@ func (s *Store) BeginCheckout(ctx context.Context, holdID, customerID string, ex
 	return o, err
 }
 
+// PinPaymentRequest stores the create request unless one is stored. The row
+// lock of the UPDATE queues concurrent pins; the later one sees the first
+// one's request and keeps it.
+func (s *Store) PinPaymentRequest(ctx context.Context, orderID string, req []byte) ([]byte, error) {
+	var pinned []byte
+	err := s.pool.QueryRow(ctx, `
+		UPDATE payments SET create_request = coalesce(create_request, $2)
+		WHERE order_id = $1 RETURNING create_request`, orderID, req).Scan(&pinned)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errOrderNotFound(orderID)
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	return pinned, nil
+}
+
 // AttachPayment records the provider's payment id and pay page, once.
 func (s *Store) AttachPayment(ctx context.Context, orderID, providerPaymentID, payURL string) error {
 	tag, err := s.pool.Exec(ctx, `
