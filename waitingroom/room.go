@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +24,10 @@ type Config struct {
 	Issuer string
 	// Now is the clock; nil means time.Now. Tests inject one.
 	Now func() time.Time
+	// Resumed says the room ran before on this store (the gateway keeps a
+	// mark of it): a store with no record of it lost its data, and the room
+	// is re-created settling (see recovery.go).
+	Resumed bool
 }
 
 // Room is one node's handle on a waiting room: it answers visitors from a view of
@@ -44,6 +47,8 @@ type Room struct {
 	// declaring is set while a sold-out declaration is on its way to the store.
 	declaring atomic.Bool
 	stats     Stats
+	resumed   bool
+	ann       announcements
 
 	view atomic.Pointer[view]
 	// changed is closed and replaced whenever a new view is published, so that
@@ -110,13 +115,14 @@ func NewRoom(cfg Config) (*Room, error) {
 		keys[Thumbprint(k)] = k
 	}
 	r := &Room{
-		id:     cfg.ID,
-		base:   s,
-		store:  cfg.Store,
-		key:    cfg.Key,
-		issuer: cfg.Issuer,
-		now:    cfg.Now,
-		passes: newPassCache(4*s.TotalActiveUsers + 1024),
+		id:      cfg.ID,
+		base:    s,
+		store:   cfg.Store,
+		key:     cfg.Key,
+		issuer:  cfg.Issuer,
+		now:     cfg.Now,
+		passes:  newPassCache(4*s.TotalActiveUsers + 1024),
+		resumed: cfg.Resumed,
 	}
 	r.verifier = NewPassVerifier(keys, WithIssuer(cfg.Issuer), WithClock(cfg.Now), WithLeeway(5*time.Second))
 	r.publish(r.now(), Snapshot{}, false)
@@ -133,7 +139,11 @@ func (r *Room) Stats() *Stats { return &r.stats }
 // that cannot be reached is not fatal: the room starts in the failure mode of
 // DESIGN.md and recovers on a later Tick.
 func (r *Room) Start(ctx context.Context) error {
-	if err := r.store.Init(ctx, r.id, Seed{}); err != nil {
+	var seed Seed
+	if r.resumed {
+		seed.SettleUntil = r.now().Add(settleWindow(r.base))
+	}
+	if err := r.store.Init(ctx, r.id, seed); err != nil {
 		r.storeFailed()
 		return fmt.Errorf("initialising room %s: %w", r.id, err)
 	}
@@ -165,6 +175,10 @@ func (r *Room) Tick(ctx context.Context) error {
 	r.mu.Lock()
 	due := now.Unix() != r.lastAdvance
 	r.mu.Unlock()
+	if err := r.flushAnnouncements(ctx); err != nil {
+		r.storeFailed()
+		return err
+	}
 	if due {
 		lim := r.settings().limitsAt(now)
 		err := r.store.Advance(ctx, r.id, now, lim)
@@ -196,17 +210,22 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 	if err == nil && snap.Incarnation != r.knownIncarnation() {
 		// The room was created anew since we last looked (the store lost it,
 		// and perhaps another node re-seeded it): our revocation cursor means
-		// nothing any more, so read them all again; and no newcomer may be
-		// placed ahead of a ticket this node handed out, so raise the keys
-		// above them.
+		// nothing any more, so read them all again; and the node that
+		// re-created it may have known less than this one (nothing, if it
+		// started afresh), so restore this node's view: no newcomer may be
+		// placed ahead of a ticket this node handed out, serving stays where
+		// it was, and the overrides stay in force.
 		r.mu.Lock()
 		first := r.incarnation == ""
 		r.incarnation, r.revCursor = snap.Incarnation, 0
-		floor := Seed{Counters: Counters{Seq: r.maxKey}}
-		r.mu.Unlock()
-		raise := !first && floor.Seq > snap.Seq
+		raise := !first && r.known
+		var seed Seed
 		if raise {
-			err = r.store.Init(ctx, r.id, floor)
+			seed = r.wholeSeed(now, r.view.Load())
+		}
+		r.mu.Unlock()
+		if raise {
+			err = r.store.Init(ctx, r.id, seed)
 		}
 		// A node's first look already read from cursor 0 and raised nothing:
 		// the snapshot in hand is the one a second read would give.
@@ -255,6 +274,11 @@ func (r *Room) syncOverrides(ctx context.Context, version int64) error {
 	r.mu.Unlock()
 	if version == current {
 		return nil
+	}
+	if version < current {
+		// Versions only grow: the store lost the overrides this node knows.
+		// They stay in force here, and go back to the store.
+		return r.pushOverrides(ctx)
 	}
 	data, v, err := r.store.Overrides(ctx, r.id)
 	if err != nil {
@@ -329,17 +353,12 @@ func epochDraws(have []epochDraw, epochs []Epoch, seed []byte) []epochDraw {
 func (r *Room) reseed(ctx context.Context, now time.Time) error {
 	v := r.view.Load()
 	r.mu.Lock()
-	seed := Seed{Counters: v.snap.Counters, DrawClosed: v.snap.DrawClosed, DrawSize: v.snap.DrawSize, Epochs: v.snap.Epochs}
-	if r.known {
-		margin := uint64(math.Ceil(r.flow.joinRate()*(now.Sub(v.at).Seconds()+1))) + reseedMargin
-		seed.Seq = max(seed.Seq, r.maxKey) + margin
-		// Live sessions, and admissions that may have been claimed since this
-		// node last looked, keep their slots as anonymous held ones (their
-		// passes may be out there); the admissions come back too, so that a
-		// fan who had yet to claim still can, within their grace.
-		seed.Held = v.snap.Active + v.snap.Pending
-		seed.HeldUntil = now.Add(v.settings.SessionDuration)
-		seed.Batches = v.snap.Batches
+	seed := r.wholeSeed(now, v)
+	if !r.known && r.resumed {
+		// This node knows nothing of the room, but it ran before: the line is
+		// out there in the fans' tickets.
+		seed.Whole = false
+		seed.SettleUntil = now.Add(settleWindow(r.base))
 	}
 	drawSeed, drawAt := r.seed, r.seedAt
 	r.flow.reset()

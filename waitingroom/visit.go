@@ -39,6 +39,11 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 		st, _ := v.status(t, now)
 		return Visit{Status: st}, nil
 	}
+	if v.settling(now) {
+		// The store lost the line and the fans are telling it again where
+		// they stood: no key now could be placed right.
+		return Visit{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, ErrSettling)
+	}
 	lim := s.limitsAt(now)
 	res, err := r.joins.join(ctx, t.Visitor.String(), func(ctx context.Context, visitors []string) ([]JoinResult, error) {
 		res, err := r.store.JoinMany(ctx, r.id, visitors, now, lim)
@@ -50,7 +55,9 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 		return res, err
 	})
 	if err != nil {
-		r.storeFailed()
+		if !errors.Is(err, ErrSettling) {
+			r.storeFailed()
+		}
 		return Visit{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
 	}
 	r.stats.Joins.Add(1)
@@ -80,6 +87,7 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 	now := r.now()
 	v := r.view.Load()
 	r.stats.Polls.Add(1)
+	r.noteTicket(v, t)
 	st, t := v.status(t, now)
 	if st.State != StateAdmitted {
 		return Visit{Status: st, Ticket: t}, nil
@@ -172,6 +180,7 @@ func (r *Room) CheckPass(token string) (Pass, error) {
 		r.stats.PassesRejected.Add(1)
 		return Pass{}, fmt.Errorf("%w: revoked", ErrInvalidPass)
 	}
+	r.notePass(p)
 	return p, nil
 }
 
@@ -232,6 +241,18 @@ func (r *Room) Patch(ctx context.Context, patch Overrides) (Settings, error) {
 		if err != nil {
 			r.storeFailed()
 			return Settings{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+		}
+		r.mu.Lock()
+		behind := version < r.version
+		r.mu.Unlock()
+		if behind {
+			// The store lost the overrides this node knows: put them back
+			// first, so that the patch lays over them.
+			if err := r.pushOverrides(ctx); err != nil {
+				r.storeFailed()
+				return Settings{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+			}
+			continue
 		}
 		var current Overrides
 		if len(data) > 0 {
