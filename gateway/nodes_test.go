@@ -26,6 +26,7 @@ import (
 type node struct {
 	h   *Handler
 	url string
+	srv *httptest.Server
 }
 
 // newNode provisions cfg on store without a Caddy context, as testHandler
@@ -34,13 +35,20 @@ type node struct {
 // passes.
 func newNode(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey) *node {
 	t.Helper()
+	return newNodeResumed(t, cfg, store, key, false)
+}
+
+// newNodeResumed is newNode for a node that finds its mark of the room in
+// Caddy's storage (see roommark.go): the room ran before on this store.
+func newNodeResumed(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, resumed bool) *node {
+	t.Helper()
 	h := &cfg
 	if err := h.setup(); err != nil {
 		t.Fatal(err)
 	}
 	h.key, h.logger = key, zap.NewNop()
 	var err error
-	h.room, err = waitingroom.NewRoom(waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now})
+	h.room, err = waitingroom.NewRoom(waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now, Resumed: resumed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +68,7 @@ func newNode(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroo
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return &node{h: h, url: srv.URL}
+	return &node{h: h, url: srv.URL, srv: srv}
 }
 
 // deploymentKey is the signing key the nodes of one test share.

@@ -1,0 +1,119 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// TestFaultOverridesSurviveEmptyRedis: the operator pauses the sale and lowers
+// total_active_users; redis-server is killed and started empty; a node that
+// ran the room before restarts meanwhile and re-creates the room knowing
+// nothing. No node ever acts on its Caddyfile settings: while the store is
+// down, while it is empty, and after; the overrides come back with their
+// version, newcomers after the loss find the sale paused, and resuming it
+// keeps the lowered cap. Then the line moves in order within the lowered cap.
+func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
+	clock := useTestClock(t)
+	srv, dial := privateRedis(t)
+	key := deploymentKey(t)
+	const configured, lowered = 4, 2
+	cfg := Handler{Room: "overrides", TotalActiveUsers: configured, NewUsersPerMinute: 600, SessionDuration: caddy.Duration(time.Minute), AdmissionGrace: caddy.Duration(grace)}
+	a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+	b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+	watch := redisNodeStore(t, dial, "foyer")
+	nodes := []*node{a, b}
+	tr := sharedTransport(t)
+	l := newLedger()
+	ctx := context.Background()
+
+	first := walkIn(t, a, tr)
+	l.record(t, first, a)
+	paused, capped, title := true, lowered, "Back soon"
+	if _, err := a.h.room.Patch(ctx, waitingroom.Overrides{Paused: &paused, TotalActiveUsers: &capped, Title: &title}); err != nil {
+		t.Fatal(err)
+	}
+	step(t, clock, nodes)
+	fans := joinLine(t, nodes, tr, "fan", 4, 1)
+	step(t, clock, nodes)
+	version := b.h.room.Info().Version
+	overridden := func(when string, ns ...*node) {
+		t.Helper()
+		for i, n := range ns {
+			s := n.h.room.Settings()
+			if !s.Paused || s.TotalActiveUsers != lowered || s.Title != title {
+				t.Fatalf("%s: node %d acts on paused %v, cap %d, title %q; want the overrides (paused, cap %d)", when, i, s.Paused, s.TotalActiveUsers, s.Title, lowered)
+			}
+		}
+	}
+	overridden("before the loss", a, b)
+
+	srv.Stop(t)
+	for range 3 {
+		clock.Advance(time.Second)
+		_ = tickAll(nodes)
+		overridden("redis-server killed", a, b)
+	}
+	srv.Restart(t)
+	lossAt := time.Now()
+
+	// A node that ran the room before restarts now, and re-creates it from
+	// nothing: no record of the room in the store.
+	c := newNodeResumed(t, cfg, redisNodeStore(t, dial, "foyer"), key, true)
+	if data, v, err := watch.Overrides(ctx, "overrides"); err != nil || v != 0 || len(data) != 0 {
+		t.Fatalf("the re-created room's overrides: %q v%d %v; want none yet (the test's premise)", data, v, err)
+	}
+	overridden("store empty, before the nodes that knew re-seeded", a, b)
+	newcomer := newVisitor(tr)
+	if resp, _, err := newcomer.get(c.url+"/_waiting-room/status", true); err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("newcomer on the restarted node while the store is settling: %v %d, want 503", err, code(resp))
+	}
+
+	recoverNode(t, b)
+	recovered := time.Since(lossAt)
+	recoverNode(t, a)
+	overridden("after re-seeding", a, b)
+	data, v, err := watch.Overrides(ctx, "overrides")
+	if err != nil || v != version {
+		t.Fatalf("overrides in the store after re-seeding: %q v%d %v, want version %d back", data, v, err, version)
+	}
+	nodes = []*node{a, b, c}
+	step(t, clock, nodes)
+	overridden("after a refresh", a, b, c)
+	t.Logf("overrides restored %v after redis-server came back empty", recovered.Round(time.Millisecond))
+
+	// Newcomers after the loss find the sale paused, not open.
+	for range 4 { // past the settling of the re-created room
+		step(t, clock, nodes)
+	}
+	late := joinLine(t, nodes, tr, "late", 3, 2)
+	for i, f := range append(fans, late...) {
+		if st := f.status(t, nodes[i%3]); st.State != waitingroom.StatePaused {
+			for j, n := range nodes {
+				t.Logf("node %d: %+v %+v", j, n.h.room.Snapshot(), n.h.room.Settings())
+			}
+			t.Fatalf("%s (key %d) after the loss: %s through node %d, want paused", f.name, f.key, st.State, i%3)
+		}
+	}
+
+	// Resuming lays over the restored overrides: the cap stays lowered.
+	resume := false
+	if _, err := c.h.room.Patch(ctx, waitingroom.Overrides{Paused: &resume}); err != nil {
+		t.Fatal(err)
+	}
+	if data, v, err := watch.Overrides(ctx, "overrides"); err != nil || v != version+1 {
+		t.Fatalf("after resuming: %q v%d %v, want version %d", data, v, err, version+1)
+	}
+	step(t, clock, nodes)
+	for i, n := range nodes {
+		if s := n.h.room.Settings(); s.Paused || s.TotalActiveUsers != lowered {
+			t.Fatalf("node %d after resuming: paused %v cap %d, want resumed with cap %d", i, s.Paused, s.TotalActiveUsers, lowered)
+		}
+	}
+	faultLine(t, clock, nodes, append(fans, late...), l, lowered, grace, 120)
+}
