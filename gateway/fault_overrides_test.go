@@ -16,16 +16,19 @@ import (
 // ran the room before restarts meanwhile and re-creates the room knowing
 // nothing. No node ever acts on its Caddyfile settings: while the store is
 // down, while it is empty, and after; the overrides come back with their
-// version, newcomers after the loss find the sale paused, and resuming it
-// keeps the lowered cap. Then the line moves in order within the lowered cap.
+// version. Then redis-server dies again with every gateway: a gateway that
+// restarts applies the overrides it kept in Caddy storage from its start and
+// puts them back. Newcomers after the losses find the sale paused, resuming
+// it keeps the lowered cap, and the line moves in order within that cap.
 func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
 	clock := useTestClock(t)
 	srv, dial := privateRedis(t)
 	key := deploymentKey(t)
 	const configured, lowered = 4, 2
 	cfg := Handler{Room: "overrides", TotalActiveUsers: configured, NewUsersPerMinute: 600, SessionDuration: caddy.Duration(time.Minute), AdmissionGrace: caddy.Duration(grace)}
-	a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
-	b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+	diskA, diskB, diskC := &nodeDisk{}, &nodeDisk{}, &nodeDisk{}
+	a := newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, diskA)
+	b := newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, diskB)
 	watch := redisNodeStore(t, dial, "foyer")
 	nodes := []*node{a, b}
 	tr := sharedTransport(t)
@@ -64,7 +67,8 @@ func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
 
 	// A node that ran the room before restarts now, and re-creates it from
 	// nothing: no record of the room in the store.
-	c := newNodeResumed(t, cfg, redisNodeStore(t, dial, "foyer"), key, true)
+	diskC.remember(waitingroom.Memo{At: clock.Now()}) // it ran before, and kept no overrides
+	c := newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, diskC)
 	if data, v, err := watch.Overrides(ctx, "overrides"); err != nil || v != 0 || len(data) != 0 {
 		t.Fatalf("the re-created room's overrides: %q v%d %v; want none yet (the test's premise)", data, v, err)
 	}
@@ -85,25 +89,56 @@ func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
 	nodes = []*node{a, b, c}
 	step(t, clock, nodes)
 	overridden("after a refresh", a, b, c)
+	if m := diskA.load(); m == nil || m.Version != version {
+		t.Fatalf("node a kept %+v in its Caddy storage, want the overrides of version %d", m, version)
+	}
 	t.Logf("overrides restored %v after redis-server came back empty", recovered.Round(time.Millisecond))
+	for range 4 { // past the settling of the re-created room
+		step(t, clock, nodes)
+	}
+
+	// Then redis-server and every gateway die together. A gateway that
+	// restarts has only what it kept in Caddy storage: the overrides are in
+	// force from its start, and go back into the empty store.
+	srv.Stop(t)
+	for _, n := range nodes {
+		loseNode(n)
+	}
+	clock.Advance(2 * time.Second)
+	srv.Restart(t)
+	a = newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, diskA)
+	overridden("every gateway lost with Redis, on restart", a)
+	if data, v, err := watch.Overrides(ctx, "overrides"); err != nil || v != version {
+		t.Fatalf("overrides in the store after a restart from Caddy storage: %q v%d %v, want version %d", data, v, err, version)
+	}
+	nodes = []*node{a}
+	// Those inside and those waiting re-announce themselves while it settles.
+	if !first.visit(t, a, "/events/42") {
+		t.Fatal("the fan inside lost access")
+	}
+	for _, f := range fans {
+		if st := f.status(t, a); st.State != waitingroom.StatePaused {
+			t.Fatalf("%s after every gateway was lost: %s, want paused", f.name, st.State)
+		}
+	}
 
 	// Newcomers after the loss find the sale paused, not open.
 	for range 4 { // past the settling of the re-created room
 		step(t, clock, nodes)
 	}
-	late := joinLine(t, nodes, tr, "late", 3, 2)
+	late := joinLine(t, nodes, tr, "late", 3, 0)
 	for i, f := range append(fans, late...) {
-		if st := f.status(t, nodes[i%3]); st.State != waitingroom.StatePaused {
+		if st := f.status(t, nodes[i%len(nodes)]); st.State != waitingroom.StatePaused {
 			for j, n := range nodes {
 				t.Logf("node %d: %+v %+v", j, n.h.room.Snapshot(), n.h.room.Settings())
 			}
-			t.Fatalf("%s (key %d) after the loss: %s through node %d, want paused", f.name, f.key, st.State, i%3)
+			t.Fatalf("%s (key %d) after the loss: %s, want paused", f.name, f.key, st.State)
 		}
 	}
 
 	// Resuming lays over the restored overrides: the cap stays lowered.
 	resume := false
-	if _, err := c.h.room.Patch(ctx, waitingroom.Overrides{Paused: &resume}); err != nil {
+	if _, err := a.h.room.Patch(ctx, waitingroom.Overrides{Paused: &resume}); err != nil {
 		t.Fatal(err)
 	}
 	if data, v, err := watch.Overrides(ctx, "overrides"); err != nil || v != version+1 {

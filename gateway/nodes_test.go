@@ -35,20 +35,60 @@ type node struct {
 // passes.
 func newNode(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey) *node {
 	t.Helper()
-	return newNodeResumed(t, cfg, store, key, false)
+	return newNodeWith(t, cfg, store, key, nil)
 }
 
-// newNodeResumed is newNode for a node that finds its mark of the room in
-// Caddy's storage (see roommark.go): the room ran before on this store.
+// newNodeResumed is newNode for a node that finds a recent memo of the room
+// in Caddy's storage (see roommark.go): the room ran before on this store.
 func newNodeResumed(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, resumed bool) *node {
+	t.Helper()
+	return newNodeWith(t, cfg, store, key, func(c *waitingroom.Config) { c.Resumed = resumed })
+}
+
+// nodeDisk is a node's Caddy storage in the many-node tests: the memo its
+// room keeps there outlives the node.
+type nodeDisk struct {
+	mu   sync.Mutex
+	memo *waitingroom.Memo
+}
+
+func (d *nodeDisk) remember(m waitingroom.Memo) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.memo = &m
+}
+
+func (d *nodeDisk) load() *waitingroom.Memo {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.memo
+}
+
+// newNodeOn is newNode for a node whose Caddy storage is disk: it starts with
+// what an earlier node on that disk kept there, as pool.go does.
+func newNodeOn(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, disk *nodeDisk) *node {
+	t.Helper()
+	return newNodeWith(t, cfg, store, key, func(c *waitingroom.Config) {
+		c.Memo = disk.load()
+		c.Resumed = c.Memo != nil
+		c.Remember = disk.remember
+	})
+}
+
+// newNodeWith is newNode with the room's configuration adjusted by opt.
+func newNodeWith(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, opt func(*waitingroom.Config)) *node {
 	t.Helper()
 	h := &cfg
 	if err := h.setup(); err != nil {
 		t.Fatal(err)
 	}
 	h.key, h.logger = key, zap.NewNop()
+	rc := waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now}
+	if opt != nil {
+		opt(&rc)
+	}
 	var err error
-	h.room, err = waitingroom.NewRoom(waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now, Resumed: resumed})
+	h.room, err = waitingroom.NewRoom(rc)
 	if err != nil {
 		t.Fatal(err)
 	}

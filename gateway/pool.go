@@ -127,6 +127,7 @@ func acquireRoom(ctx caddy.Context, h *Handler, logger *zap.Logger) (*roomHandle
 		if err != nil {
 			return nil, err
 		}
+		memo, resumed := loadRoomMemo(ctx, storeKey, h.Room, h.settings.WithDefaults().TicketLifetime)
 		room, err := waitingroom.NewRoom(waitingroom.Config{
 			ID:       h.Room,
 			Settings: h.settings,
@@ -134,7 +135,9 @@ func acquireRoom(ctx caddy.Context, h *Handler, logger *zap.Logger) (*roomHandle
 			Key:      h.key,
 			Issuer:   h.Issuer,
 			Now:      now,
-			Resumed:  roomRanBefore(ctx, storeKey, h.Room),
+			Resumed:  resumed,
+			Memo:     memo,
+			Remember: roomMemoWriter(ctx, storeKey, h.Room),
 		})
 		if err != nil {
 			_, _ = stores.Delete(storeKey)
@@ -153,8 +156,6 @@ func acquireRoom(ctx caddy.Context, h *Handler, logger *zap.Logger) (*roomHandle
 			// Not fatal: the room serves in its failure mode and recovers
 			// when the store answers.
 			logger.Warn("waiting room store unreachable at start", zap.String("room", h.Room), zap.Error(err))
-		} else {
-			markRoomRan(ctx, storeKey, h.Room)
 		}
 		rh := &roomHandle{room: room, storeKey: storeKey, cancel: cancel, done: make(chan struct{})}
 		go func() {

@@ -4,44 +4,95 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+
+	"github.com/foyer-dev/foyer/waitingroom"
 )
 
-// A node marks, in Caddy's storage, each room it ran on a shared store. The
-// mark outlives the node's memory (and the store's data): a node that starts
-// and finds its mark while the store has no record of the room knows the
-// store lost it, and re-creates the room settling, so that the line can
-// re-announce itself before anyone new is placed (see the waitingroom
-// package's recovery.go). A room never run before has no mark and admits its
-// first visitor at once.
+// A node keeps, in Caddy's storage, a memo of each room it runs on a shared
+// store: the runtime overrides with their version, renewed while the room
+// runs (waitingroom.Memo). It outlives the node's memory and the store's
+// data: a node that starts with a recent memo applies its overrides at once,
+// and if the store has no record of the room, knows the store lost it and
+// re-creates the room settling, so that the line re-announces itself before
+// anyone new is placed. A room never run before, or not for a ticket
+// lifetime (no ticket of its old line is still valid), has no memo that
+// counts and admits its first visitor at once.
 //
-// Only shared stores are marked: rooms on the memory store start afresh with
-// their node, as the README says.
+// Only shared stores get a memo: rooms on the memory store start afresh with
+// their node.
 
-// roomMarkKey is where the mark of room on the store storeKey is kept.
-func roomMarkKey(storeKey, room string) string {
+// roomMemoKey is where the memo of room on the store storeKey is kept.
+func roomMemoKey(storeKey, room string) string {
 	sum := sha256.Sum256([]byte(storeKey))
-	return "waiting_room/rooms/" + hex.EncodeToString(sum[:8]) + "/" + room
+	return "waiting_room/rooms/" + hex.EncodeToString(sum[:8]) + "/" + room + ".json"
 }
 
-// roomRanBefore reports whether this node (or one sharing its storage) ran
-// room on the store storeKey before.
-func roomRanBefore(ctx caddy.Context, storeKey, room string) bool {
+// loadRoomMemo reads the memo a previous run left, and whether it is recent
+// enough for tickets of the room's line to be still out there.
+func loadRoomMemo(ctx caddy.Context, storeKey, room string, lifetime time.Duration) (*waitingroom.Memo, bool) {
 	if storeKey == "memory" || ctx.Storage() == nil {
-		return false
+		return nil, false
 	}
-	return ctx.Storage().Exists(ctx, roomMarkKey(storeKey, room))
+	data, err := ctx.Storage().Load(ctx, roomMemoKey(storeKey, room))
+	if err != nil {
+		return nil, false
+	}
+	var m waitingroom.Memo
+	if json.Unmarshal(data, &m) != nil {
+		return nil, false
+	}
+	if now().Sub(m.At) > lifetime {
+		return nil, false
+	}
+	return &m, true
 }
 
-// markRoomRan records that room runs on the store storeKey. Best effort: a
-// node that cannot write its storage only loses the settling after a loss.
-func markRoomRan(ctx caddy.Context, storeKey, room string) {
+// roomMemoWriter returns the function a room calls with its memo: it writes
+// in the background, the latest memo winning, so that the room's refresh never
+// waits on storage. Writing is best effort: a node that cannot keep its memo
+// only loses what it would restore after a loss of everything.
+func roomMemoWriter(ctx caddy.Context, storeKey, room string) func(waitingroom.Memo) {
 	if storeKey == "memory" || ctx.Storage() == nil {
-		return
+		return nil
 	}
-	c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = ctx.Storage().Store(c, roomMarkKey(storeKey, room), []byte(time.Now().UTC().Format(time.RFC3339)))
+	storage, key := ctx.Storage(), roomMemoKey(storeKey, room)
+	var (
+		mu      sync.Mutex
+		next    *waitingroom.Memo
+		writing bool
+	)
+	write := func() {
+		for {
+			mu.Lock()
+			m := next
+			next = nil
+			if m == nil {
+				writing = false
+				mu.Unlock()
+				return
+			}
+			mu.Unlock()
+			data, err := json.Marshal(m)
+			if err != nil {
+				continue
+			}
+			c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = storage.Store(c, key, data)
+			cancel()
+		}
+	}
+	return func(m waitingroom.Memo) {
+		mu.Lock()
+		defer mu.Unlock()
+		next = &m
+		if !writing {
+			writing = true
+			go write()
+		}
+	}
 }

@@ -200,3 +200,45 @@ func (r *Room) notePass(p Pass) {
 	fifo := v.settings.QueueingMethod == FIFO && !v.settings.drawn()
 	r.ann.pass(p, fifo, v.settings.TicketLifetime)
 }
+
+// Memo is what a node keeps of a room outside the store, where it outlives
+// both the node's memory and the store's data (the gateway keeps it in Caddy
+// storage): the runtime overrides with their version, and when it was last
+// written. A node that starts with one applies its overrides at once, puts
+// them back into a store that lost them, and, while it is recent, knows the
+// room ran before (Config.Resumed).
+type Memo struct {
+	Overrides json.RawMessage `json:"overrides,omitempty"`
+	Version   int64           `json:"version"`
+	At        time.Time       `json:"at"`
+}
+
+// memoEvery is how often a running node renews its memo even when nothing
+// changed, so that its age says when the room last ran.
+const memoEvery = time.Minute
+
+// remember hands the node's memo to Config.Remember when the overrides changed
+// or the last one is old. Call with r.mu held; the callback must not block.
+func (r *Room) remember(now time.Time, changed bool) {
+	if r.rememberFn == nil || (!changed && now.Sub(r.memoAt) < memoEvery) {
+		return
+	}
+	r.memoAt = now
+	data, version := r.overridesSeed()
+	r.rememberFn(Memo{Overrides: data, Version: version, At: now})
+}
+
+// recall applies the overrides of a memo a previous run left.
+func (r *Room) recall(m *Memo) {
+	if m == nil || m.Version == 0 {
+		return
+	}
+	var o Overrides
+	if len(m.Overrides) > 0 && json.Unmarshal(m.Overrides, &o) != nil {
+		return // unreadable: the store's, when it has them, will do
+	}
+	if o.Apply(r.base).Validate() != nil {
+		return
+	}
+	r.overrides, r.version = o, m.Version
+}

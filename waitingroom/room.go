@@ -28,6 +28,11 @@ type Config struct {
 	// mark of it): a store with no record of it lost its data, and the room
 	// is re-created settling (see recovery.go).
 	Resumed bool
+	// Memo is what a previous run of this node kept of the room outside the
+	// store (nil: nothing); Remember is called, without blocking, with the
+	// memo to keep from now on (see Memo).
+	Memo     *Memo
+	Remember func(Memo)
 }
 
 // Room is one node's handle on a waiting room: it answers visitors from a view of
@@ -45,10 +50,11 @@ type Room struct {
 	revoked  revocations
 	joins    joinBatcher
 	// declaring is set while a sold-out declaration is on its way to the store.
-	declaring atomic.Bool
-	stats     Stats
-	resumed   bool
-	ann       announcements
+	declaring  atomic.Bool
+	stats      Stats
+	resumed    bool
+	ann        announcements
+	rememberFn func(Memo)
 
 	view atomic.Pointer[view]
 	// changed is closed and replaced whenever a new view is published, so that
@@ -70,6 +76,7 @@ type Room struct {
 	epochs      []epochDraw
 	lastOK      time.Time
 	known       bool // a snapshot was read since start
+	memoAt      time.Time
 }
 
 // view is an immutable picture of the room that request paths read without locks.
@@ -115,15 +122,17 @@ func NewRoom(cfg Config) (*Room, error) {
 		keys[Thumbprint(k)] = k
 	}
 	r := &Room{
-		id:      cfg.ID,
-		base:    s,
-		store:   cfg.Store,
-		key:     cfg.Key,
-		issuer:  cfg.Issuer,
-		now:     cfg.Now,
-		passes:  newPassCache(4*s.TotalActiveUsers + 1024),
-		resumed: cfg.Resumed,
+		id:         cfg.ID,
+		base:       s,
+		store:      cfg.Store,
+		key:        cfg.Key,
+		issuer:     cfg.Issuer,
+		now:        cfg.Now,
+		passes:     newPassCache(4*s.TotalActiveUsers + 1024),
+		resumed:    cfg.Resumed,
+		rememberFn: cfg.Remember,
 	}
+	r.recall(cfg.Memo)
 	r.verifier = NewPassVerifier(keys, WithIssuer(cfg.Issuer), WithClock(cfg.Now), WithLeeway(5*time.Second))
 	r.publish(r.now(), Snapshot{}, false)
 	return r, nil
@@ -143,6 +152,9 @@ func (r *Room) Start(ctx context.Context) error {
 	if r.resumed {
 		seed.SettleUntil = r.now().Add(settleWindow(r.base))
 	}
+	// Overrides kept from a previous run are in force already; a store that
+	// holds an older version (it lost them) takes them back.
+	seed.Overrides, seed.OverridesVersion = r.overridesSeed()
 	if err := r.store.Init(ctx, r.id, seed); err != nil {
 		r.storeFailed()
 		return fmt.Errorf("initialising room %s: %w", r.id, err)
@@ -256,6 +268,7 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 	r.flow.add(now, snap.Counters)
 	r.lastOK = now
 	r.known = true
+	r.remember(now, false)
 	r.mu.Unlock()
 	r.publish(now, snap, true)
 	return nil
@@ -292,6 +305,7 @@ func (r *Room) syncOverrides(ctx context.Context, version int64) error {
 	}
 	r.mu.Lock()
 	r.overrides, r.version = o, v
+	r.remember(r.now(), true)
 	r.mu.Unlock()
 	return nil
 }
