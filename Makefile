@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin
 
-.PHONY: all build run test test-short services bench bench-go lint fuzz clean rehearsal
+.PHONY: all build run test test-short chaos services bench bench-go lint fuzz clean rehearsal
 
 all: build
 
@@ -24,6 +24,10 @@ services:
 test: services
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 25m ./...
+
+# The fault suite alone: real processes killed and restarted (also in make test).
+chaos: services
+	$(GO) test -race -count=1 -timeout 15m -run '^TestFault' ./...
 
 test-short:
 	$(GO) test -short -count=1 ./...
