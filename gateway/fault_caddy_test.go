@@ -74,8 +74,8 @@ func TestFaultCaddyRestartWithRedisEmpty(t *testing.T) {
 	newCaddy(t, config)
 
 	code, body := adminCall(t, http.MethodGet, "/waiting-room/caddy-memo", "")
-	if code != http.StatusOK || !strings.Contains(body, `"paused":true`) {
-		t.Fatalf("room after the restart: %d %s, want it paused", code, body)
+	if code != http.StatusOK || !strings.Contains(body, `"paused":true`) || !strings.Contains(body, `"settling_until":`) {
+		t.Fatalf("room after the restart: %d %s, want it paused and settling", code, body)
 	}
 	resp2, body := newFan(t).get(base+"/_waiting-room/status", "Accept", "application/json")
 	if resp2.StatusCode != http.StatusServiceUnavailable || resp2.Header.Get("Retry-After") == "" || !strings.Contains(body, `"error":"unavailable"`) {
