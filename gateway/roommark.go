@@ -13,9 +13,9 @@ import (
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
-// A node keeps, in Caddy's storage, a memo of each room it runs on a shared
-// store: the runtime overrides with their version, renewed while the room
-// runs (waitingroom.Memo). It outlives the node's memory and the store's
+// A node keeps, in Caddy's storage, a memo of each room it runs: the runtime
+// overrides with their version, renewed while the room runs
+// (waitingroom.Memo). It outlives the node's memory and the store's
 // data: a node that starts with a recent memo applies its overrides at once,
 // and if the store has no record of the room, knows the store lost it and
 // re-creates the room settling, so that the line re-announces itself before
@@ -23,8 +23,9 @@ import (
 // lifetime (no ticket of its old line is still valid), has no memo that
 // counts and admits its first visitor at once.
 //
-// Only shared stores get a memo: rooms on the memory store start afresh with
-// their node.
+// A room on the memory store loses its store with its node, and every restart
+// finds no record of it: it settles only when its memo says people were in
+// line, so that restarting an idle node costs nothing.
 
 // roomMemoKey is where the memo of room on the store storeKey is kept.
 func roomMemoKey(storeKey, room string) string {
@@ -35,7 +36,7 @@ func roomMemoKey(storeKey, room string) string {
 // loadRoomMemo reads the memo a previous run left, and whether it is recent
 // enough for tickets of the room's line to be still out there.
 func loadRoomMemo(ctx caddy.Context, storeKey, room string, lifetime time.Duration) (*waitingroom.Memo, bool) {
-	if storeKey == "memory" || ctx.Storage() == nil {
+	if ctx.Storage() == nil {
 		return nil, false
 	}
 	data, err := ctx.Storage().Load(ctx, roomMemoKey(storeKey, room))
@@ -49,7 +50,7 @@ func loadRoomMemo(ctx caddy.Context, storeKey, room string, lifetime time.Durati
 	if now().Sub(m.At) > lifetime {
 		return nil, false
 	}
-	return &m, true
+	return &m, storeKey != "memory" || m.Waiting
 }
 
 // roomMemoWriter returns the function a room calls with its memo: it writes
@@ -57,7 +58,7 @@ func loadRoomMemo(ctx caddy.Context, storeKey, room string, lifetime time.Durati
 // waits on storage. Writing is best effort: a node that cannot keep its memo
 // only loses what it would restore after a loss of everything.
 func roomMemoWriter(ctx caddy.Context, storeKey, room string) func(waitingroom.Memo) {
-	if storeKey == "memory" || ctx.Storage() == nil {
+	if ctx.Storage() == nil {
 		return nil
 	}
 	storage, key := ctx.Storage(), roomMemoKey(storeKey, room)

@@ -206,10 +206,13 @@ func (r *Room) notePass(p Pass) {
 // storage): the runtime overrides with their version, and when it was last
 // written. A node that starts with one applies its overrides at once, puts
 // them back into a store that lost them, and, while it is recent, knows the
-// room ran before (Config.Resumed).
+// room ran before (Config.Resumed). Waiting says people were in line when it
+// was written (or since): a store that dies with its node (the memory store)
+// lost a line only then.
 type Memo struct {
 	Overrides json.RawMessage `json:"overrides,omitempty"`
 	Version   int64           `json:"version"`
+	Waiting   bool            `json:"waiting,omitempty"`
 	At        time.Time       `json:"at"`
 }
 
@@ -217,15 +220,21 @@ type Memo struct {
 // changed, so that its age says when the room last ran.
 const memoEvery = time.Minute
 
-// remember hands the node's memo to Config.Remember when the overrides changed
-// or the last one is old. Call with r.mu held; the callback must not block.
-func (r *Room) remember(now time.Time, changed bool) {
-	if r.rememberFn == nil || (!changed && now.Sub(r.memoAt) < memoEvery) {
+// remember hands the node's memo to Config.Remember when the overrides changed,
+// a line formed, or the last one is old. A line that empties is recorded only
+// with the renewal, so a line that keeps forming and emptying costs at most
+// two writes a renewal. Call with r.mu held; the callback must not block.
+func (r *Room) remember(now time.Time, changed bool, waiting bool) {
+	if r.rememberFn == nil {
 		return
 	}
-	r.memoAt = now
+	formed := waiting && !r.memoWaiting
+	if !changed && !formed && now.Sub(r.memoAt) < memoEvery {
+		return
+	}
+	r.memoAt, r.memoWaiting = now, waiting
 	data, version := r.overridesSeed()
-	r.rememberFn(Memo{Overrides: data, Version: version, At: now})
+	r.rememberFn(Memo{Overrides: data, Version: version, Waiting: waiting, At: now})
 }
 
 // recall applies the overrides of a memo a previous run left.

@@ -77,6 +77,7 @@ type Room struct {
 	lastOK      time.Time
 	known       bool // a snapshot was read since start
 	memoAt      time.Time
+	memoWaiting bool
 }
 
 // view is an immutable picture of the room that request paths read without locks.
@@ -268,7 +269,7 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 	r.flow.add(now, snap.Counters)
 	r.lastOK = now
 	r.known = true
-	r.remember(now, false)
+	r.remember(now, false, snap.Seq > snap.Serving)
 	r.mu.Unlock()
 	r.publish(now, snap, true)
 	return nil
@@ -305,7 +306,7 @@ func (r *Room) syncOverrides(ctx context.Context, version int64) error {
 	}
 	r.mu.Lock()
 	r.overrides, r.version = o, v
-	r.remember(r.now(), true)
+	r.remember(r.now(), true, r.memoWaiting)
 	r.mu.Unlock()
 	return nil
 }

@@ -285,7 +285,7 @@ func (r *Room) Patch(ctx context.Context, patch Overrides) (Settings, error) {
 		r.mu.Lock()
 		if nv > r.version {
 			r.overrides, r.version = merged, nv
-			r.remember(r.now(), true)
+			r.remember(r.now(), true, r.memoWaiting)
 		}
 		r.mu.Unlock()
 		v := r.view.Load()
