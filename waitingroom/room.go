@@ -24,9 +24,10 @@ type Config struct {
 	Issuer string
 	// Now is the clock; nil means time.Now. Tests inject one.
 	Now func() time.Time
-	// Resumed says the room ran before on this store (the gateway keeps a
-	// mark of it): a store with no record of it lost its data, and the room
-	// is re-created settling (see recovery.go).
+	// Resumed says the room ran before on this store, recently enough for
+	// tickets of its line to be valid still (the gateway knows from its
+	// memo): a store with no record of it lost its data, and the room is
+	// re-created settling (see recovery.go).
 	Resumed bool
 	// Memo is what a previous run of this node kept of the room outside the
 	// store (nil: nothing); Remember is called, without blocking, with the
