@@ -13,7 +13,7 @@ import (
 // TestFaultRedisAndGatewayLostTogether: the line is full (the cap holds it
 // back) when redis-server is killed together with a gateway, or with every
 // gateway; it comes back empty and the lost gateways restart with empty
-// memory. Newcomers are held (503) while the line re-announces itself: the
+// memory (also before Redis is back). Newcomers are held (503) while the line re-announces itself: the
 // surviving node restores what it saw, or, with none left, the waiting fans'
 // tickets raise the keys and the admitted fans' passes restore serving and
 // hold their slots. Then newcomers are placed behind every ticket issued
@@ -23,9 +23,12 @@ func TestFaultRedisAndGatewayLostTogether(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		survivor bool
+		// gatewayFirst: the lost gateway is back before redis-server is.
+		gatewayFirst bool
 	}{
 		{name: "one gateway survives", survivor: true},
 		{name: "every gateway lost"},
+		{name: "every gateway lost, one back before Redis", gatewayFirst: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := useTestClock(t)
@@ -59,6 +62,9 @@ func TestFaultRedisAndGatewayLostTogether(t *testing.T) {
 			}
 			before := a.h.room.Snapshot()
 
+			// The client of the gateway that comes back while Redis is down,
+			// made while it is up, as redisNodeStore needs.
+			lateStore := redisNodeStore(t, dial, "foyer")
 			// redis-server and gateways die together; the outage lasts a few
 			// seconds.
 			srv.Stop(t)
@@ -72,9 +78,16 @@ func TestFaultRedisAndGatewayLostTogether(t *testing.T) {
 					_ = a.h.room.Tick(t.Context())
 				}
 			}
+			if tc.gatewayFirst {
+				b = newNodeWhileDown(t, cfg, lateStore, key)
+			}
 			srv.Restart(t)
 			lossAt, restartedAt := time.Now(), clock.Now()
-			b = newNodeResumed(t, cfg, redisNodeStore(t, dial, "foyer"), key, true)
+			if tc.gatewayFirst {
+				recoverNode(t, b)
+			} else {
+				b = newNodeResumed(t, cfg, redisNodeStore(t, dial, "foyer"), key, true)
+			}
 			nodes = []*node{b}
 			if tc.survivor {
 				nodes = []*node{a, b}
