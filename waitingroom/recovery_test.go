@@ -117,3 +117,39 @@ func TestRoomSettlesOnlyWhenItRanBefore(t *testing.T) {
 		t.Fatalf("newcomer after settling got key %d, ahead of %d", v.Ticket.Key, waiting[2].Ticket.Key)
 	}
 }
+
+// Two nodes saw different versions of the overrides when the store lost
+// them; whichever re-seeds first, the newer version wins on both.
+func TestRoomNewerOverridesWinAfterLoss(t *testing.T) {
+	e := newEnv(t)
+	mem := e.store.(*waitingroom.MemoryStore)
+	s := waitingroom.Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60}
+	a, b := e.node("concert", s), e.node("concert", s)
+	paused := true
+	if _, err := a.Patch(e.ctx, waitingroom.Overrides{Paused: &paused}); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, a, b) // both know version 1
+	sold := true
+	if _, err := a.Patch(e.ctx, waitingroom.Overrides{SoldOut: &sold}); err != nil {
+		t.Fatal(err)
+	}
+	// b has not refreshed since: it knows version 1 only.
+	mem.Drop("concert")
+	e.clock.Advance(time.Second)
+	if err := b.Tick(e.ctx); err != nil { // b re-seeds first, with version 1
+		t.Fatal(err)
+	}
+	if _, v, _ := e.store.Overrides(e.ctx, "concert"); v != 1 {
+		t.Fatalf("after b re-seeded: version %d, want b's 1", v)
+	}
+	e.step(1, a, b)
+	if _, v, _ := e.store.Overrides(e.ctx, "concert"); v != 2 {
+		t.Fatalf("after a refreshed: version %d, want a's 2", v)
+	}
+	for i, r := range []*waitingroom.Room{a, b} {
+		if st := r.Settings(); !st.Paused || !st.SoldOut || r.Info().Version != 2 {
+			t.Fatalf("node %d: paused %v sold out %v version %d, want version 2 on both", i, st.Paused, st.SoldOut, r.Info().Version)
+		}
+	}
+}
