@@ -191,10 +191,11 @@ func (r *Room) noteTicket(v *view, t Ticket) {
 const staleView = 2 * time.Second
 
 // notePass is called for every valid pass: while the room settles after a
-// loss, passes tell where serving was and which sessions are live.
+// loss, passes tell where serving was and which sessions are live. Otherwise
+// it costs the admitted path one load and one test.
 func (r *Room) notePass(p Pass) {
 	v := r.view.Load()
-	if !v.snap.Blank || !v.settling(r.now()) {
+	if !v.announcing {
 		return
 	}
 	fifo := v.settings.QueueingMethod == FIFO && !v.settings.drawn()

@@ -92,6 +92,9 @@ type view struct {
 	showUp      float64
 	draw        *Draw
 	epochs      []epochDraw // the random method's draws, oldest first
+	// announcing is set while the room, re-created blank after a loss,
+	// settles: the passes this node sees tell the store what it lost.
+	announcing bool
 }
 
 // epochDraw is a rolling draw with its permutation (nil while this node does not
@@ -429,6 +432,7 @@ func (r *Room) publish(now time.Time, snap Snapshot, healthy bool) {
 		showUp:      r.flow.showUp(),
 		draw:        r.draw,
 		epochs:      r.epochs,
+		announcing:  snap.Blank && now.Before(snap.SettleUntil),
 	}
 	r.mu.Unlock()
 	r.view.Store(v)
