@@ -53,47 +53,76 @@ func loadRoomMemo(ctx caddy.Context, storeKey, room string, lifetime time.Durati
 	return &m, storeKey != "memory" || m.Waiting
 }
 
-// roomMemoWriter returns the function a room calls with its memo: it writes
-// in the background, the latest memo winning, so that the room's refresh never
-// waits on storage. Writing is best effort: a node that cannot keep its memo
-// only loses what it would restore after a loss of everything.
-func roomMemoWriter(ctx caddy.Context, storeKey, room string) func(waitingroom.Memo) {
+// memoWriter writes a room's memo to Caddy storage in the background, the
+// latest memo winning, so that the room's refresh never waits on storage.
+// Writing is best effort: a node that cannot keep its memo only loses what it
+// would restore after a loss of everything.
+type memoWriter struct {
+	storage interface {
+		Store(ctx context.Context, key string, value []byte) error
+	}
+	key     string
+	mu      sync.Mutex
+	next    *waitingroom.Memo
+	writing bool
+	wg      sync.WaitGroup
+}
+
+// newMemoWriter returns the writer of room's memo on the store storeKey, or
+// nil without Caddy storage.
+func newMemoWriter(ctx caddy.Context, storeKey, room string) *memoWriter {
 	if ctx.Storage() == nil {
 		return nil
 	}
-	storage, key := ctx.Storage(), roomMemoKey(storeKey, room)
-	var (
-		mu      sync.Mutex
-		next    *waitingroom.Memo
-		writing bool
-	)
-	write := func() {
-		for {
-			mu.Lock()
-			m := next
-			next = nil
-			if m == nil {
-				writing = false
-				mu.Unlock()
-				return
-			}
-			mu.Unlock()
-			data, err := json.Marshal(m)
-			if err != nil {
-				continue
-			}
-			c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = storage.Store(c, key, data)
-			cancel()
-		}
+	return &memoWriter{storage: ctx.Storage(), key: roomMemoKey(storeKey, room)}
+}
+
+// remember is the room's Config.Remember: it never blocks.
+func (w *memoWriter) remember(m waitingroom.Memo) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.next = &m
+	if !w.writing {
+		w.writing = true
+		w.wg.Add(1)
+		go w.write()
 	}
-	return func(m waitingroom.Memo) {
-		mu.Lock()
-		defer mu.Unlock()
-		next = &m
-		if !writing {
-			writing = true
-			go write()
+}
+
+func (w *memoWriter) write() {
+	defer w.wg.Done()
+	for {
+		w.mu.Lock()
+		m := w.next
+		w.next = nil
+		if m == nil {
+			w.writing = false
+			w.mu.Unlock()
+			return
 		}
+		w.mu.Unlock()
+		data, err := json.Marshal(m)
+		if err != nil {
+			continue
+		}
+		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = w.storage.Store(c, w.key, data)
+		cancel()
 	}
+}
+
+// wait returns once the memos handed over so far are written; the room must
+// be stopped first.
+func (w *memoWriter) wait() {
+	if w != nil {
+		w.wg.Wait()
+	}
+}
+
+// rememberFunc is w.remember, or nil for a nil writer.
+func (w *memoWriter) rememberFunc() func(waitingroom.Memo) {
+	if w == nil {
+		return nil
+	}
+	return w.remember
 }

@@ -71,6 +71,10 @@ func (s *MemoryStore) room(name string) (*memRoom, error) {
 func (s *MemoryStore) Init(_ context.Context, name string, seed Seed) error {
 	s.mu.Lock()
 	r, ok := s.rooms[name]
+	if !ok && seed.RaiseOnly {
+		s.mu.Unlock()
+		return ErrNoRoom
+	}
 	created := !ok
 	if !ok {
 		r = &memRoom{

@@ -3,6 +3,7 @@ package waitingroom
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"sync"
 	"time"
@@ -94,7 +95,11 @@ func (r *Room) pushOverrides(ctx context.Context) error {
 		return nil
 	}
 	r.stats.Reseeds.Add(1)
-	return r.store.Init(ctx, r.id, Seed{Overrides: data, OverridesVersion: version})
+	err := r.store.Init(ctx, r.id, Seed{Overrides: data, OverridesVersion: version, RaiseOnly: true})
+	if errors.Is(err, ErrNoRoom) {
+		err = r.reseed(ctx, r.now())
+	}
+	return err
 }
 
 // settling reports whether the room holds newcomers at now.
@@ -172,7 +177,12 @@ func (r *Room) flushAnnouncements(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	return r.store.Init(ctx, r.id, seed)
+	seed.RaiseOnly = true
+	err := r.store.Init(ctx, r.id, seed)
+	if errors.Is(err, ErrNoRoom) {
+		err = r.reseed(ctx, r.now())
+	}
+	return err
 }
 
 // noteTicket is called for a waiting fan's ticket: one whose key the store

@@ -168,6 +168,10 @@ type Seed struct {
 	// may not know of after a loss: each is added, with a finished mark,
 	// unless its visitor holds one already.
 	Sessions []HeldSession
+	// RaiseOnly seeds only raise a room that exists: when the store has no
+	// record of it, Init creates nothing and fails with ErrNoRoom, so that a
+	// partial seed never re-creates a room the node should re-seed whole.
+	RaiseOnly bool
 }
 
 // HeldSession is a session known from its pass: it ends at Until, and its

@@ -24,8 +24,9 @@ func survivors(seed waitingroom.Seed) string {
 		Forgot   uint64   `json:"forgot"`
 		Settle   int64    `json:"settle"`
 		Whole    bool     `json:"whole"`
+		Raise    bool     `json:"raise"`
 		Sessions [][3]any `json:"sessions"`
-	}{Ovr: string(seed.Overrides), Ver: seed.OverridesVersion, Forgot: seed.Forgotten, Whole: seed.Whole, Sessions: [][3]any{}}
+	}{Ovr: string(seed.Overrides), Ver: seed.OverridesVersion, Forgot: seed.Forgotten, Whole: seed.Whole, Raise: seed.RaiseOnly, Sessions: [][3]any{}}
 	if !seed.SettleUntil.IsZero() {
 		ext.Settle = seed.SettleUntil.UnixMicro()
 	}

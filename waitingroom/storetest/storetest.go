@@ -61,6 +61,7 @@ func Run(t *testing.T, h Harness) {
 		{"SettlingRoomHoldsNewcomers", testSettling},
 		{"BlankRoomTakesWholeSeed", testBlankTakesWholeSeed},
 		{"SessionsAnnounced", testSessionsAnnounced},
+		{"RaiseOnlySeedNeverCreates", testRaiseOnly},
 		{"ConcurrentJoins", testConcurrentJoins},
 		{"ConcurrentAdvance", testConcurrentAdvance},
 		{"ConcurrentClaimsNeverExceedCap", testConcurrentClaims},

@@ -170,3 +170,21 @@ func testSessionsAnnounced(t *testing.T, h Harness) {
 		t.Fatalf("claim by a visitor whose announced session ended: %v, want finished", res.Status)
 	}
 }
+
+// testRaiseOnly: a raise-only seed never creates a room; on one that exists
+// it raises as any seed does.
+func testRaiseOnly(t *testing.T, h Harness) {
+	f := &fixture{t: t, s: h.New(t), room: roomName(t), ctx: t.Context()}
+	err := f.s.Init(f.ctx, f.room, waitingroom.Seed{Counters: waitingroom.Counters{Seq: 9}, RaiseOnly: true})
+	if !errors.Is(err, waitingroom.ErrNoRoom) {
+		t.Fatalf("raise-only seed of a missing room: %v, want ErrNoRoom", err)
+	}
+	if _, err := f.s.Snapshot(f.ctx, f.room, t0, 0); !errors.Is(err, waitingroom.ErrNoRoom) {
+		t.Fatalf("snapshot after a refused raise-only seed: %v, want ErrNoRoom (nothing created)", err)
+	}
+	f.init(waitingroom.Seed{})
+	f.init(waitingroom.Seed{Counters: waitingroom.Counters{Seq: 9}, RaiseOnly: true})
+	if s := f.snap(t0); s.Seq != 9 {
+		t.Fatalf("raise-only seed of an existing room: seq %d, want 9", s.Seq)
+	}
+}

@@ -8,6 +8,9 @@ local counters = {'seq', 'serving', 'admitted', 'claimed', 'abandoned'}
 local ttl = ARGV[10]
 local ext = cjson.decode(ARGV[13])
 local first_batch = 14
+if ext.raise and redis.call('EXISTS', meta) == 0 then
+	return false -- a partial seed never re-creates a lost room
+end
 
 -- What a seed restores whether or not the room exists (Seed in store.go):
 -- newer overrides, the forgotten places, and sessions known from passes.
