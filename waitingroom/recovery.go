@@ -25,7 +25,7 @@ import (
 // longer knows which, so such a ticket rejoins at the back rather than risk a
 // second pass. Places in admissions still within their window come back with
 // their claim counts, and a fully claimed one refuses further claims too. This
-// costs the store two numbers per room and the poll path nothing.
+// costs the store a few numbers per room and the poll path nothing.
 //
 // When every node that knew the room was lost with the store, only the fans
 // know where the line was: their tickets carry their order keys and their
@@ -34,6 +34,8 @@ import (
 // nobody is admitted and no key is handed out, while returning tickets raise
 // the keys above theirs and passes restore serving and count against the cap
 // (announce). Then the line moves on, newcomers behind every returning ticket.
+// The overrides survive that too: each node keeps a memo of them outside the
+// store (Memo), in force from its start.
 
 // settleWindow is how long a room re-created after a loss holds newcomers: the
 // longest a waiting fan leaves between two polls, and two refreshes for the
