@@ -35,6 +35,9 @@ type roomView struct {
 	// LastInLineETASeconds is the expected wait of whoever joined last; null
 	// while the line does not move.
 	LastInLineETASeconds *int64 `json:"last_in_line_eta_seconds"`
+	// SettlingUntil is set while a room re-created after a loss of its store
+	// holds newcomers, the line re-announcing itself.
+	SettlingUntil *time.Time `json:"settling_until,omitempty"`
 
 	Node nodeStats `json:"node"`
 }
@@ -73,6 +76,10 @@ func newRoomView(in waitingroom.Info, node nodeStats) roomView {
 		Returning:        in.Snapshot.Returning,
 		Waiting:          in.Waiting,
 		Node:             node,
+	}
+	if until := in.Snapshot.SettleUntil; until.After(in.At) {
+		u := until.UTC()
+		v.SettlingUntil = &u
 	}
 	if in.RateMeasured {
 		perMin := math.Round(in.ServingRate*60*10) / 10

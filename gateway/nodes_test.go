@@ -26,6 +26,7 @@ import (
 type node struct {
 	h   *Handler
 	url string
+	srv *httptest.Server
 }
 
 // newNode provisions cfg on store without a Caddy context, as testHandler
@@ -34,20 +35,79 @@ type node struct {
 // passes.
 func newNode(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey) *node {
 	t.Helper()
+	return newNodeWith(t, cfg, store, key, nil)
+}
+
+// newNodeResumed is newNode for a node that finds a recent memo of the room
+// in Caddy's storage (see roommark.go): the room ran before on this store.
+func newNodeResumed(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, resumed bool) *node {
+	t.Helper()
+	return newNodeWith(t, cfg, store, key, func(c *waitingroom.Config) { c.Resumed = resumed })
+}
+
+// newNodeWhileDown is newNodeResumed for a node that starts while its store
+// is down: the room starts in its failure mode, as pool.go lets it.
+func newNodeWhileDown(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey) *node {
+	t.Helper()
+	return newNodeWith(t, cfg, store, key, func(c *waitingroom.Config) { c.Resumed = true; c.Store = downAtStart{c.Store} })
+}
+
+// downAtStart marks a store whose node may find it down when it starts.
+type downAtStart struct{ waitingroom.Store }
+
+// nodeDisk is a node's Caddy storage in the many-node tests: the memo its
+// room keeps there outlives the node.
+type nodeDisk struct {
+	mu   sync.Mutex
+	memo *waitingroom.Memo
+}
+
+func (d *nodeDisk) remember(m waitingroom.Memo) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.memo = &m
+}
+
+func (d *nodeDisk) load() *waitingroom.Memo {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.memo
+}
+
+// newNodeOn is newNode for a node whose Caddy storage is disk: it starts with
+// what an earlier node on that disk kept there, as pool.go does.
+func newNodeOn(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, disk *nodeDisk) *node {
+	t.Helper()
+	return newNodeWith(t, cfg, store, key, func(c *waitingroom.Config) {
+		c.Memo = disk.load()
+		c.Resumed = c.Memo != nil
+		c.Remember = disk.remember
+	})
+}
+
+// newNodeWith is newNode with the room's configuration adjusted by opt.
+func newNodeWith(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, opt func(*waitingroom.Config)) *node {
+	t.Helper()
 	h := &cfg
 	if err := h.setup(); err != nil {
 		t.Fatal(err)
 	}
 	h.key, h.logger = key, zap.NewNop()
+	rc := waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now}
+	if opt != nil {
+		opt(&rc)
+	}
 	var err error
-	h.room, err = waitingroom.NewRoom(waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now})
+	h.room, err = waitingroom.NewRoom(rc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := h.room.Start(ctx); err != nil {
-		t.Fatal(err)
+		if _, down := rc.Store.(downAtStart); !down {
+			t.Fatal(err)
+		}
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h.ServeHTTP(w, r, nodeOrigin); err != nil {
@@ -60,7 +120,7 @@ func newNode(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroo
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return &node{h: h, url: srv.URL}
+	return &node{h: h, url: srv.URL, srv: srv}
 }
 
 // deploymentKey is the signing key the nodes of one test share.

@@ -47,12 +47,14 @@ type roomHandle struct {
 	storeKey string
 	cancel   context.CancelFunc
 	done     chan struct{}
+	memo     *memoWriter
 }
 
 // Destruct stops the room's controller and lets go of its store.
 func (rh *roomHandle) Destruct() error {
 	rh.cancel()
 	<-rh.done
+	rh.memo.wait()
 	_, err := stores.Delete(rh.storeKey)
 	return err
 }
@@ -133,6 +135,8 @@ func acquireRoom(ctx caddy.Context, h *Handler, logger *zap.Logger) (*roomHandle
 		if err != nil {
 			return nil, err
 		}
+		memo, resumed := loadRoomMemo(ctx, storeKey, h.Room, h.settings.WithDefaults().TicketLifetime)
+		writer := newMemoWriter(ctx, storeKey, h.Room)
 		room, err := waitingroom.NewRoom(waitingroom.Config{
 			ID:       h.Room,
 			Settings: h.settings,
@@ -141,6 +145,9 @@ func acquireRoom(ctx caddy.Context, h *Handler, logger *zap.Logger) (*roomHandle
 			Previous: h.previous,
 			Issuer:   h.Issuer,
 			Now:      now,
+			Resumed:  resumed,
+			Memo:     memo,
+			Remember: writer.rememberFunc(),
 		})
 		if err != nil {
 			_, _ = stores.Delete(storeKey)
@@ -160,7 +167,7 @@ func acquireRoom(ctx caddy.Context, h *Handler, logger *zap.Logger) (*roomHandle
 			// when the store answers.
 			logger.Warn("waiting room store unreachable at start", zap.String("room", h.Room), zap.Error(err))
 		}
-		rh := &roomHandle{room: room, storeKey: storeKey, cancel: cancel, done: make(chan struct{})}
+		rh := &roomHandle{room: room, storeKey: storeKey, cancel: cancel, done: make(chan struct{}), memo: writer}
 		go func() {
 			defer close(rh.done)
 			room.Run(runCtx)

@@ -62,8 +62,10 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, erro
 		return h.passThrough(w, r)
 	}
 	vis, err := h.visit(r, ticket)
-	if errors.Is(err, waitingroom.ErrStoreUnavailable) && h.OnStoreFailure == storeFailureOpen {
-		return h.passThrough(w, r) // the store failed just now
+	if errors.Is(err, waitingroom.ErrStoreUnavailable) && !errors.Is(err, waitingroom.ErrSettling) && h.OnStoreFailure == storeFailureOpen {
+		// The store failed just now. A room settling after a loss has a
+		// store: it holds newcomers whatever the failure mode.
+		return h.passThrough(w, r)
 	}
 	if err != nil {
 		return admission{}, err

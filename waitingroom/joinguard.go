@@ -23,10 +23,12 @@ func (r *Room) joinable(v *view) error {
 
 // joinFailed turns a failed join into the error Join returns. A store failure
 // stops further joins until the next good refresh (see joinable); a full join
-// queue or the joiner's own cancellation says nothing about the store.
+// queue, a store that is settling after a loss (it answers, and holds
+// newcomers on purpose) or the joiner's own cancellation says nothing about
+// the store being down.
 func (r *Room) joinFailed(ctx context.Context, err error) error {
 	switch {
-	case errors.Is(err, ErrJoinQueueFull):
+	case errors.Is(err, ErrJoinQueueFull), errors.Is(err, ErrSettling):
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 	default:
 		r.joinsDown.Store(true)

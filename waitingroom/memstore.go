@@ -45,6 +45,11 @@ type memRoom struct {
 	heldLeft    int // held placeholders "held:0".."held:<heldLeft-1>" not yet given to a claim
 	revoked     []Revocation
 	revCursor   int64
+
+	// What survives a loss (see Seed).
+	forgotten uint64
+	settle    time.Time
+	blank     bool
 }
 
 type forget struct {
@@ -66,6 +71,10 @@ func (s *MemoryStore) room(name string) (*memRoom, error) {
 func (s *MemoryStore) Init(_ context.Context, name string, seed Seed) error {
 	s.mu.Lock()
 	r, ok := s.rooms[name]
+	if !ok && seed.RaiseOnly {
+		s.mu.Unlock()
+		return ErrNoRoom
+	}
 	created := !ok
 	if !ok {
 		r = &memRoom{
@@ -85,20 +94,49 @@ func (s *MemoryStore) Init(_ context.Context, name string, seed Seed) error {
 		if r.incarnation == "" {
 			r.incarnation = NewIncarnation()
 		}
+		r.settle, r.blank = seed.SettleUntil, !seed.Whole
+	}
+	r.restore(seed)
+	// A blank room (created by a node that knew nothing of it) takes what the
+	// first node that knew more restores.
+	if created || (r.blank && seed.Whole) {
+		r.blank = r.blank && !seed.Whole
 		r.drawClosed, r.drawSize = seed.DrawClosed, seed.DrawSize
 		r.epochs = append([]Epoch(nil), seed.Epochs...)
-		r.heldLeft = seed.Held
 		for _, b := range seed.Batches {
 			b.Restored = true
 			r.batches = append(r.batches, b)
 		}
-		for i := range seed.Held {
+		sort.Slice(r.batches, func(i, j int) bool { return r.batches[i].Start < r.batches[j].Start })
+		base := r.heldLeft
+		r.heldLeft += seed.Held
+		for i := base; i < r.heldLeft; i++ {
 			ses := &session{visitor: fmt.Sprintf("held:%d", i), expires: seed.HeldUntil}
 			heap.Push(&r.sessions, ses)
 			r.live[ses.visitor] = ses
 		}
 	}
 	return nil
+}
+
+// restore applies what a seed carries beyond the counters, whether or not the
+// room exists: the overrides when the seed's are newer, the forgotten places,
+// and the sessions known from their passes.
+func (r *memRoom) restore(seed Seed) {
+	if seed.OverridesVersion > r.version {
+		r.overrides, r.version = append([]byte(nil), seed.Overrides...), seed.OverridesVersion
+	}
+	r.forgotten = max(r.forgotten, seed.Forgotten)
+	for _, hs := range seed.Sessions {
+		if _, ok := r.live[hs.Visitor]; ok {
+			continue
+		}
+		ses := &session{visitor: hs.Visitor, expires: hs.Until}
+		heap.Push(&r.sessions, ses)
+		r.live[hs.Visitor] = ses
+		r.finished[hs.Visitor] = hs.Forget
+		r.finishedQ = append(r.finishedQ, forget{visitor: hs.Visitor, at: hs.Forget})
+	}
 }
 
 // Drop forgets everything the store holds for a room, as a restarted server
@@ -126,6 +164,9 @@ func (s *MemoryStore) JoinMany(_ context.Context, name string, visitors []string
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if now.Before(r.settle) {
+		return nil, ErrSettling
+	}
 	r.expireSessions(now)
 	out := make([]JoinResult, len(visitors))
 	for i, v := range visitors {
@@ -166,9 +207,18 @@ func (s *MemoryStore) Claim(_ context.Context, name, visitor string, place uint6
 	if place >= r.c.Serving {
 		return ClaimResult{Status: NotYet}, nil
 	}
+	if place < r.forgotten {
+		return ClaimResult{Status: Finished}, nil
+	}
+	b := r.batchOf(place)
+	if b != nil && b.Restored && b.Claimed >= b.Count {
+		// Every place of an admission restored after a loss was claimed
+		// before it: this is one of them again, whose session ended.
+		return ClaimResult{Status: Finished}, nil
+	}
 	// A batch with every slot claimed has none left for this place: it was
 	// claimed already, by this visitor before the store forgot them.
-	if b := r.batchOf(place); b != nil && b.Claimed < b.Count {
+	if b != nil && b.Claimed < b.Count {
 		b.Claimed++
 		if b.Restored {
 			r.releaseHeld()
@@ -249,7 +299,7 @@ func (s *MemoryStore) Advance(_ context.Context, name string, now time.Time, lim
 			r.drawSize = r.c.Seq
 		}
 	}
-	if !lim.Open {
+	if !lim.Open || now.Before(r.settle) {
 		r.credit = 0
 		return nil
 	}
@@ -341,6 +391,9 @@ func (s *MemoryStore) Snapshot(_ context.Context, name string, now time.Time, re
 		Version:     r.version,
 		Incarnation: r.incarnation,
 		Batches:     append([]Batch(nil), r.batches...),
+		Forgotten:   r.forgotten,
+		SettleUntil: r.settle,
+		Blank:       r.blank,
 	}
 	for _, rv := range r.revoked {
 		if rv.Cursor > revokedAfter && rv.ExpiresAt.After(now) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +24,16 @@ type Config struct {
 	Issuer string
 	// Now is the clock; nil means time.Now. Tests inject one.
 	Now func() time.Time
+	// Resumed says the room ran before on this store, recently enough for
+	// tickets of its line to be valid still (the gateway knows from its
+	// memo): a store with no record of it lost its data, and the room is
+	// re-created settling (see recovery.go).
+	Resumed bool
+	// Memo is what a previous run of this node kept of the room outside the
+	// store (nil: nothing); Remember is called, without blocking, with the
+	// memo to keep from now on (see Memo).
+	Memo     *Memo
+	Remember func(Memo)
 }
 
 // Room is one node's handle on a waiting room: it answers visitors from a view of
@@ -49,8 +58,11 @@ type Room struct {
 	// record (see revoke.go).
 	unsent revokeOutbox
 	// declaring is set while a sold-out declaration is on its way to the store.
-	declaring atomic.Bool
-	stats     Stats
+	declaring  atomic.Bool
+	stats      Stats
+	resumed    bool
+	ann        announcements
+	rememberFn func(Memo)
 
 	view atomic.Pointer[view]
 	// changed is closed and replaced whenever a new view is published, so that
@@ -72,6 +84,8 @@ type Room struct {
 	epochs      []epochDraw
 	lastOK      time.Time
 	known       bool // a snapshot was read since start
+	memoAt      time.Time
+	memoWaiting bool
 }
 
 // view is an immutable picture of the room that request paths read without locks.
@@ -85,6 +99,9 @@ type view struct {
 	showUp      float64
 	draw        *Draw
 	epochs      []epochDraw // the random method's draws, oldest first
+	// announcing is set while the room, re-created blank after a loss,
+	// settles: the passes this node sees tell the store what it lost.
+	announcing bool
 }
 
 // epochDraw is a rolling draw with its permutation (nil while this node does not
@@ -117,15 +134,18 @@ func NewRoom(cfg Config) (*Room, error) {
 		return nil, err
 	}
 	r := &Room{
-		id:     cfg.ID,
-		base:   s,
-		store:  cfg.Store,
-		key:    cfg.Key,
-		keys:   keys,
-		issuer: cfg.Issuer,
-		now:    cfg.Now,
-		passes: newPassCache(4*s.TotalActiveUsers + 1024),
+		id:         cfg.ID,
+		base:       s,
+		store:      cfg.Store,
+		key:        cfg.Key,
+		keys:       keys,
+		issuer:     cfg.Issuer,
+		now:        cfg.Now,
+		passes:     newPassCache(4*s.TotalActiveUsers + 1024),
+		resumed:    cfg.Resumed,
+		rememberFn: cfg.Remember,
 	}
+	r.recall(cfg.Memo)
 	r.verifier = NewPassVerifier(keys.PublicKeys(), WithIssuer(cfg.Issuer), WithClock(cfg.Now), WithLeeway(5*time.Second))
 	r.publish(r.now(), Snapshot{}, false)
 	return r, nil
@@ -141,7 +161,14 @@ func (r *Room) Stats() *Stats { return &r.stats }
 // that cannot be reached is not fatal: the room starts in the failure mode of
 // DESIGN.md and recovers on a later Tick.
 func (r *Room) Start(ctx context.Context) error {
-	if err := r.store.Init(ctx, r.id, Seed{}); err != nil {
+	var seed Seed
+	if r.resumed {
+		seed.SettleUntil = r.now().Add(settleWindow(r.base))
+	}
+	// Overrides kept from a previous run are in force already; a store that
+	// holds an older version (it lost them) takes them back.
+	seed.Overrides, seed.OverridesVersion = r.overridesSeed()
+	if err := r.store.Init(ctx, r.id, seed); err != nil {
 		r.storeFailed()
 		return fmt.Errorf("initialising room %s: %w", r.id, err)
 	}
@@ -173,6 +200,10 @@ func (r *Room) Tick(ctx context.Context) error {
 	r.mu.Lock()
 	due := now.Unix() != r.lastAdvance
 	r.mu.Unlock()
+	if err := r.flushAnnouncements(ctx); err != nil {
+		r.storeFailed()
+		return err
+	}
 	if due {
 		lim := r.settings().limitsAt(now)
 		err := r.store.Advance(ctx, r.id, now, lim)
@@ -204,17 +235,22 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 	if err == nil && snap.Incarnation != r.knownIncarnation() {
 		// The room was created anew since we last looked (the store lost it,
 		// and perhaps another node re-seeded it): our revocation cursor means
-		// nothing any more, so read them all again; and no newcomer may be
-		// placed ahead of a ticket this node handed out, so raise the keys
-		// above them.
+		// nothing any more, so read them all again; and the node that
+		// re-created it may have known less than this one (nothing, if it
+		// started afresh), so restore this node's view: no newcomer may be
+		// placed ahead of a ticket this node handed out, serving stays where
+		// it was, and the overrides stay in force.
 		r.mu.Lock()
 		first := r.incarnation == ""
 		r.incarnation, r.revCursor = snap.Incarnation, 0
-		floor := Seed{Counters: Counters{Seq: r.maxKey}}
-		r.mu.Unlock()
-		raise := !first && floor.Seq > snap.Seq
+		raise := !first && r.known
+		var seed Seed
 		if raise {
-			err = r.store.Init(ctx, r.id, floor)
+			seed = r.wholeSeed(now, r.view.Load())
+		}
+		r.mu.Unlock()
+		if raise {
+			err = r.store.Init(ctx, r.id, seed)
 		}
 		// A node's first look already read from cursor 0 and raised nothing:
 		// the snapshot in hand is the one a second read would give.
@@ -256,6 +292,7 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 	r.flow.add(now, snap.Counters)
 	r.lastOK = now
 	r.known = true
+	r.remember(now, false, snap.Seq > snap.Serving)
 	r.mu.Unlock()
 	r.publish(now, snap, true)
 	return nil
@@ -275,6 +312,11 @@ func (r *Room) syncOverrides(ctx context.Context, version int64) error {
 	if version == current {
 		return nil
 	}
+	if version < current {
+		// Versions only grow: the store lost the overrides this node knows.
+		// They stay in force here, and go back to the store.
+		return r.pushOverrides(ctx)
+	}
 	data, v, err := r.store.Overrides(ctx, r.id)
 	if err != nil {
 		return err
@@ -287,6 +329,7 @@ func (r *Room) syncOverrides(ctx context.Context, version int64) error {
 	}
 	r.mu.Lock()
 	r.overrides, r.version = o, v
+	r.remember(r.now(), true, r.memoWaiting)
 	r.mu.Unlock()
 	return nil
 }
@@ -348,17 +391,12 @@ func epochDraws(have []epochDraw, epochs []Epoch, seed []byte) []epochDraw {
 func (r *Room) reseed(ctx context.Context, now time.Time) error {
 	v := r.view.Load()
 	r.mu.Lock()
-	seed := Seed{Counters: v.snap.Counters, DrawClosed: v.snap.DrawClosed, DrawSize: v.snap.DrawSize, Epochs: v.snap.Epochs}
-	if r.known {
-		margin := uint64(math.Ceil(r.flow.joinRate()*(now.Sub(v.at).Seconds()+1))) + reseedMargin
-		seed.Seq = max(seed.Seq, r.maxKey) + margin
-		// Live sessions, and admissions that may have been claimed since this
-		// node last looked, keep their slots as anonymous held ones (their
-		// passes may be out there); the admissions come back too, so that a
-		// fan who had yet to claim still can, within their grace.
-		seed.Held = v.snap.Active + v.snap.Pending
-		seed.HeldUntil = now.Add(v.settings.SessionDuration)
-		seed.Batches = v.snap.Batches
+	seed := r.wholeSeed(now, v)
+	if !r.known && r.resumed {
+		// This node knows nothing of the room, but it ran before: the line is
+		// out there in the fans' tickets.
+		seed.Whole = false
+		seed.SettleUntil = now.Add(settleWindow(r.base))
 	}
 	drawSeed, drawAt := r.seed, r.seedAt
 	r.flow.reset()
@@ -417,6 +455,7 @@ func (r *Room) publish(now time.Time, snap Snapshot, healthy bool) {
 		showUp:      r.flow.showUp(),
 		draw:        r.draw,
 		epochs:      r.epochs,
+		announcing:  snap.Blank && now.Before(snap.SettleUntil),
 	}
 	r.mu.Unlock()
 	r.view.Store(v)

@@ -18,12 +18,14 @@ type Store interface {
 	// rate budget banked, so the very first visitor walks straight in), or raises its
 	// counters to at least floor. Counters never go down: after the store lost its
 	// data, nodes re-seed it from the last state they saw so that no later arrival
-	// is placed ahead of an earlier ticket and serving does not jump.
+	// is placed ahead of an earlier ticket and serving does not jump. What
+	// else a seed restores, even in a room that exists, is said on Seed.
 	Init(ctx context.Context, room string, seed Seed) error
 
 	// Join hands a new visitor the next order key. When the room is open, nobody
 	// is waiting, and the rate budget and a slot are free, the visitor is admitted
-	// on the spot and a session is opened for them.
+	// on the spot and a session is opened for them. It fails with ErrSettling,
+	// handing out no key, while the room settles after a loss.
 	Join(ctx context.Context, room, visitor string, now time.Time, lim Limits) (JoinResult, error)
 
 	// JoinMany is Join for several visitors at once, in order, atomically: the
@@ -71,6 +73,9 @@ var (
 	ErrNoRoom = errors.New("room not initialised in the store")
 	// ErrVersionConflict means the overrides changed since they were read.
 	ErrVersionConflict = errors.New("overrides changed concurrently")
+	// ErrSettling means the room was re-created after a loss and is holding
+	// newcomers while the line re-announces itself (see Seed.SettleUntil).
+	ErrSettling = errors.New("room is settling after a loss of its store")
 )
 
 // Limits are the settings a store operation needs. The node passes them on each
@@ -136,6 +141,44 @@ type Seed struct {
 	// slot into the visitor's session instead of taking another.
 	// Ignored when the room exists.
 	Batches []Batch
+
+	// What survives a loss of the store beyond the line itself (see
+	// recovery.go for how nodes use these).
+	//
+	// Overrides and OverridesVersion are the runtime overrides as the node
+	// last saw them. Versions only grow within a room's life, so a store that
+	// holds a lower version (the room was re-created by a node that knew
+	// less) takes the seed's, even when the room exists.
+	Overrides        []byte
+	OverridesVersion int64
+	// Forgotten is raised, never lowered: places below it were admitted
+	// before the store lost its data, so a claim from one that holds no live
+	// session is refused as finished (see Snapshot.Forgotten).
+	Forgotten uint64
+	// Whole is set when the seed is a node's whole view of the room (a
+	// re-seed). A room created without one (blank) takes the parts of the
+	// first whole seed that are otherwise creation-only: held slots,
+	// admissions, draws.
+	Whole bool
+	// SettleUntil, for a room this seed creates, holds it while the line
+	// re-announces itself: until then nobody is admitted and no key is
+	// handed out. Ignored when the room exists.
+	SettleUntil time.Time
+	// Sessions are sessions a node saw live (their passes) that the store
+	// may not know of after a loss: each is added, with a finished mark,
+	// unless its visitor holds one already.
+	Sessions []HeldSession
+	// RaiseOnly seeds only raise a room that exists: when the store has no
+	// record of it, Init creates nothing and fails with ErrNoRoom, so that a
+	// partial seed never re-creates a room the node should re-seed whole.
+	RaiseOnly bool
+}
+
+// HeldSession is a session known from its pass: it ends at Until, and its
+// visitor is remembered as finished until Forget.
+type HeldSession struct {
+	Visitor       string
+	Until, Forget time.Time
 }
 
 // Batch is one controller step's admissions: places [Start, Start+Count), of
@@ -191,6 +234,18 @@ type Snapshot struct {
 	Batches []Batch
 	// Revocations recorded after the cursor asked for, oldest first.
 	Revocations []Revocation
+
+	// Forgotten: places below it were admitted before the store lost its
+	// data, and their admission windows had ended; who claimed them is
+	// lost, so a claim from one without a live session is refused as
+	// finished (its holder rejoins at the back). 0 for a room never lost.
+	Forgotten uint64
+	// SettleUntil is when a room re-created with nothing known of it starts
+	// to admit and to hand out keys again (zero: not settling).
+	SettleUntil time.Time
+	// Blank is set while the room was created without a whole seed: a node
+	// that knows more re-seeds it.
+	Blank bool
 }
 
 // Revocation is a pass that must no longer be honoured.

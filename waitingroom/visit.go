@@ -39,6 +39,11 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 		st, _ := v.status(t, now)
 		return Visit{Status: st}, nil
 	}
+	if v.settling(now) {
+		// The store lost the line and the fans are telling it again where
+		// they stood: no key now could be placed right.
+		return Visit{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, ErrSettling)
+	}
 	if err := r.joinable(v); err != nil {
 		return Visit{}, err
 	}
@@ -82,6 +87,7 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 	now := r.now()
 	v := r.view.Load()
 	r.stats.Polls.Add(1)
+	r.noteTicket(v, t)
 	st, t := v.status(t, now)
 	if st.Reconnecting && st.State == StateQueued {
 		// This node's view is stale: other nodes may have moved the line
@@ -180,6 +186,7 @@ func (r *Room) CheckPass(token string) (Pass, error) {
 		r.stats.PassesRejected.Add(1)
 		return Pass{}, fmt.Errorf("%w: revoked", ErrInvalidPass)
 	}
+	r.notePass(p)
 	return p, nil
 }
 
@@ -227,6 +234,18 @@ func (r *Room) Patch(ctx context.Context, patch Overrides) (Settings, error) {
 			r.storeFailed()
 			return Settings{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
 		}
+		r.mu.Lock()
+		behind := version < r.version
+		r.mu.Unlock()
+		if behind {
+			// The store lost the overrides this node knows: put them back
+			// first, so that the patch lays over them.
+			if err := r.pushOverrides(ctx); err != nil {
+				r.storeFailed()
+				return Settings{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+			}
+			continue
+		}
 		var current Overrides
 		if len(data) > 0 {
 			if err := json.Unmarshal(data, &current); err != nil {
@@ -258,6 +277,7 @@ func (r *Room) Patch(ctx context.Context, patch Overrides) (Settings, error) {
 		r.mu.Lock()
 		if nv > r.version {
 			r.overrides, r.version = merged, nv
+			r.remember(r.now(), true, r.memoWaiting)
 		}
 		r.mu.Unlock()
 		v := r.view.Load()

@@ -237,6 +237,10 @@ func (d *differ) lose() {
 	if err != nil {
 		d.fail("snapshot: %v", err)
 	}
+	ovr, ver, err := d.mem.Overrides(d.ctx, d.room)
+	if err != nil {
+		d.fail("overrides: %v", err)
+	}
 	d.logf("store lost the room; re-seeding from %+v", s.Counters)
 	d.mem.(*waitingroom.MemoryStore).Drop(d.room)
 	if err := d.red.(*redisstore.Store).Drop(d.ctx, d.room); err != nil {
@@ -245,15 +249,48 @@ func (d *differ) lose() {
 	_, errA := d.mem.Join(d.ctx, d.room, "lost", d.now, d.lim)
 	_, errB := d.red.Join(d.ctx, d.room, "lost", d.now, d.lim)
 	d.same("join after the loss", errA, errB)
-	d.init(waitingroom.Seed{
-		Counters:   s.Counters,
-		Held:       s.Active + s.Pending,
-		HeldUntil:  d.now.Add(d.lim.Session),
-		DrawClosed: s.DrawClosed,
-		DrawSize:   s.DrawSize,
-		Batches:    s.Batches,
-		Epochs:     s.Epochs,
-	})
+	forgotten := s.Serving
+	if len(s.Batches) > 0 {
+		forgotten = s.Batches[0].Start
+	}
+	whole := waitingroom.Seed{
+		Whole:            true,
+		Counters:         s.Counters,
+		Held:             s.Active + s.Pending,
+		HeldUntil:        d.now.Add(d.lim.Session),
+		DrawClosed:       s.DrawClosed,
+		DrawSize:         s.DrawSize,
+		Batches:          s.Batches,
+		Epochs:           s.Epochs,
+		Overrides:        ovr,
+		OverridesVersion: ver,
+		Forgotten:        forgotten,
+	}
+	if d.rng.IntN(2) == 0 {
+		d.init(whole)
+		return
+	}
+	// The nodes that knew were lost too: a node that ran the room re-creates
+	// it blank and settling, fans re-announce the line, and sometimes a node
+	// that knew turns up late with its whole view.
+	d.logf("re-created blank, settling")
+	d.init(waitingroom.Seed{SettleUntil: d.now.Add(time.Duration(1+d.rng.IntN(3)) * time.Second)})
+	_, errA = d.mem.Join(d.ctx, d.room, "early", d.now, d.lim)
+	_, errB = d.red.Join(d.ctx, d.room, "early", d.now, d.lim)
+	d.same("join while settling", errA, errB)
+	ann := waitingroom.Seed{
+		Counters:  waitingroom.Counters{Seq: s.Seq, Serving: forgotten, Admitted: forgotten},
+		Forgotten: forgotten,
+	}
+	for _, f := range d.fans {
+		if f.expires.After(d.now) && d.rng.IntN(2) == 0 {
+			ann.Sessions = append(ann.Sessions, waitingroom.HeldSession{Visitor: f.visitor, Until: f.expires, Forget: f.expires.Add(d.lim.Retention)})
+		}
+	}
+	d.init(ann)
+	if d.rng.IntN(2) == 0 {
+		d.init(whole)
+	}
 }
 
 func (d *differ) drawSeed() {

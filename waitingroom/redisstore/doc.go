@@ -12,8 +12,10 @@
 // A room is seven keys, "<prefix>:{<room>}:<name>" (see keys.go). The braces are
 // the Cluster hash tag: a room lives on one shard, rooms spread over shards.
 // The meta hash holds the counters (seq, serving, admitted, claimed, abandoned),
-// the rate credit, the last controller tick, the draw, the seed and the runtime
-// overrides with their version; its presence is the room's existence. Sorted
+// the rate credit, the last controller tick, the draw, the seed, the runtime
+// overrides with their version, and what a re-created room keeps of the one
+// it replaced (the forgotten places, a settling deadline, whether it was
+// created blank); its presence is the room's existence. Sorted
 // sets hold what is bounded by the cap or by time: live sessions by end,
 // finished visitors by when to forget them, the admission batches of the grace
 // window, late returners, and revoked passes. A fan who waits is nothing but

@@ -5,7 +5,7 @@ package redisstore
 // Cluster's hash tag, so all of a room's keys live on one shard and a script
 // may touch them together, while different rooms spread over the shards.
 var keyNames = [...]string{
-	"meta",       // hash: counters, credit, tick, draw, seed, overrides; its presence is the room's
+	"meta",       // hash: counters, credit, tick, draw, seed, overrides, loss watermarks; its presence is the room's
 	"live",       // sorted set: live sessions by end (never more than the cap)
 	"finished",   // sorted set: visitors who had a session, by when to forget them
 	"batches",    // sorted set: admission batches of the grace window, by first place

@@ -17,7 +17,7 @@ func (s *Store) Init(ctx context.Context, room string, seed waitingroom.Seed) er
 	}
 	args := []any{c.Seq, c.Serving, c.Admitted, c.Claimed, c.Abandoned,
 		seed.Held, seed.HeldUntil.UnixMicro(), seed.DrawClosed, seed.DrawSize,
-		s.ttlMillis(), inc, formatEpochs(seed.Epochs)}
+		s.ttlMillis(), inc, formatEpochs(seed.Epochs), survivors(seed)}
 	for _, b := range seed.Batches {
 		args = append(args, batchMember(b))
 	}
@@ -49,6 +49,9 @@ func (s *Store) JoinMany(ctx context.Context, room string, visitors []string, no
 	v, err := s.run(ctx, "join", joinScript, room, args...)
 	if err != nil {
 		return nil, err
+	}
+	if n, ok := v.(int64); ok && n == settlingReply {
+		return nil, waitingroom.ErrSettling
 	}
 	r, err := ints(v, 3*len(visitors))
 	if err != nil {

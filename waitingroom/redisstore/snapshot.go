@@ -25,13 +25,13 @@ func (s *Store) Snapshot(ctx context.Context, room string, now time.Time, revoke
 
 // parseSnapshot reads the reply of snapshot.lua.
 func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
-	const fixed = 14 // the numbers, then the incarnation and the epochs
+	const fixed = 15 // the numbers, the incarnation, the epochs, what survives a loss
 	a, ok := v.([]any)
 	if !ok || len(a) < fixed+1 {
 		return waitingroom.Snapshot{}, fmt.Errorf("unexpected reply %T", v)
 	}
-	var u [fixed - 2]uint64
-	for i := range fixed - 2 {
+	var u [fixed - 3]uint64
+	for i := range fixed - 3 {
 		if i == 6 {
 			continue // the credit, a float
 		}
@@ -62,6 +62,9 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 		Returning:   int(u[11]),
 		Incarnation: str(a[12]),
 		Epochs:      epochs,
+	}
+	if err := parseSurvivors(str(a[14]), &snap, now); err != nil {
+		return waitingroom.Snapshot{}, err
 	}
 	nb, err := toInt(a[fixed])
 	if err != nil || nb < 0 || int(nb) > len(a)-fixed-1 {

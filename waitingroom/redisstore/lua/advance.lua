@@ -71,7 +71,7 @@ if ARGV[4] == '1' and m[3] ~= '1' then
 		redis.call('HSET', meta, 'drawsize', int(seq))
 	end
 end
-if ARGV[3] ~= '1' then
+if ARGV[3] ~= '1' or now < num(redis.call('HGET', meta, 'settle')) then
 	redis.call('HSET', meta, 'credit', '0', 'pending', int(pending))
 	return keep_alive()
 end

@@ -17,10 +17,15 @@ local forget = redis.call('ZSCORE', finished, visitor)
 if forget and now < tonumber(forget) then
 	return {3, 0}
 end
-local m = redis.call('HMGET', meta, 'serving', 'pending')
+local m = redis.call('HMGET', meta, 'serving', 'pending', 'forgot')
 local pending = num(m[2])
 if place >= num(m[1]) then
 	return {1, 0}
+end
+-- Admitted before the store lost its data, past the admission window then:
+-- who claimed is lost, so the place is spent (see Snapshot.Forgotten).
+if place < num(m[3]) then
+	return {3, 0}
 end
 
 -- The batch holding place, if it is still within its grace window: the one
@@ -28,6 +33,11 @@ end
 local b = redis.call('ZREVRANGEBYSCORE', batches, int(place), '-inf', 'LIMIT', 0, 1)
 if #b > 0 then
 	local start, count, claimed, at, restored = parse_batch(b[1])
+	-- Every place of an admission restored after a loss was claimed before
+	-- it: this is one of them again, whose session ended.
+	if restored and place < start + count and claimed >= count then
+		return {3, 0}
+	end
 	-- A batch with every slot claimed has none left for this place: it was
 	-- claimed already, by this visitor before the store forgot them.
 	if place < start + count and claimed < count then

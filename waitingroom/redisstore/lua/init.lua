@@ -1,10 +1,58 @@
 -- Init: create the room, or raise its counters to at least the seed's.
 -- ARGV: seq, serving, admitted, claimed, abandoned, held, held until,
 -- draw closed (0/1), draw size, ttl (ms), incarnation, epochs
--- ("start:size:number,..."), then the admission batches still in their grace
--- window, each "start:count:claimed:at"
+-- ("start:size:number,..."), what survives a loss (JSON, see restore below),
+-- then the admission batches still in their grace window, each
+-- "start:count:claimed:at"
 local counters = {'seq', 'serving', 'admitted', 'claimed', 'abandoned'}
 local ttl = ARGV[10]
+local ext = cjson.decode(ARGV[13])
+local first_batch = 14
+if ext.raise and redis.call('EXISTS', meta) == 0 then
+	return false -- a partial seed never re-creates a lost room
+end
+
+-- What a seed restores whether or not the room exists (Seed in store.go):
+-- newer overrides, the forgotten places, and sessions known from passes.
+local function restore()
+	if ext.ver > num(redis.call('HGET', meta, 'ver')) then
+		redis.call('HSET', meta, 'ovr', ext.ovr, 'ver', int(ext.ver))
+	end
+	if ext.forgot > num(redis.call('HGET', meta, 'forgot')) then
+		redis.call('HSET', meta, 'forgot', int(ext.forgot))
+	end
+	for _, s in ipairs(ext.sessions) do
+		-- NX: a visitor who holds a session keeps its end.
+		if redis.call('ZADD', live, 'NX', int(s[2]), s[1]) == 1 then
+			redis.call('ZADD', finished, 'GT', int(s[3]), s[1])
+		end
+	end
+	if #ext.sessions > 0 then
+		redis.call('PEXPIRE', live, ttl)
+		redis.call('PEXPIRE', finished, ttl)
+	end
+end
+
+-- Held slots and restored admissions: creation-only, or for a blank room the
+-- first whole seed.
+local function hold_and_restore_batches()
+	local held, until_ = tonumber(ARGV[6]), ARGV[7]
+	local base = num(redis.call('HGET', meta, 'heldleft'))
+	for i = base, base + held - 1 do
+		redis.call('ZADD', live, until_, 'held:' .. int(i))
+	end
+	if held > 0 then
+		redis.call('PEXPIRE', live, ttl)
+	end
+	redis.call('HSET', meta, 'heldleft', int(base + held))
+	for i = first_batch, #ARGV do
+		local start, count, claimed, at = parse_batch(ARGV[i])
+		redis.call('ZADD', batches, int(start), batch(start, count, claimed, at, true))
+	end
+	if #ARGV >= first_batch then
+		redis.call('PEXPIRE', batches, ttl)
+	end
+end
 
 if redis.call('EXISTS', meta) == 1 then
 	local cur = redis.call('HMGET', meta, unpack(counters))
@@ -12,6 +60,13 @@ if redis.call('EXISTS', meta) == 1 then
 		if tonumber(ARGV[i]) > num(cur[i]) then
 			redis.call('HSET', meta, field, ARGV[i])
 		end
+	end
+	restore()
+	if ext.whole and redis.call('HGET', meta, 'blank') == '1' then
+		-- Created by a node that knew nothing of it: take what this one knew.
+		redis.call('HDEL', meta, 'blank')
+		redis.call('HSET', meta, 'drawn', ARGV[8], 'drawsize', ARGV[9], 'epochs', ARGV[12])
+		hold_and_restore_batches()
 	end
 	return 0
 end
@@ -25,28 +80,17 @@ redis.call('HSET', meta,
 	'credit', '1', -- a new room lets its first visitor straight in
 	'tick', '0', 'pending', '0',
 	'drawn', ARGV[8], 'drawsize', ARGV[9],
-	'revcur', '0', 'ver', '0', 'inc', ARGV[11], 'epochs', ARGV[12])
+	'revcur', '0', 'ver', '0', 'inc', ARGV[11], 'epochs', ARGV[12],
+	'settle', int(ext.settle))
+if not ext.whole then
+	redis.call('HSET', meta, 'blank', '1')
+end
 redis.call('PEXPIRE', meta, ttl)
 
 -- Sessions live before the store lost its data keep their slots until they
--- would have ended; their passes are out there.
-local held, until_ = tonumber(ARGV[6]), ARGV[7]
-for i = 0, held - 1 do
-	redis.call('ZADD', live, until_, 'held:' .. i)
-end
-if held > 0 then
-	redis.call('PEXPIRE', live, ttl)
-end
-
-redis.call('HSET', meta, 'heldleft', int(held))
-
--- Admissions still in their grace come back, restored: their places are among
--- the held slots, and a claim from one takes a held slot over.
-for i = 13, #ARGV do
-	local start, count, claimed, at = parse_batch(ARGV[i])
-	redis.call('ZADD', batches, int(start), batch(start, count, claimed, at, true))
-end
-if #ARGV >= 13 then
-	redis.call('PEXPIRE', batches, ttl)
-end
+-- would have ended; their passes are out there. Admissions still in their
+-- grace come back, restored: their places are among the held slots, and a
+-- claim from one takes a held slot over.
+hold_and_restore_batches()
+restore()
 return 1

@@ -2,12 +2,17 @@
 -- the spot those who may be: while the room is open, nobody waits ahead, a
 -- visitor's worth of rate budget is banked and a slot is free.
 -- ARGV: now, open (0/1), cap, session, retention (µs), ttl (ms), visitor...
--- Returns {key, admitted (0/1), session end} for each visitor, flattened, or nil
--- when the room is unknown.
+-- Returns {key, admitted (0/1), session end} for each visitor, flattened, -1
+-- while the room settles after a loss, or nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
 	return false -- never re-create a lost room: its keys would restart from 0
 end
 local now = tonumber(ARGV[1])
+-- A room re-created after a loss holds newcomers, keys and all, while the
+-- line re-announces itself (see init.lua).
+if now < num(redis.call('HGET', meta, 'settle')) then
+	return -1
+end
 local n = #ARGV - 6
 local first = redis.call('HINCRBY', meta, 'seq', n) - n
 local out = {}

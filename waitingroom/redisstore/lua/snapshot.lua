@@ -1,8 +1,8 @@
 -- Snapshot: the room's state in one reply.
 -- ARGV: now (µs), revocation cursor
 -- Returns {seq, serving, admitted, claimed, abandoned, pending, credit, drawn,
--- draw size, version, active, returning, incarnation, epochs, number of
--- batches, batch..., revocation...}, each batch being "start:count:claimed:at" and each
+-- draw size, version, active, returning, incarnation, epochs,
+-- "forgotten:settle until:blank", number of batches, batch..., revocation...}, each batch being "start:count:claimed:at" and each
 -- revocation
 -- "cursor:expiry:pass id"; nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
@@ -21,7 +21,10 @@ out[12] = redis.call('ZCARD', returners)
 out[13] = redis.call('HGET', meta, 'inc') or ''
 out[14] = redis.call('HGET', meta, 'epochs') or ''
 local bs = redis.call('ZRANGE', batches, 0, -1)
-out[15] = #bs
+out[15] = (redis.call('HGET', meta, 'forgot') or '0') .. ':' ..
+	(redis.call('HGET', meta, 'settle') or '0') .. ':' ..
+	(redis.call('HGET', meta, 'blank') or '0')
+out[16] = #bs
 for _, m in ipairs(bs) do
 	out[#out + 1] = m
 end

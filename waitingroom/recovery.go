@@ -1,0 +1,266 @@
+package waitingroom
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"sync"
+	"time"
+)
+
+// What a room keeps across a loss of its store, and how a node restores it.
+//
+// A store that comes back empty is re-seeded by the nodes from the last view
+// each holds (reseed, and refresh on seeing a new incarnation): the line's
+// counters, held slots, admissions, draws, and also the runtime overrides
+// with their version (a node never falls back to its configuration when it
+// knows the room was overridden: a lower version in the store means the store
+// forgot) and the "forgotten" watermark.
+//
+// Finished fans are not copied into node memory. Instead a re-created room
+// refuses, as finished, claims for places below the watermark: places whose
+// admission window had ended before the loss. Their holders either claimed
+// (and their session is live, or over) or let their turn lapse; the store no
+// longer knows which, so such a ticket rejoins at the back rather than risk a
+// second pass. Places in admissions still within their window come back with
+// their claim counts, and a fully claimed one refuses further claims too. This
+// costs the store a few numbers per room and the poll path nothing.
+//
+// When every node that knew the room was lost with the store, only the fans
+// know where the line was: their tickets carry their order keys and their
+// passes the places admitted. A node that ran the room before (Config.Resumed)
+// and finds no record of it re-creates it settling: for one poll interval
+// nobody is admitted and no key is handed out, while returning tickets raise
+// the keys above theirs and passes restore serving and count against the cap
+// (announce). Then the line moves on, newcomers behind every returning ticket.
+// The overrides survive that too: each node keeps a memo of them outside the
+// store (Memo), in force from its start.
+
+// settleWindow is how long a room re-created after a loss holds newcomers: the
+// longest a waiting fan leaves between two polls, and two refreshes for the
+// nodes to pass on what those polls announced.
+func settleWindow(s Settings) time.Duration {
+	v := view{settings: s}
+	return time.Duration(v.maxRefresh())*time.Second + 2*RefreshInterval
+}
+
+// wholeSeed is this node's whole view of the room, to re-create it with, or to
+// restore a room that a node knowing less re-created. Call with r.mu held.
+func (r *Room) wholeSeed(now time.Time, v *view) Seed {
+	seed := Seed{
+		Counters:   v.snap.Counters,
+		DrawClosed: v.snap.DrawClosed,
+		DrawSize:   v.snap.DrawSize,
+		Epochs:     v.snap.Epochs,
+		Whole:      r.known,
+	}
+	seed.Overrides, seed.OverridesVersion = r.overridesSeed()
+	if r.known {
+		margin := uint64(math.Ceil(r.flow.joinRate()*(now.Sub(v.at).Seconds()+1))) + reseedMargin
+		seed.Seq = max(seed.Seq, r.maxKey) + margin
+		// Live sessions, and admissions that may have been claimed since this
+		// node last looked, keep their slots as anonymous held ones (their
+		// passes may be out there); the admissions come back too, so that a
+		// fan who had yet to claim still can, within their grace.
+		seed.Held = v.snap.Active + v.snap.Pending
+		seed.HeldUntil = now.Add(v.settings.SessionDuration)
+		seed.Batches = v.snap.Batches
+		seed.Forgotten = max(v.snap.Forgotten, v.snap.Serving)
+		if len(v.snap.Batches) > 0 {
+			seed.Forgotten = max(v.snap.Forgotten, v.snap.Batches[0].Start)
+		}
+	}
+	return seed
+}
+
+// overridesSeed encodes the overrides this node holds. Call with r.mu held.
+func (r *Room) overridesSeed() ([]byte, int64) {
+	if r.version == 0 {
+		return nil, 0
+	}
+	data, err := json.Marshal(r.overrides)
+	if err != nil {
+		return nil, 0
+	}
+	return data, r.version
+}
+
+// pushOverrides puts back the overrides this node knows, in a store that holds
+// an older version of them (it lost them, and a node that knew less re-created
+// the room).
+func (r *Room) pushOverrides(ctx context.Context) error {
+	r.mu.Lock()
+	data, version := r.overridesSeed()
+	r.mu.Unlock()
+	if version == 0 {
+		return nil
+	}
+	r.stats.Reseeds.Add(1)
+	err := r.store.Init(ctx, r.id, Seed{Overrides: data, OverridesVersion: version, RaiseOnly: true})
+	if errors.Is(err, ErrNoRoom) {
+		err = r.reseed(ctx, r.now())
+	}
+	return err
+}
+
+// settling reports whether the room holds newcomers at now.
+func (v *view) settling(now time.Time) bool {
+	return now.Before(v.snap.SettleUntil)
+}
+
+// announcements are what returning fans told this node about a line the
+// store lost, waiting to go to the store with the next tick.
+type announcements struct {
+	mu       sync.Mutex
+	seq      uint64 // the next key above every returning ticket's
+	serving  uint64 // the next place above every pass seen while settling
+	sessions map[string]HeldSession
+	sent     map[string]struct{} // visitors already announced
+}
+
+// maxAnnounced bounds the sessions a node remembers announcing: passes beyond
+// it are announced again at worst, which the store ignores.
+const maxAnnounced = 1 << 16
+
+// ticket notes a returning ticket whose key the store has not handed out.
+func (a *announcements) ticket(key uint64) {
+	a.mu.Lock()
+	a.seq = max(a.seq, key+1)
+	a.mu.Unlock()
+}
+
+// pass notes a pass seen while the room settles.
+func (a *announcements) pass(p Pass, fifo bool, retention time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if fifo {
+		a.serving = max(a.serving, p.OrderKey+1)
+	}
+	if _, ok := a.sent[p.Subject]; ok {
+		return
+	}
+	if a.sessions == nil {
+		a.sessions = make(map[string]HeldSession)
+	}
+	if len(a.sessions) < maxAnnounced {
+		a.sessions[p.Subject] = HeldSession{Visitor: p.Subject, Until: p.ExpiresAt, Forget: p.ExpiresAt.Add(retention)}
+	}
+}
+
+// take returns the seed announcing what was noted since the last call, and
+// whether there is anything to send.
+func (a *announcements) take(snap Snapshot) (Seed, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var seed Seed
+	if a.seq > snap.Seq {
+		seed.Seq = a.seq
+	}
+	if a.serving > snap.Serving {
+		seed.Serving, seed.Admitted, seed.Forgotten = a.serving, a.serving, a.serving
+	}
+	if len(a.sessions) > 0 {
+		if a.sent == nil || len(a.sent) >= maxAnnounced {
+			a.sent = make(map[string]struct{})
+		}
+		for v, hs := range a.sessions {
+			seed.Sessions = append(seed.Sessions, hs)
+			a.sent[v] = struct{}{}
+		}
+		a.sessions = nil
+	}
+	return seed, seed.Seq > 0 || seed.Serving > 0 || len(seed.Sessions) > 0
+}
+
+// flushAnnouncements sends what returning fans announced to the store.
+func (r *Room) flushAnnouncements(ctx context.Context) error {
+	seed, ok := r.ann.take(r.view.Load().snap)
+	if !ok {
+		return nil
+	}
+	seed.RaiseOnly = true
+	err := r.store.Init(ctx, r.id, seed)
+	if errors.Is(err, ErrNoRoom) {
+		err = r.reseed(ctx, r.now())
+	}
+	return err
+}
+
+// noteTicket is called for a waiting fan's ticket: one whose key the store
+// has not reached, though it was issued well before this node's view was
+// read, can only come from a line the store lost.
+func (r *Room) noteTicket(v *view, t Ticket) {
+	if !v.healthy || t.Key < v.snap.Seq || !t.Joined.Before(v.at.Add(-staleView)) {
+		return
+	}
+	r.ann.ticket(t.Key)
+}
+
+// staleView is how old a ticket must be, against a view, before its key
+// beyond the view's counters can only mean a loss: younger ones may have been
+// handed out by another node since the view was read.
+const staleView = 2 * time.Second
+
+// notePass is called for every valid pass: while the room settles after a
+// loss, passes tell where serving was and which sessions are live. Otherwise
+// it costs the admitted path one load and one test.
+func (r *Room) notePass(p Pass) {
+	v := r.view.Load()
+	if !v.announcing {
+		return
+	}
+	fifo := v.settings.QueueingMethod == FIFO && !v.settings.drawn()
+	r.ann.pass(p, fifo, v.settings.TicketLifetime)
+}
+
+// Memo is what a node keeps of a room outside the store, where it outlives
+// both the node's memory and the store's data (the gateway keeps it in Caddy
+// storage): the runtime overrides with their version, and when it was last
+// written. A node that starts with one applies its overrides at once, puts
+// them back into a store that lost them, and, while it is recent, knows the
+// room ran before (Config.Resumed). Waiting says people were in line when it
+// was written (or since): a store that dies with its node (the memory store)
+// lost a line only then.
+type Memo struct {
+	Overrides json.RawMessage `json:"overrides,omitempty"`
+	Version   int64           `json:"version"`
+	Waiting   bool            `json:"waiting,omitempty"`
+	At        time.Time       `json:"at"`
+}
+
+// memoEvery is how often a running node renews its memo even when nothing
+// changed, so that its age says when the room last ran.
+const memoEvery = time.Minute
+
+// remember hands the node's memo to Config.Remember when the overrides changed,
+// a line formed, or the last one is old. A line that empties is recorded only
+// with the renewal, so a line that keeps forming and emptying costs at most
+// two writes a renewal. Call with r.mu held; the callback must not block.
+func (r *Room) remember(now time.Time, changed bool, waiting bool) {
+	if r.rememberFn == nil {
+		return
+	}
+	formed := waiting && !r.memoWaiting
+	if !changed && !formed && now.Sub(r.memoAt) < memoEvery {
+		return
+	}
+	r.memoAt, r.memoWaiting = now, waiting
+	data, version := r.overridesSeed()
+	r.rememberFn(Memo{Overrides: data, Version: version, Waiting: waiting, At: now})
+}
+
+// recall applies the overrides of a memo a previous run left.
+func (r *Room) recall(m *Memo) {
+	if m == nil || m.Version == 0 {
+		return
+	}
+	var o Overrides
+	if len(m.Overrides) > 0 && json.Unmarshal(m.Overrides, &o) != nil {
+		return // unreadable: the store's, when it has them, will do
+	}
+	if o.Apply(r.base).Validate() != nil {
+		return
+	}
+	r.overrides, r.version = o, m.Version
+}

@@ -1,0 +1,155 @@
+package waitingroom_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// A node never falls back to its configuration for a setting it knows was
+// overridden: not when the store forgets the room, not when another node
+// re-creates it knowing nothing.
+func TestRoomKeepsOverridesTheStoreForgot(t *testing.T) {
+	e := newEnv(t)
+	mem := e.store.(*waitingroom.MemoryStore)
+	s := waitingroom.Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60}
+	a := e.node("concert", s)
+	paused, lowered := true, 2
+	if _, err := a.Patch(e.ctx, waitingroom.Overrides{Paused: &paused, TotalActiveUsers: &lowered}); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, a)
+	mem.Drop("concert")
+	// Another node, which knows nothing of the room, re-creates it first.
+	b := e.node("concert", s)
+	if b.Settings().Paused {
+		t.Fatal("the premise: the node that re-created the room knows no overrides")
+	}
+	e.step(1, a, b)
+	for i, r := range []*waitingroom.Room{a, b} {
+		if st := r.Settings(); !st.Paused || st.TotalActiveUsers != lowered {
+			t.Fatalf("node %d after the loss: paused %v cap %d, want the overrides", i, st.Paused, st.TotalActiveUsers)
+		}
+	}
+	if _, v, _ := e.store.Overrides(e.ctx, "concert"); v != 1 {
+		t.Fatalf("overrides version %d in the store, want 1 back", v)
+	}
+	// A patch after the loss lays over the restored overrides.
+	resume := false
+	got, err := b.Patch(e.ctx, waitingroom.Overrides{Paused: &resume})
+	if err != nil || got.Paused || got.TotalActiveUsers != lowered {
+		t.Fatalf("resume after the loss: %+v %v, want resumed with the lowered cap", got, err)
+	}
+}
+
+// A node that starts with a memo applies its overrides before it ever reads
+// the store, and gives the memo back as they change.
+func TestRoomStartsFromItsMemo(t *testing.T) {
+	e := newEnv(t)
+	var kept []waitingroom.Memo
+	r, err := waitingroom.NewRoom(waitingroom.Config{
+		ID: "concert", Settings: waitingroom.Settings{TotalActiveUsers: 5}, Store: e.store, Key: e.key, Now: e.clock.Now,
+		Memo:     &waitingroom.Memo{Overrides: []byte(`{"sold_out":true}`), Version: 4, At: e.clock.Now()},
+		Resumed:  true,
+		Remember: func(m waitingroom.Memo) { kept = append(kept, m) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Settings().SoldOut {
+		t.Fatal("overrides of the memo not in force before the start")
+	}
+	if err := r.Start(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if data, v, _ := e.store.Overrides(e.ctx, "concert"); v != 4 || string(data) != `{"sold_out":true}` {
+		t.Fatalf("store after the start: %q v%d, want the memo's", data, v)
+	}
+	open := false
+	if _, err := r.Patch(e.ctx, waitingroom.Overrides{SoldOut: &open}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(kept); n == 0 || kept[n-1].Version != 5 {
+		t.Fatalf("memos given back: %+v, want the last of version 5", kept)
+	}
+}
+
+// A room never run before admits its first visitor at once; one that ran
+// before and finds no record of itself holds newcomers while the line
+// re-announces itself, and then places them behind it.
+func TestRoomSettlesOnlyWhenItRanBefore(t *testing.T) {
+	e := newEnv(t)
+	s := waitingroom.Settings{TotalActiveUsers: 2, NewUsersPerMinute: 60, AdmissionGrace: 5 * time.Second}
+	if v := e.join(e.node("fresh", s)); v.Pass == "" {
+		t.Fatalf("first visitor of a brand-new room: %s, want admitted at once", v.Status.State)
+	}
+
+	old := e.node("resumed", s)
+	in := e.join(old)
+	waiting := []waitingroom.Visit{e.join(old), e.join(old), e.join(old)}
+	e.step(3, old)
+	e.store.(*waitingroom.MemoryStore).Drop("resumed")
+	r, err := waitingroom.NewRoom(waitingroom.Config{ID: "resumed", Settings: s, Store: e.store, Key: e.key, Now: e.clock.Now, Resumed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Join(e.ctx); !errors.Is(err, waitingroom.ErrSettling) || !errors.Is(err, waitingroom.ErrStoreUnavailable) {
+		t.Fatalf("newcomer while settling: %v, want ErrSettling", err)
+	}
+	e.pass(r, in.Pass) // the fan inside browses on
+	for _, w := range waiting {
+		e.poll(r, w.Ticket)
+	}
+	e.step(1, r)
+	snap := r.Snapshot()
+	if snap.Seq <= waiting[2].Ticket.Key || snap.Serving != in.Ticket.Key+1 || snap.Active != 1 {
+		t.Fatalf("after the line re-announced itself: %+v; want keys above %d, serving %d, the session inside held", snap.Counters, waiting[2].Ticket.Key, in.Ticket.Key+1)
+	}
+	for r.Snapshot().SettleUntil.After(e.clock.Now()) {
+		e.step(1, r)
+	}
+	if v := e.join(r); v.Ticket.Key <= waiting[2].Ticket.Key {
+		t.Fatalf("newcomer after settling got key %d, ahead of %d", v.Ticket.Key, waiting[2].Ticket.Key)
+	}
+}
+
+// Two nodes saw different versions of the overrides when the store lost
+// them; whichever re-seeds first, the newer version wins on both.
+func TestRoomNewerOverridesWinAfterLoss(t *testing.T) {
+	e := newEnv(t)
+	mem := e.store.(*waitingroom.MemoryStore)
+	s := waitingroom.Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60}
+	a, b := e.node("concert", s), e.node("concert", s)
+	paused := true
+	if _, err := a.Patch(e.ctx, waitingroom.Overrides{Paused: &paused}); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, a, b) // both know version 1
+	sold := true
+	if _, err := a.Patch(e.ctx, waitingroom.Overrides{SoldOut: &sold}); err != nil {
+		t.Fatal(err)
+	}
+	// b has not refreshed since: it knows version 1 only.
+	mem.Drop("concert")
+	e.clock.Advance(time.Second)
+	if err := b.Tick(e.ctx); err != nil { // b re-seeds first, with version 1
+		t.Fatal(err)
+	}
+	if _, v, _ := e.store.Overrides(e.ctx, "concert"); v != 1 {
+		t.Fatalf("after b re-seeded: version %d, want b's 1", v)
+	}
+	e.step(1, a, b)
+	if _, v, _ := e.store.Overrides(e.ctx, "concert"); v != 2 {
+		t.Fatalf("after a refreshed: version %d, want a's 2", v)
+	}
+	for i, r := range []*waitingroom.Room{a, b} {
+		if st := r.Settings(); !st.Paused || !st.SoldOut || r.Info().Version != 2 {
+			t.Fatalf("node %d: paused %v sold out %v version %d, want version 2 on both", i, st.Paused, st.SoldOut, r.Info().Version)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package redisstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// settlingReply is join.lua's answer while the room settles after a loss.
+const settlingReply = -1
+
+// survivors encodes, for init.lua, what a seed restores beyond the line:
+// overrides, forgotten places, the settling deadline of a room it creates, and
+// sessions known from passes. One JSON argument keeps the script's positional
+// arguments as they were.
+func survivors(seed waitingroom.Seed) string {
+	ext := struct {
+		Ovr      string   `json:"ovr"`
+		Ver      int64    `json:"ver"`
+		Forgot   uint64   `json:"forgot"`
+		Settle   int64    `json:"settle"`
+		Whole    bool     `json:"whole"`
+		Raise    bool     `json:"raise"`
+		Sessions [][3]any `json:"sessions"`
+	}{Ovr: string(seed.Overrides), Ver: seed.OverridesVersion, Forgot: seed.Forgotten, Whole: seed.Whole, Raise: seed.RaiseOnly, Sessions: [][3]any{}}
+	if !seed.SettleUntil.IsZero() {
+		ext.Settle = seed.SettleUntil.UnixMicro()
+	}
+	for _, hs := range seed.Sessions {
+		ext.Sessions = append(ext.Sessions, [3]any{hs.Visitor, hs.Until.UnixMicro(), hs.Forget.UnixMicro()})
+	}
+	b, err := json.Marshal(ext)
+	if err != nil {
+		panic(err) // strings and numbers always encode
+	}
+	return string(b)
+}
+
+// parseSurvivors reads snapshot.lua's "forgotten:settle until:blank".
+func parseSurvivors(s string, snap *waitingroom.Snapshot, now time.Time) error {
+	f := strings.Split(s, ":")
+	if len(f) != 3 {
+		return fmt.Errorf("malformed survivors field %q", s)
+	}
+	forgot, err1 := strconv.ParseUint(f[0], 10, 64)
+	settle, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return fmt.Errorf("malformed survivors field %q", s)
+	}
+	snap.Forgotten, snap.Blank = forgot, f[2] == "1"
+	if settle > 0 {
+		snap.SettleUntil = fromMicros(settle, now)
+	}
+	return nil
+}
