@@ -158,8 +158,9 @@ func (r *Room) ID() string { return r.id }
 func (r *Room) Stats() *Stats { return &r.stats }
 
 // Start creates the room in the store if needed and reads its state. A store
-// that cannot be reached is not fatal: the room starts in the failure mode of
-// DESIGN.md and recovers on a later Tick.
+// that cannot be reached is not fatal: the room starts in the failure mode
+// described in docs/ARCHITECTURE.md ("Failure semantics") and recovers on a
+// later Tick.
 func (r *Room) Start(ctx context.Context) error {
 	var seed Seed
 	if r.resumed {
