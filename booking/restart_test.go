@@ -3,8 +3,6 @@ package booking_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -14,85 +12,8 @@ import (
 	"github.com/foyer-dev/foyer/booking"
 	"github.com/foyer-dev/foyer/booking/pgstore"
 	"github.com/foyer-dev/foyer/booking/pgstore/pgtest"
+	"github.com/foyer-dev/foyer/internal/cutproxy"
 )
-
-// cutProxy forwards TCP to a PostgreSQL server and can cut every connection
-// and refuse new ones, which is what the booking service sees when its
-// database restarts.
-type cutProxy struct {
-	ln     net.Listener
-	target string
-
-	mu    sync.Mutex
-	down  bool
-	conns map[net.Conn]bool
-}
-
-func newCutProxy(t *testing.T, target string) *cutProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cutProxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
-	go p.serve()
-	t.Cleanup(func() { ln.Close(); p.cut() })
-	return p
-}
-
-func (p *cutProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		down := p.down
-		p.mu.Unlock()
-		if down {
-			c.Close()
-			continue
-		}
-		up, err := net.DialTimeout("tcp", p.target, 2*time.Second)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		if p.down { // cut while we were dialing
-			p.mu.Unlock()
-			c.Close()
-			up.Close()
-			continue
-		}
-		p.conns[c], p.conns[up] = true, true
-		p.mu.Unlock()
-		go p.pipe(c, up)
-		go p.pipe(up, c)
-	}
-}
-
-func (p *cutProxy) pipe(dst, src net.Conn) {
-	_, _ = io.Copy(dst, src)
-	dst.Close()
-	src.Close()
-}
-
-// cut drops every connection and refuses new ones until restore.
-func (p *cutProxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = true
-	for c := range p.conns {
-		c.Close()
-	}
-	clear(p.conns)
-}
-
-func (p *cutProxy) restore() {
-	p.mu.Lock()
-	p.down = false
-	p.mu.Unlock()
-}
 
 // TestDatabaseRestartDuringCheckouts cuts the database away while customers
 // check out and pay: they get 503 with Retry-After, never a 500; payments
@@ -104,8 +25,8 @@ func TestDatabaseRestartDuringCheckouts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := newCutProxy(t, u.Host)
-	u.Host = proxy.ln.Addr().String()
+	proxy := cutproxy.Start(t, u.Host)
+	u.Host = proxy.Addr()
 	q := u.Query()
 	q.Set("connect_timeout", "2")
 	u.RawQuery = q.Encode()
@@ -136,7 +57,7 @@ func TestDatabaseRestartDuringCheckouts(t *testing.T) {
 		})
 	}
 	time.Sleep(10 * time.Millisecond)
-	proxy.cut()
+	proxy.Cut()
 	wg.Wait()
 	unavailable := 0
 	for i, r := range results {
@@ -161,17 +82,17 @@ func TestDatabaseRestartDuringCheckouts(t *testing.T) {
 
 	// Back up: the clients retry and pay. The first webhooks bounce off a
 	// second outage; the provider delivers them again later.
-	proxy.restore()
+	proxy.Restore()
 	orders := make([]checkoutJSON, fans)
 	for i := range fans {
 		retry(t, func() response { return h.req("POST", "/api/holds/"+holds[i].ID+"/checkout", fan(i), nil) }).decode(t, &orders[i])
 		h.payOnPage(orders[i].Payment.PayURL)
 	}
-	proxy.cut()
+	proxy.Cut()
 	if accepted, _ := h.fake.DeliverDue(context.Background()); accepted == 2*fans {
 		t.Fatal("every webhook was accepted with the database down")
 	}
-	proxy.restore()
+	proxy.Restore()
 	h.clock.Advance(time.Minute) // past the provider's retry backoff
 	deadline := time.Now().Add(20 * time.Second)
 	for h.fake.Pending() > 0 && time.Now().Before(deadline) {

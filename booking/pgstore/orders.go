@@ -326,30 +326,19 @@ func (s *Store) Order(ctx context.Context, id, customerID string) (booking.Order
 
 // OrdersAwaitingRefund lists refund_pending orders.
 func (s *Store) OrdersAwaitingRefund(ctx context.Context, limit int) ([]booking.Order, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM orders WHERE status = 'refund_pending' ORDER BY id LIMIT $1`, limit)
-	if err != nil {
-		return nil, classify(err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, classify(err)
-	}
-	out := make([]booking.Order, 0, len(ids))
-	for _, id := range ids {
-		o, err := s.Order(ctx, id, "")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, nil
+	return s.ordersWhere(ctx, `SELECT id FROM orders WHERE status = 'refund_pending' ORDER BY id LIMIT $1`, limit)
 }
 
 // OrdersPendingPayment lists orders still awaiting their payment.
 func (s *Store) OrdersPendingPayment(ctx context.Context, createdBefore time.Time, limit int) ([]booking.Order, error) {
-	rows, err := s.pool.Query(ctx, `
+	return s.ordersWhere(ctx, `
 		SELECT id FROM orders WHERE status = 'pending_payment' AND created_at < $1
 		ORDER BY created_at, id LIMIT $2`, createdBefore, limit)
+}
+
+// ordersWhere loads the orders whose ids a query selects, in its order.
+func (s *Store) ordersWhere(ctx context.Context, query string, args ...any) ([]booking.Order, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, classify(err)
 	}

@@ -13,18 +13,8 @@ import (
 
 // PendingOutbox returns unpublished messages, oldest first.
 func (s *Store) PendingOutbox(ctx context.Context, limit int) ([]booking.OutboxMessage, error) {
-	rows, err := s.pool.Query(ctx, `
+	return s.outboxMessages(ctx, `
 		SELECT id, topic, payload, created_at FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1`, limit)
-	if err != nil {
-		return nil, classify(err)
-	}
-	msgs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.OutboxMessage, error) {
-		var m booking.OutboxMessage
-		err := r.Scan(&m.ID, &m.Topic, &m.Payload, &m.CreatedAt)
-		m.CreatedAt = m.CreatedAt.UTC()
-		return m, err
-	})
-	return msgs, classify(err)
 }
 
 // MarkPublished flags messages as relayed.
@@ -35,9 +25,14 @@ func (s *Store) MarkPublished(ctx context.Context, ids []int64, now time.Time) e
 
 // UndeliveredOutbox returns published messages no consumer has handled.
 func (s *Store) UndeliveredOutbox(ctx context.Context, publishedBefore time.Time, limit int) ([]booking.OutboxMessage, error) {
-	rows, err := s.pool.Query(ctx, `
+	return s.outboxMessages(ctx, `
 		SELECT id, topic, payload, created_at FROM outbox
 		WHERE delivered_at IS NULL AND published_at < $1 ORDER BY id LIMIT $2`, publishedBefore, limit)
+}
+
+// outboxMessages runs a query selecting id, topic, payload and created_at.
+func (s *Store) outboxMessages(ctx context.Context, query string, args ...any) ([]booking.OutboxMessage, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, classify(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/foyer-dev/foyer/booking"
 	"github.com/foyer-dev/foyer/booking/pgstore/pgtest"
+	"github.com/foyer-dev/foyer/internal/cutproxy"
 	"github.com/foyer-dev/foyer/internal/redistest"
 )
 
@@ -74,8 +75,8 @@ func TestFaultReadinessNamesWhatIsDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := newTCPProxy(t, u.Host)
-	u.Host = proxy.addr()
+	proxy := cutproxy.Start(t, u.Host)
+	u.Host = proxy.Addr()
 	q := u.Query()
 	q.Set("connect_timeout", "2")
 	u.RawQuery = q.Encode()
@@ -90,14 +91,14 @@ func TestFaultReadinessNamesWhatIsDown(t *testing.T) {
 	rs.Restart(t)
 	recoverRedis := awaitReadiness(t, b.url, http.StatusOK, nil, 10*time.Second)
 
-	proxy.cut()
+	proxy.Cut()
 	detectPG := awaitReadiness(t, b.url, http.StatusServiceUnavailable, []string{"postgres"}, 10*time.Second)
 	pass := http.Header{booking.PassHeader: {signer.pass(t, "fan")}}
 	var e struct{ Error string }
 	if code := call(t, "POST", b.url+"/api/events/1/holds", pass, map[string]any{"zone": "FLOOR", "quantity": 1}, &e); code != http.StatusServiceUnavailable || e.Error != booking.CodeUnavailable {
 		t.Fatalf("a hold with the database down = %d %q; want 503 %s", code, e.Error, booking.CodeUnavailable)
 	}
-	proxy.restore()
+	proxy.Restore()
 	recoverPG := awaitReadiness(t, b.url, http.StatusOK, nil, 15*time.Second)
 	if code := call(t, "POST", b.url+"/api/events/1/holds", pass, map[string]any{"zone": "FLOOR", "quantity": 1}, nil); code != http.StatusCreated {
 		t.Fatalf("a hold after the database came back = %d", code)
