@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/foyer-dev/foyer/booking/stream"
+	"github.com/foyer-dev/foyer/internal/loop"
 )
 
 // Background work. Each Run* loop stops when ctx ends; each step is also
@@ -151,14 +152,5 @@ func (s *Service) RunWorkers(ctx context.Context, st stream.Stream, consumer str
 }
 
 func every(ctx context.Context, d time.Duration, fn func()) {
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			fn()
-		}
-	}
+	loop.Every(ctx, d, func(context.Context) { fn() })
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/foyer-dev/foyer/internal/loop"
 )
 
 // Config describes a room to NewRoom.
@@ -180,16 +182,7 @@ func (r *Room) Start(ctx context.Context) error {
 // view every half second. Steps are idempotent per second in the store, so many
 // nodes running this make exactly one advance per second between them.
 func (r *Room) Run(ctx context.Context) {
-	t := time.NewTicker(RefreshInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			_ = r.Tick(ctx)
-		}
-	}
+	loop.Every(ctx, RefreshInterval, func(ctx context.Context) { _ = r.Tick(ctx) })
 }
 
 // RefreshInterval is how often a node refreshes its view of the room.

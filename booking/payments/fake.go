@@ -15,6 +15,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/foyer-dev/foyer/internal/loop"
 )
 
 // DeliveryOptions make webhook delivery as awkward as a real provider's can
@@ -418,16 +420,7 @@ func (f *Fake) send(ctx context.Context, d Delivery, now time.Time) bool {
 
 // Run delivers due webhooks every interval until ctx ends.
 func (f *Fake) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			f.DeliverDue(ctx)
-		}
-	}
+	loop.Every(ctx, interval, func(ctx context.Context) { f.DeliverDue(ctx) })
 }
 
 func clonePayment(p Payment) Payment {

@@ -1,0 +1,27 @@
+// Package loop runs a function at a fixed interval until a context ends: the
+// background loop of a room's controller, of the booking service's workers and
+// of the fake payment provider's webhook deliveries, written once.
+//
+// It never runs the function concurrently with itself: a run that takes longer
+// than the interval delays the next (ticks in between are dropped, as with
+// time.Ticker), so a slow store is never hit by a pile of overlapping steps.
+package loop
+
+import (
+	"context"
+	"time"
+)
+
+// Every calls fn every d until ctx ends. The first call is after d.
+func Every(ctx context.Context, d time.Duration, fn func(context.Context)) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			fn(ctx)
+		}
+	}
+}
