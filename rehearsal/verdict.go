@@ -1,7 +1,6 @@
 package rehearsal
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -11,9 +10,6 @@ import (
 
 // p99Target is the rehearsal's latency target (README, "Rehearsal").
 const p99Target = 50 * time.Millisecond
-
-// errOversold makes the command fail: the one rule that never bends.
-var errOversold = errors.New("rehearsal failed: a place was sold twice or an invariant does not hold")
 
 // verdict measures what the sale left behind and prints it. Only overselling
 // and broken invariants fail the command; every other target is reported
@@ -28,8 +24,8 @@ func (r *rehearsal) verdict() error {
 	}
 	r.st.stop() // the logs are complete once the servers are gone
 	foyerLog, bookingLog := r.st.logProblems()
-	seatsOver, zoneOver, fanTickets := r.countTickets()
-	fifo, excluded := r.fifo()
+	sale := judgeSale(r.orders, r.cfg.Standing, r.capacity, inv, invErr)
+	fifo, excluded := fifoOf(r.fans)
 
 	fmt.Println()
 	switch {
@@ -42,21 +38,14 @@ func (r *rehearsal) verdict() error {
 	}
 
 	// The sale.
-	sold := inv.Report.Tickets
 	fmt.Println("\nsale")
-	soldOut := invErr == nil && sold >= r.capacity
-	fmt.Printf("  sold / capacity     %d / %d places (booking service's count of tickets)\n", sold, r.capacity)
-	if soldOut {
+	fmt.Printf("  sold / capacity     %d / %d places (booking service's count of tickets)\n", sale.sold, r.capacity)
+	if sale.soldOut {
 		fmt.Printf("  sold out            yes: last place paid at %s; fans' orders reached capacity at %s; the room first said sold_out at %s\n",
 			r.lastPaid(), offset(r.live.soldAllSeen.Load()), offset(r.live.soldOutSeen.Load()))
 	} else {
-		fmt.Printf("  sold out            NO: %d places left\n", r.capacity-sold)
+		fmt.Printf("  sold out            NO: %d places left\n", r.capacity-sale.sold)
 	}
-	oversold := seatsOver + zoneOver
-	if fanTickets > r.capacity {
-		oversold += fanTickets - r.capacity
-	}
-	invOK := invErr == nil && inv.OK
 	switch {
 	case invErr != nil:
 		fmt.Printf("  invariants          UNAVAILABLE: %v\n", invErr)
@@ -70,7 +59,7 @@ func (r *rehearsal) verdict() error {
 		}
 	}
 	fmt.Printf("  oversold            %d (fans' delivered orders: %d tickets in %d orders, %d seats with more than one ticket, %d zone places over capacity)\n",
-		oversold, fanTickets, len(r.orders), seatsOver, zoneOver)
+		sale.oversold, sale.fanTickets, len(r.orders), sale.seatsOver, sale.zoneOver)
 
 	// The order of the line.
 	fmt.Println("\nFIFO")
@@ -125,7 +114,7 @@ func (r *rehearsal) verdict() error {
 	}
 
 	// Latency and throughput.
-	groups, lag, total := r.latencies()
+	groups, lag, total := latencyLines(r.workers)
 	fmt.Printf("\nlatency of every request the fans made (target: p99 < %v)\n", p99Target)
 	fmt.Printf("  %-10s %9s %9s %9s %9s %12s  %s\n", "", "requests", "p50", "p99", "max", "p99 if due", "answers")
 	p99Met := true
@@ -188,71 +177,11 @@ func (r *rehearsal) verdict() error {
 	}
 
 	fmt.Println("\ntargets (sold out, 0 oversold, FIFO order kept, p99 < 50 ms)")
-	fmt.Printf("  sold out            %s\n", met(soldOut))
-	fmt.Printf("  0 oversold          %s\n", met(oversold == 0 && invOK))
+	fmt.Printf("  sold out            %s\n", met(sale.soldOut))
+	fmt.Printf("  0 oversold          %s\n", met(sale.proven()))
 	fmt.Printf("  FIFO order kept     %s\n", met(fifo.ok()))
 	fmt.Printf("  p99 < 50 ms         %s (%s)\n", met(p99Met), strings.Join(p99s, ", "))
-	switch {
-	case oversold > 0 || (invErr == nil && !inv.OK):
-		return errOversold
-	case invErr != nil:
-		return fmt.Errorf("rehearsal failed: the booking service's invariants could not be read, so 0 oversold is not proven: %w", invErr)
-	}
-	return nil
-}
-
-// countTickets counts, from the orders the fans saw delivered, seats with
-// more than one ticket and zone places beyond a zone's capacity (the zone
-// capacity is the venue's standing places).
-func (r *rehearsal) countTickets() (seatsOver, zoneOver, tickets int) {
-	perSeat := map[string]int{}
-	perZone := map[string]int{}
-	for _, o := range r.orders {
-		for _, s := range o.seats {
-			perSeat[s]++
-		}
-		for _, z := range o.zones {
-			perZone[z]++
-		}
-		tickets += len(o.seats) + len(o.zones)
-	}
-	for _, n := range perSeat {
-		if n > 1 {
-			seatsOver += n - 1
-		}
-	}
-	for _, n := range perZone {
-		zoneOver += max(0, n-r.cfg.Standing)
-	}
-	return seatsOver, zoneOver, tickets
-}
-
-// fifo builds the records of the fans the check applies to: patient fans
-// who got a place in line. Leavers are left out (they never claim, by
-// design) and so are late returners (the room lets them in at the front
-// when they come back, by design).
-func (r *rehearsal) fifo() (fifoResult, string) {
-	var recs []fifoRecord
-	var leavers, returners, placeless int
-	for i := range r.fans {
-		f := &r.fans[i]
-		switch {
-		case f.behaviour == leaveAtJoin || f.behaviour == leaveInLine:
-			leavers++
-			continue
-		case f.behaviour == lateReturner:
-			returners++
-			continue
-		case f.joinStart < 0:
-			placeless++ // arrived after the sale, or never got an answer
-			continue
-		}
-		recs = append(recs, fifoRecord{
-			fan: int32(i), joinStart: f.joinStart, joinEnd: f.joinEnd,
-			admitted: f.admitted, key: f.key, passAt: f.passAt, lastWait: f.lastWait,
-		})
-	}
-	return checkFIFO(recs), fmt.Sprintf("%d leavers, %d late returners, %d without a place (came after the sell-out or got no answer)", leavers, returners, placeless)
+	return sale.err
 }
 
 func (r *rehearsal) positionRises() int {
@@ -277,77 +206,6 @@ func (r *rehearsal) lastPaid() string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f s", last.Sub(r.t0).Seconds())
-}
-
-type latencyLine struct {
-	name    string
-	top     bool    // a group the target applies to
-	sum     summary // from sending to the answer
-	due     summary // from when the fan meant to send it to the answer
-	answers string
-}
-
-// latencies merges the workers' samples into the verdict's lines: each
-// group the target applies to, each shopping request, and everything.
-func (r *rehearsal) latencies() ([]latencyLine, summary, int) {
-	var byKind, fromDue [nKinds]samples
-	var class [nKinds][6]int
-	var failed [nKinds]int
-	var lag samples
-	for _, w := range r.workers {
-		for _, s := range w.reqs {
-			byKind[s.kind] = append(byKind[s.kind], s.us)
-			fromDue[s.kind] = append(fromDue[s.kind], s.us+s.lag)
-		}
-		for k := range nKinds {
-			failed[k] += w.failed[k]
-			for c := range 6 {
-				class[k][c] += w.byClass[k][c]
-			}
-		}
-		for _, l := range w.lags {
-			lag = append(lag, l.us)
-		}
-	}
-	answers := func(ks ...reqKind) string {
-		var c [6]int
-		f := 0
-		for _, k := range ks {
-			for i := range 6 {
-				c[i] += class[k][i]
-			}
-			f += failed[k]
-		}
-		var parts []string
-		for i, n := range c {
-			if n > 0 {
-				parts = append(parts, fmt.Sprintf("%dxx %d", i, n))
-			}
-		}
-		if f > 0 {
-			parts = append(parts, fmt.Sprintf("no answer %d", f))
-		}
-		return strings.Join(parts, ", ")
-	}
-	merge := func(from *[nKinds]samples, ks ...reqKind) samples {
-		var s samples
-		for _, k := range ks {
-			s = append(s, from[k]...)
-		}
-		return s
-	}
-	line := func(name string, top bool, ks ...reqKind) latencyLine {
-		return latencyLine{name: name, top: top, sum: summarize(merge(&byKind, ks...)), due: summarize(merge(&fromDue, ks...)), answers: answers(ks...)}
-	}
-	shop := []reqKind{kindSeats, kindHold, kindCheckout, kindPay, kindOrder}
-	all := append([]reqKind{kindJoin, kindPoll}, shop...)
-	lines := []latencyLine{line("join", true, kindJoin), line("poll", true, kindPoll), line("shop", true, shop...)}
-	for _, k := range shop {
-		lines = append(lines, line("  "+k.String(), false, k))
-	}
-	everything := line("all", false, all...)
-	lines = append(lines, everything)
-	return lines, summarize(lag), everything.sum.n
 }
 
 func sortedNotes(m map[string]int) []string {
@@ -375,41 +233,4 @@ func met(ok bool) string {
 		return "met"
 	}
 	return "NOT met"
-}
-
-// printTimeline shows the run in about thirty windows of whole tens of
-// seconds: where in the sale the tail latencies were.
-func (r *rehearsal) printTimeline() {
-	var reqs []reqSample
-	var lags []lagSample
-	for _, w := range r.workers {
-		reqs = append(reqs, w.reqs...)
-		lags = append(lags, w.lags...)
-	}
-	window := max(10*time.Second, (r.elapsed / 30).Truncate(10*time.Second))
-	tl := timeline(reqs, lags, window, p99Target)
-	fmt.Printf("  timeline, %v windows:  req/s, p99 of join / poll / shop, share at or over %v, schedule lag p99,\n    machine CPU busy (all processes; \"not ours\": the kernel's and other processes' share)\n", window, p99Target)
-	for _, w := range tl {
-		// The machine's busy share, sampled each second, over the window.
-		var cpu, peak, other float64
-		var secs int
-		for i := int(w.from / time.Second); i < int((w.from+window)/time.Second) && i < len(r.cpuBySec); i++ {
-			if r.cpuBySec[i] > 0 {
-				cpu += r.cpuBySec[i]
-				other += r.otherBySec[i]
-				peak = max(peak, r.cpuBySec[i])
-				secs++
-			}
-		}
-		var p [3]string
-		for g := range 3 {
-			p[g] = "-"
-			if w.p99[g] >= 0 {
-				p[g] = ms(w.p99[g])
-			}
-		}
-		span := max(time.Millisecond, min(window, r.elapsed-w.from)) // the last window is cut short
-		fmt.Printf("    %4.0f s  %6.0f/s  %9s %9s %9s  %5.1f%%  lag %9s  cpu %3.0f%% (busiest second %3.0f%%, not ours %2.0f%%)\n", w.from.Seconds(), float64(w.requests)/span.Seconds(),
-			p[0], p[1], p[2], 100*float64(w.over)/float64(max(1, w.requests)), ms(w.lagP99), 100*cpu/float64(max(1, secs)), 100*peak, 100*other/float64(max(1, secs)))
-	}
 }
