@@ -2,7 +2,7 @@ package rehearsal
 
 import "fmt"
 
-// fifo builds the records of the fans the check applies to: patient fans
+// fifoOf builds the records of the fans the check applies to: patient fans
 // who got a place in line. Leavers are left out (they never claim, by
 // design) and so are late returners (the room lets them in at the front
 // when they come back, by design).

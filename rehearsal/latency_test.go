@@ -54,3 +54,67 @@ func TestTimelinePlacesTheTail(t *testing.T) {
 		t.Fatal("no requests: want no timeline")
 	}
 }
+
+func TestTimelineBuckets(t *testing.T) {
+	type win struct {
+		requests, over int
+		p99            [3]time.Duration
+		lag            time.Duration
+	}
+	none := time.Duration(-1)
+	cases := []struct {
+		name   string
+		reqs   []reqSample
+		lags   []lagSample
+		window time.Duration
+		want   []win
+	}{{
+		name:   "a request answered on a window's edge belongs to the next",
+		reqs:   []reqSample{{at: 999, us: 1000, kind: kindJoin}, {at: 1000, us: 2000, kind: kindJoin}},
+		window: time.Second,
+		want:   []win{{requests: 1, p99: [3]time.Duration{time.Millisecond, none, none}}, {requests: 1, p99: [3]time.Duration{2 * time.Millisecond, none, none}}},
+	}, {
+		name:   "a quiet window in between is kept, with no p99",
+		reqs:   []reqSample{{at: 500, us: 1000, kind: kindPoll}, {at: 2500, us: 1000, kind: kindOrder}},
+		window: time.Second,
+		want: []win{
+			{requests: 1, p99: [3]time.Duration{none, time.Millisecond, none}},
+			{p99: [3]time.Duration{none, none, none}},
+			{requests: 1, p99: [3]time.Duration{none, none, time.Millisecond}},
+		},
+	}, {
+		name:   "at the target counts as over it",
+		reqs:   []reqSample{{at: 10, us: 50_000, kind: kindHold}, {at: 20, us: 49_999, kind: kindHold}},
+		window: time.Second,
+		want:   []win{{requests: 2, over: 1, p99: [3]time.Duration{none, none, 50 * time.Millisecond}}},
+	}, {
+		name:   "lags after the last answer are left out",
+		reqs:   []reqSample{{at: 100, us: 1000, kind: kindJoin}},
+		lags:   []lagSample{{at: 200, us: 3000}, {at: 5000, us: 900_000}},
+		window: time.Second,
+		want:   []win{{requests: 1, p99: [3]time.Duration{time.Millisecond, none, none}, lag: 3 * time.Millisecond}},
+	}, {
+		name:   "ten-second windows",
+		reqs:   []reqSample{{at: 9_999, us: 7000, kind: kindSeats}, {at: 10_000, us: 1000, kind: kindPoll}},
+		window: 10 * time.Second,
+		want:   []win{{requests: 1, p99: [3]time.Duration{none, none, 7 * time.Millisecond}}, {requests: 1, p99: [3]time.Duration{none, time.Millisecond, none}}},
+	}, {
+		name:   "no window length: no timeline",
+		reqs:   []reqSample{{at: 1, us: 1, kind: kindJoin}},
+		window: 0,
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tl := timeline(c.reqs, c.lags, c.window, 50*time.Millisecond)
+			if len(tl) != len(c.want) {
+				t.Fatalf("%d windows, want %d", len(tl), len(c.want))
+			}
+			for i, w := range c.want {
+				got := tl[i]
+				if got.from != time.Duration(i)*c.window || got.requests != w.requests || got.over != w.over || got.p99 != w.p99 || got.lagP99 != w.lag {
+					t.Errorf("window %d: %+v, want from %v, %+v", i, got, time.Duration(i)*c.window, w)
+				}
+			}
+		})
+	}
+}
