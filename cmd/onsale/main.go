@@ -109,6 +109,19 @@ func benchRedis(args []string) error {
 }
 
 func rehearse(args []string) error {
+	c, err := rehearsalFlags(args)
+	if err != nil {
+		return err
+	}
+	// The first Ctrl-C stops the fans and still prints the verdict; once
+	// the fans have stopped, a second one ends onsale at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return rehearsal.Run(ctx, c, stop)
+}
+
+// rehearsalFlags reads the rehearsal's flags into its configuration.
+func rehearsalFlags(args []string) (rehearsal.Config, error) {
 	var c rehearsal.Config
 	fs := flag.NewFlagSet("rehearsal", flag.ExitOnError)
 	fs.IntVar(&c.Fans, "fans", 100_000, "simulated fans")
@@ -133,11 +146,7 @@ func rehearse(args []string) error {
 	fs.DurationVar(&c.Stack.HoldTTL, "hold-ttl", 5*time.Minute, "the booking service's hold time")
 	_ = fs.Parse(args)
 	if fs.NArg() > 0 {
-		return fmt.Errorf("rehearsal: unexpected arguments %v", fs.Args())
+		return c, fmt.Errorf("rehearsal: unexpected arguments %v", fs.Args())
 	}
-	// The first Ctrl-C stops the fans and still prints the verdict; once
-	// the fans have stopped, a second one ends onsale at once.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	return rehearsal.Run(ctx, c, stop)
+	return c, nil
 }
