@@ -155,16 +155,8 @@ func (s *stack) stop() {
 		return
 	}
 	s.stopped = true
-	if s.booking != nil && s.booking.Process != nil {
-		_ = s.booking.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = s.booking.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = s.booking.Process.Kill()
-			<-done
-		}
+	if s.booking != nil {
+		serverproc.Stop(s.booking, 15*time.Second)
 	}
 	if s.bookingOut != nil {
 		s.bookingOut.Close()

@@ -64,15 +64,6 @@ func (p *Foyer) Log() []byte { return p.log.Bytes() }
 // Stop interrupts the process, kills it if it has not exited within ten
 // seconds, and removes its directory.
 func (p *Foyer) Stop() {
-	if p.cmd.Process != nil {
-		_ = p.cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = p.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = p.cmd.Process.Kill()
-		}
-	}
+	Stop(p.cmd, 10*time.Second)
 	os.RemoveAll(p.dir)
 }
