@@ -92,7 +92,11 @@ func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 // /proc/stat. The machine is shared: set against the processes' own CPU
 // time, it says how much of it was somebody else's.
 func machineCPU() (busy, total time.Duration, err error) {
-	st, err := procfs.NewStat()
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return 0, 0, err
+	}
+	st, err := fs.Stat()
 	if err != nil {
 		return 0, 0, err
 	}
