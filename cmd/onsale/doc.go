@@ -8,9 +8,6 @@
 //	onsale bench join    newcomers joining the line vs Caddy respond
 //	onsale bench redis   Redis commands per join, status poll and admitted request
 //
-// The rehearsal reports what the sale came to against the README's targets, and
-// fails only when a place was sold twice or an invariant of the booking
-// service does not hold. Benchmark figures are reported as ratios against a
-// baseline measured in the same run, alternating the two so that drift in the
-// machine hits both alike.
+// The command parses flags and nothing more: the rehearsal and its verdict
+// are package rehearsal, the benchmarks package bench.
 package main

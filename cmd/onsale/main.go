@@ -1,9 +1,15 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
+	"time"
+
+	"github.com/foyer-dev/foyer/bench"
+	"github.com/foyer-dev/foyer/rehearsal"
 )
 
 func main() {
@@ -55,19 +61,92 @@ poll and join take -store redis://... to use a Redis store instead of memory.`)
 	os.Exit(2)
 }
 
-// commonFlags are shared by every benchmark.
-type commonFlags struct {
-	foyer       string
-	conns       int
-	rounds      int
-	roundSecs   float64
-	maxRequests int
+// commonFlags registers the flags every side-by-side benchmark takes.
+func commonFlags(fs *flag.FlagSet) *bench.Options {
+	var c bench.Options
+	fs.StringVar(&c.Foyer, "foyer", "bin/foyer", "path of the foyer binary")
+	fs.IntVar(&c.Conns, "conns", 32, "concurrent keep-alive connections")
+	fs.IntVar(&c.Rounds, "rounds", 7, "rounds per contender, alternated")
+	fs.Float64Var(&c.RoundSecs, "seconds", 2, "length of a round")
+	fs.IntVar(&c.MaxRequests, "max-requests", 2_000_000, "upper bound on requests per round")
+	return &c
 }
 
-func (c *commonFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.foyer, "foyer", "bin/foyer", "path of the foyer binary")
-	fs.IntVar(&c.conns, "conns", 32, "concurrent keep-alive connections")
-	fs.IntVar(&c.rounds, "rounds", 7, "rounds per contender, alternated")
-	fs.Float64Var(&c.roundSecs, "seconds", 2, "length of a round")
-	fs.IntVar(&c.maxRequests, "max-requests", 2_000_000, "upper bound on requests per round")
+func benchProxy(args []string) error {
+	fs := flag.NewFlagSet("bench proxy", flag.ExitOnError)
+	c := commonFlags(fs)
+	fans := fs.Int("fans", 1000, "admitted fans whose passes the load rotates through")
+	_ = fs.Parse(args)
+	return bench.Proxy(*c, *fans)
+}
+
+func benchPoll(args []string) error {
+	fs := flag.NewFlagSet("bench poll", flag.ExitOnError)
+	c := commonFlags(fs)
+	store := fs.String("store", "", "Redis URL of the room's store (default: memory)")
+	fans := fs.Int("fans", 2000, "fans in line whose tickets the polls rotate through")
+	_ = fs.Parse(args)
+	return bench.Poll(*c, *store, *fans)
+}
+
+func benchJoin(args []string) error {
+	fs := flag.NewFlagSet("bench join", flag.ExitOnError)
+	c := commonFlags(fs)
+	store := fs.String("store", "", "Redis URL of the room's store (default: memory)")
+	_ = fs.Parse(args)
+	return bench.Join(*c, *store)
+}
+
+func benchRedis(args []string) error {
+	fs := flag.NewFlagSet("bench redis", flag.ExitOnError)
+	var o bench.RedisOptions
+	fs.StringVar(&o.Foyer, "foyer", "bin/foyer", "path of the foyer binary")
+	fs.IntVar(&o.N, "n", 20000, "requests of each kind (more makes the background's share smaller)")
+	fs.IntVar(&o.Conns, "conns", 8, "concurrent keep-alive connections")
+	fs.DurationVar(&o.MaxTime, "max-time", 30*time.Second, "upper bound on each run")
+	_ = fs.Parse(args)
+	return bench.Redis(o)
+}
+
+func rehearse(args []string) error {
+	c, err := rehearsalFlags(args)
+	if err != nil {
+		return err
+	}
+	// The first Ctrl-C stops the fans and still prints the verdict; once
+	// the fans have stopped, a second one ends onsale at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return rehearsal.Run(ctx, c, stop)
+}
+
+// rehearsalFlags reads the rehearsal's flags into its configuration.
+func rehearsalFlags(args []string) (rehearsal.Config, error) {
+	var c rehearsal.Config
+	fs := flag.NewFlagSet("rehearsal", flag.ExitOnError)
+	fs.IntVar(&c.Fans, "fans", 100_000, "simulated fans")
+	fs.IntVar(&c.Seats, "seats", 10_000, "places in the venue, standing ones included")
+	fs.IntVar(&c.Standing, "standing", 0, "of those, places in a standing zone")
+	fs.DurationVar(&c.Arrival, "arrival", time.Minute, "window over which fans arrive, most of them in its first eighth")
+	fs.DurationVar(&c.MaxTime, "max-time", 15*time.Minute, "stop and report after this long, whatever is left")
+	fs.DurationVar(&c.Think, "think", time.Second, "a fan's time between two shopping steps (±50%)")
+	fs.Float64Var(&c.Jitter, "jitter", 0.2, "polls come this fraction of refresh_seconds late at most, at random")
+	fs.Float64Var(&c.Abandon, "abandon", 0.03, "share of fans who leave the line and never claim")
+	fs.Float64Var(&c.Late, "late", 0.01, "share of fans who step away for twice the grace, then return")
+	fs.IntVar(&c.Workers, "workers", 256, "requests in flight at most (the fans share their connections)")
+	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the crowd's behaviours")
+	fs.StringVar(&c.Stack.FoyerBin, "foyer", "bin/foyer", "path of the foyer binary")
+	fs.StringVar(&c.Stack.BookingBin, "booking", "bin/booking", "path of the booking binary")
+	fs.StringVar(&c.Stack.Store, "store", "memory", "the room's store: memory, redis (a private redis-server, also the booking outbox's stream) or a loopback redis:// URL")
+	fs.StringVar(&c.Stack.DatabaseURL, "database-url", "", "PostgreSQL URL of a fresh database for the booking service (empty: memory)")
+	fs.IntVar(&c.Stack.Rate, "rate", 6000, "the room's new_users_per_minute")
+	fs.IntVar(&c.Stack.Cap, "cap", 1000, "the room's total_active_users")
+	fs.DurationVar(&c.Stack.Session, "session", 10*time.Minute, "the room's session_duration")
+	fs.DurationVar(&c.Grace, "grace", 30*time.Second, "the room's admission_grace")
+	fs.DurationVar(&c.Stack.HoldTTL, "hold-ttl", 5*time.Minute, "the booking service's hold time")
+	_ = fs.Parse(args)
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("rehearsal: unexpected arguments %v", fs.Args())
+	}
+	return c, nil
 }

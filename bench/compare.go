@@ -1,0 +1,72 @@
+package bench
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/foyer-dev/foyer/internal/loadgen"
+)
+
+type contender struct {
+	name  string
+	req   loadgen.Request
+	check func(*http.Response) error
+}
+
+// compare runs the baseline and the candidate in alternating rounds after a
+// warm-up of each, and prints each one's median figures and their ratios.
+func compare(c Options, base, cand contender) error {
+	round := time.Duration(c.RoundSecs * float64(time.Second))
+	for _, k := range []contender{base, cand} {
+		if _, err := loadgen.Run(c.Conns, time.Second, c.MaxRequests, k.req, k.check); err != nil {
+			return fmt.Errorf("warm-up of %s: %w", k.name, err)
+		}
+	}
+	var rb, rc []loadgen.Result
+	for i := 0; i < c.Rounds; i++ {
+		for _, k := range []contender{base, cand} {
+			res, err := loadgen.Run(c.Conns, round, c.MaxRequests, k.req, k.check)
+			if err != nil {
+				return fmt.Errorf("%s: %w", k.name, err)
+			}
+			if k.name == base.name {
+				rb = append(rb, res)
+			} else {
+				rc = append(rc, res)
+			}
+			fmt.Printf("  round %d  %-22s %9.0f req/s  p50 %7s  p99 %7s\n", i+1, k.name, res.RPS(), res.Quantile(.5).Round(time.Microsecond), res.Quantile(.99).Round(time.Microsecond))
+		}
+	}
+	// Each round of the candidate is set against the baseline round just
+	// before it, so that a machine growing busier or quieter over the run
+	// weighs on both sides of every ratio alike.
+	p99 := func(r loadgen.Result) float64 { return float64(r.Quantile(.99)) }
+	var tput, tail []float64
+	for i := range rb {
+		tput = append(tput, rc[i].RPS()/rb[i].RPS())
+		tail = append(tail, p99(rc[i])/p99(rb[i]))
+	}
+	fmt.Printf("median  %-22s %9.0f req/s  p99 %s\n", base.name, median(rb, loadgen.Result.RPS), time.Duration(median(rb, p99)).Round(time.Microsecond))
+	fmt.Printf("median  %-22s %9.0f req/s  p99 %s\n", cand.name, median(rc, loadgen.Result.RPS), time.Duration(median(rc, p99)).Round(time.Microsecond))
+	fmt.Printf("ratio   throughput %.3f x   p99 %.3f x   (median of %d paired rounds)\n", medianOf(tput), medianOf(tail), len(tput))
+	return nil
+}
+
+func median(rs []loadgen.Result, f func(loadgen.Result) float64) float64 {
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
+	}
+	return medianOf(v)
+}
+
+func medianOf(v []float64) float64 {
+	v = append([]float64(nil), v...)
+	sort.Float64s(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/foyer-dev/foyer/rehearsal"
+)
+
+// The rehearsal's flags and their defaults are what make rehearsal
+// produces the README's figures with: they must not drift.
+func TestRehearsalFlags(t *testing.T) {
+	c, err := rehearsalFlags(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rehearsal.Config{
+		Fans: 100_000, Seats: 10_000, Arrival: time.Minute, MaxTime: 15 * time.Minute,
+		Think: time.Second, Grace: 30 * time.Second, Jitter: 0.2, Abandon: 0.03, Late: 0.01,
+		Workers: 256, Seed: 1,
+		Stack: rehearsal.StackConfig{
+			FoyerBin: "bin/foyer", BookingBin: "bin/booking", Store: "memory",
+			Rate: 6000, Cap: 1000, Session: 10 * time.Minute, HoldTTL: 5 * time.Minute,
+		},
+	}
+	if c != want {
+		t.Fatalf("defaults\n%+v\nwant\n%+v", c, want)
+	}
+	c, err = rehearsalFlags([]string{"-fans", "2000", "-seats", "400", "-standing", "50", "-store", "redis", "-grace", "5s", "-seed", "9"})
+	if err != nil || c.Fans != 2000 || c.Seats != 400 || c.Standing != 50 || c.Stack.Store != "redis" || c.Grace != 5*time.Second || c.Seed != 9 {
+		t.Fatalf("%+v, %v", c, err)
+	}
+	if _, err := rehearsalFlags([]string{"extra"}); err == nil {
+		t.Fatal("a stray argument was accepted")
+	}
+}

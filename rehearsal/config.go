@@ -1,0 +1,47 @@
+package rehearsal
+
+import (
+	"errors"
+	"time"
+)
+
+// Config is one rehearsal: the crowd, the venue and the servers. The error
+// messages of Validate name the onsale flags each field is set by.
+type Config struct {
+	Fans, Seats, Standing int           // fans; places in the venue, of which standing ones
+	Arrival, MaxTime      time.Duration // window the fans arrive over; bound on the whole run
+	Think, Grace          time.Duration // a fan's time between shopping steps; the room's admission_grace
+	Jitter, Abandon, Late float64       // poll lateness as a share of refresh_seconds; shares of leavers and late returners
+	Workers               int           // requests in flight at most
+	Seed                  uint64        // seed of the crowd's behaviours
+	Stack                 StackConfig
+}
+
+// StackConfig is what the rehearsal starts: the binaries, the stores and the
+// room's settings. Grace is taken from Config.Grace.
+type StackConfig struct {
+	FoyerBin, BookingBin string
+	Store                string // memory, redis (a private server) or a loopback redis:// URL
+	DatabaseURL          string // PostgreSQL for the booking service; empty: memory
+	Rate, Cap            int    // new_users_per_minute, total_active_users
+	Session, Grace       time.Duration
+	HoldTTL              time.Duration // the booking service's hold time
+}
+
+// Validate refuses a rehearsal outside the bounds every loop of it is sized
+// for.
+func (c Config) Validate() error {
+	switch {
+	case c.Fans < 1 || c.Fans > 10_000_000:
+		return errors.New("rehearsal: -fans must be 1 to 10,000,000")
+	case c.Seats < 1 || c.Seats > 200_000 || c.Standing < 0 || c.Standing > c.Seats:
+		return errors.New("rehearsal: -seats must be 1 to 200,000 and -standing 0 to -seats")
+	case c.Workers < 1 || c.Workers > 10_000:
+		return errors.New("rehearsal: -workers must be 1 to 10,000")
+	case c.MaxTime <= 0 || c.Arrival < 0 || c.Think < 0:
+		return errors.New("rehearsal: durations must be positive")
+	case c.Jitter < 0 || c.Jitter > 1 || c.Abandon < 0 || c.Late < 0 || c.Abandon+c.Late > 1:
+		return errors.New("rehearsal: -jitter, -abandon and -late are fractions")
+	}
+	return nil
+}

@@ -1,0 +1,174 @@
+package rehearsal
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/foyer-dev/foyer/internal/redisserver"
+	"github.com/foyer-dev/foyer/internal/serverproc"
+)
+
+// rehearsalRoom is the waiting room's id, the passes' audience.
+const rehearsalRoom = "rehearsal"
+
+// stack is the on-sale under rehearsal: Foyer in front of the booking
+// service, on loopback ports of their own, with a private redis-server when
+// the room's store is Redis.
+type stack struct {
+	dir        string
+	foyer      *serverproc.Foyer
+	booking    *exec.Cmd
+	bookingLog string
+	bookingOut *os.File
+	redis      *redisserver.Server
+	redisPID   int
+
+	base       string // Foyer, where fans go
+	bookingURL string // the booking service itself, for the admin API
+	caddyAdmin string // Caddy's admin endpoint, for the room's counters
+	adminToken string
+	storeName  string
+
+	stopped                bool
+	foyerLogs, bookingLogs logSummary // read once the servers are gone
+}
+
+func startStack(c StackConfig) (_ *stack, err error) {
+	s := &stack{}
+	defer func() {
+		if err != nil {
+			s.stop()
+		}
+	}()
+	if s.dir, err = os.MkdirTemp("", "onsale-rehearsal-"); err != nil {
+		return nil, err
+	}
+	if c.DatabaseURL != "" {
+		if err := loopbackURL(c.DatabaseURL); err != nil {
+			return nil, fmt.Errorf("-database-url: %w", err)
+		}
+	}
+	storeLine, bookingRedis := "store memory", ""
+	s.storeName = "memory"
+	switch {
+	case c.Store == "memory":
+	case c.Store == "redis":
+		if s.redis, err = redisserver.Start(redisserver.Options{Dir: s.dir}); err != nil {
+			return nil, err
+		}
+		s.redisPID = redisPID(s.redis.Addr)
+		storeLine = "store redis redis://" + s.redis.Addr
+		bookingRedis = "redis://" + s.redis.Addr + "/1"
+		s.storeName = "redis (private redis-server " + s.redis.Addr + ")"
+	case strings.HasPrefix(c.Store, "redis://"):
+		if err := loopbackURL(c.Store); err != nil {
+			return nil, fmt.Errorf("-store: %w", err)
+		}
+		storeLine = "store redis " + c.Store
+		s.storeName = "redis " + c.Store
+	default:
+		return nil, fmt.Errorf("-store %q: want memory, redis or a redis:// URL", c.Store)
+	}
+
+	var ports [3]int
+	for i := range ports {
+		if ports[i], err = serverproc.FreePort(); err != nil {
+			return nil, err
+		}
+	}
+	s.base = fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	s.bookingURL = fmt.Sprintf("http://127.0.0.1:%d", ports[1])
+	s.caddyAdmin = fmt.Sprintf("http://127.0.0.1:%d", ports[2])
+	token := make([]byte, 16)
+	_, _ = rand.Read(token)
+	s.adminToken = hex.EncodeToString(token)
+
+	// The whole site is behind the room, the pay page included, as in the
+	// demo stack: a fan needs a pass for everything but the room's own
+	// endpoints. The provider's webhooks go straight to the booking service.
+	cfg := fmt.Sprintf(`{
+	admin 127.0.0.1:%d
+	auto_https off
+	persist_config off
+}
+http://127.0.0.1:%d {
+	waiting_room {
+		room %s
+		title "On-sale rehearsal"
+		%s
+		new_users_per_minute %d
+		total_active_users %d
+		session_duration %s
+		admission_grace %s
+	}
+	reverse_proxy 127.0.0.1:%d
+}
+`, ports[2], ports[0], rehearsalRoom, storeLine, c.Rate, c.Cap, c.Session, c.Grace, ports[1])
+	if s.foyer, err = serverproc.StartFoyer(c.FoyerBin, cfg, s.base+"/_waiting-room/jwks.json"); err != nil {
+		return nil, err
+	}
+
+	args := []string{
+		"-addr", fmt.Sprintf("127.0.0.1:%d", ports[1]),
+		"-jwks", s.base + "/_waiting-room/jwks.json",
+		"-room", rehearsalRoom,
+		"-public-url", s.base,
+		"-admin-token", s.adminToken,
+		"-hold-ttl", c.HoldTTL.String(),
+	}
+	if c.DatabaseURL != "" {
+		args = append(args, "-database-url", c.DatabaseURL)
+	}
+	if bookingRedis != "" {
+		args = append(args, "-redis-url", bookingRedis)
+	}
+	s.bookingLog = filepath.Join(s.dir, "booking.log")
+	if s.bookingOut, err = os.Create(s.bookingLog); err != nil {
+		return nil, err
+	}
+	s.booking = exec.Command(c.BookingBin, args...)
+	s.booking.Stdout, s.booking.Stderr = s.bookingOut, s.bookingOut
+	// Only what the booking service needs: no DATABASE_URL or REDIS_URL of
+	// the caller's leaking in behind our flags.
+	s.booking.Env = []string{"HOME=" + s.dir, "PATH=" + os.Getenv("PATH")}
+	serverproc.Detach(s.booking)
+	if err := s.booking.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", c.BookingBin, err)
+	}
+	if err := waitHealthy(s.bookingURL+"/healthz", 60*time.Second); err != nil {
+		return nil, fmt.Errorf("the booking service: %w\n%s", err, tail(s.bookingLog, 20))
+	}
+	return s, nil
+}
+
+// stop ends every process the stack started, the booking service first so
+// that it does not log a gateway that went away, and reads their logs before
+// their directory goes. It may be called again.
+func (s *stack) stop() {
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	if s.booking != nil {
+		serverproc.Stop(s.booking, 15*time.Second)
+	}
+	if s.bookingOut != nil {
+		s.bookingOut.Close()
+	}
+	if s.foyer != nil {
+		s.foyer.Stop()
+	}
+	if s.redis != nil {
+		_ = s.redis.Stop()
+	}
+	s.foyerLogs, s.bookingLogs = s.readLogs()
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
+}
