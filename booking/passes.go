@@ -3,8 +3,6 @@ package booking
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/golang-jwt/jwt/v5"
 )
 
 // PassHeader carries the admission pass the gateway forwards with every
@@ -197,21 +196,12 @@ func (p *Passes) Customer(r *http.Request) (string, error) {
 // kidOf reads the "kid" of a JWT header without trusting it: it only decides
 // whether refetching the keys could help.
 func kidOf(token string) string {
-	head, _, ok := strings.Cut(token, ".")
-	if !ok || len(head) > 1024 {
-		return ""
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(head)
+	t, _, err := jwt.NewParser().ParseUnverified(token, &jwt.RegisteredClaims{})
 	if err != nil {
 		return ""
 	}
-	var h struct {
-		Kid string `json:"kid"`
-	}
-	if json.Unmarshal(raw, &h) != nil {
-		return ""
-	}
-	return h.Kid
+	kid, _ := t.Header["kid"].(string)
+	return kid
 }
 
 // EnsureLoaded reports whether pass keys are loaded, fetching them first if
