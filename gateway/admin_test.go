@@ -13,6 +13,7 @@ import (
 
 	"github.com/foyer-dev/foyer/internal/clock"
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
 	"github.com/foyer-dev/foyer/waitingroom/storetest"
 )
 
@@ -28,7 +29,7 @@ type adminEnv struct {
 func newAdminEnv(t *testing.T, store waitingroom.Store) *adminEnv {
 	t.Helper()
 	if store == nil {
-		store = waitingroom.NewMemoryStore()
+		store = memstore.New()
 	}
 	key, err := waitingroom.GenerateSigningKey()
 	if err != nil {
@@ -357,7 +358,7 @@ func TestAdminRoutingErrors(t *testing.T) {
 }
 
 func TestAdminStoreDownAnswers503AndChangesNothing(t *testing.T) {
-	flaky := storetest.NewFlaky(waitingroom.NewMemoryStore())
+	flaky := storetest.NewFlaky(memstore.New())
 	e := newAdminEnv(t, flaky)
 	r := e.node("concert", waitingroom.Settings{})
 	a := adminFor(r)

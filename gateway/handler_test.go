@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
 	"github.com/foyer-dev/foyer/waitingroom/storetest"
 )
 
@@ -49,7 +50,7 @@ func testHandler(t *testing.T, h Handler, store waitingroom.Store) *Handler {
 	}
 	h.key, h.logger = key, zap.NewNop()
 	if store == nil {
-		store = waitingroom.NewMemoryStore()
+		store = memstore.New()
 	}
 	h.room, err = waitingroom.NewRoom(waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now})
 	if err != nil {
@@ -217,7 +218,7 @@ func TestJWKSVerifiesPasses(t *testing.T) {
 }
 
 func TestStoreDownNewVisitorsGet503(t *testing.T) {
-	flaky := storetest.NewFlaky(waitingroom.NewMemoryStore())
+	flaky := storetest.NewFlaky(memstore.New())
 	h := testHandler(t, Handler{QueueAll: true}, flaky)
 	open := testHandler(t, Handler{Room: "open", QueueAll: true, OnStoreFailure: "open"}, flaky)
 	waiting := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")

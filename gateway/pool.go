@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
 	"github.com/foyer-dev/foyer/waitingroom/redisstore"
 )
 
@@ -101,7 +102,7 @@ func storeIdentity(sc *StoreConfig) string {
 func acquireStore(key string, sc *StoreConfig) (waitingroom.Store, error) {
 	v, _, err := stores.LoadOrNew(key, func() (caddy.Destructor, error) {
 		if sc == nil || sc.Backend != "redis" {
-			return &storeHandle{store: waitingroom.NewMemoryStore()}, nil
+			return &storeHandle{store: memstore.New()}, nil
 		}
 		client, err := redisstore.NewClient(sc.URL)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
 )
 
 // A node never falls back to its configuration for a setting it knows was
@@ -13,7 +14,7 @@ import (
 // re-creates it knowing nothing.
 func TestRoomKeepsOverridesTheStoreForgot(t *testing.T) {
 	e := newEnv(t)
-	mem := e.store.(*waitingroom.MemoryStore)
+	mem := e.store.(*memstore.Store)
 	s := waitingroom.Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60}
 	a := e.node("concert", s)
 	paused, lowered := true, 2
@@ -90,7 +91,7 @@ func TestRoomSettlesOnlyWhenItRanBefore(t *testing.T) {
 	in := e.join(old)
 	waiting := []waitingroom.Visit{e.join(old), e.join(old), e.join(old)}
 	e.step(3, old)
-	e.store.(*waitingroom.MemoryStore).Drop("resumed")
+	e.store.(*memstore.Store).Drop("resumed")
 	r, err := waitingroom.NewRoom(waitingroom.Config{ID: "resumed", Settings: s, Store: e.store, Key: e.key, Now: e.clock.Now, Resumed: true})
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +123,7 @@ func TestRoomSettlesOnlyWhenItRanBefore(t *testing.T) {
 // them; whichever re-seeds first, the newer version wins on both.
 func TestRoomNewerOverridesWinAfterLoss(t *testing.T) {
 	e := newEnv(t)
-	mem := e.store.(*waitingroom.MemoryStore)
+	mem := e.store.(*memstore.Store)
 	s := waitingroom.Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60}
 	a, b := e.node("concert", s), e.node("concert", s)
 	paused := true

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
 	"github.com/foyer-dev/foyer/waitingroom/storetest"
 )
 
@@ -14,7 +15,7 @@ import (
 // one the store lost is put back by a node that knows it.
 func TestRevocationOutlivesStoreOutageAndLoss(t *testing.T) {
 	e := newEnv(t)
-	mem := e.store.(*waitingroom.MemoryStore)
+	mem := e.store.(*memstore.Store)
 	fs := storetest.NewFlaky(mem)
 	e.store = fs
 	s := waitingroom.Settings{TotalActiveUsers: 2}

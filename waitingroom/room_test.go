@@ -12,6 +12,7 @@ import (
 
 	"github.com/foyer-dev/foyer/internal/clock"
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
 	"github.com/foyer-dev/foyer/waitingroom/storetest"
 )
 
@@ -26,7 +27,7 @@ type roomEnv struct {
 }
 
 func newEnv(t *testing.T) *roomEnv {
-	return &roomEnv{t: t, ctx: context.Background(), clock: newClock(), store: waitingroom.NewMemoryStore(), key: mustKey(t)}
+	return &roomEnv{t: t, ctx: context.Background(), clock: newClock(), store: memstore.New(), key: mustKey(t)}
 }
 
 // node starts a gateway node's handle on the room.
@@ -480,7 +481,7 @@ func TestStoreFailure(t *testing.T) {
 
 func TestReseedAfterStoreLoss(t *testing.T) {
 	e := newEnv(t)
-	mem := e.store.(*waitingroom.MemoryStore)
+	mem := e.store.(*memstore.Store)
 	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60})
 	var last waitingroom.Ticket
 	for range 30 {
@@ -519,7 +520,7 @@ func mustKey(t *testing.T) *waitingroom.SigningKey {
 
 func TestRevocationAfterStoreLossReachesEveryNode(t *testing.T) {
 	e := newEnv(t)
-	mem := e.store.(*waitingroom.MemoryStore)
+	mem := e.store.(*memstore.Store)
 	a := e.node("concert", waitingroom.Settings{TotalActiveUsers: 100})
 	b := e.node("concert", waitingroom.Settings{TotalActiveUsers: 100})
 	var passes []string
@@ -550,7 +551,7 @@ func TestRevocationAfterStoreLossReachesEveryNode(t *testing.T) {
 
 func TestEveryNodeRaisesKeysAfterStoreLoss(t *testing.T) {
 	e := newEnv(t)
-	mem := e.store.(*waitingroom.MemoryStore)
+	mem := e.store.(*memstore.Store)
 	s := waitingroom.Settings{QueueAll: true}
 	a := e.node("concert", s)
 	b := e.node("concert", s)

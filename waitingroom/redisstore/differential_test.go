@@ -12,6 +12,7 @@ import (
 
 	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
 	"github.com/foyer-dev/foyer/waitingroom/redisstore"
 )
 
@@ -35,7 +36,7 @@ func TestMatchesMemoryStore(t *testing.T) {
 			d := &differ{
 				t:    t,
 				ctx:  context.Background(),
-				mem:  waitingroom.NewMemoryStore(),
+				mem:  memstore.New(),
 				red:  red,
 				room: fmt.Sprintf("diff-%d-%d", seed, time.Now().UnixNano()),
 				rng:  rand.New(rand.NewPCG(uint64(seed), 42)),
@@ -242,7 +243,7 @@ func (d *differ) lose() {
 		d.fail("overrides: %v", err)
 	}
 	d.logf("store lost the room; re-seeding from %+v", s.Counters)
-	d.mem.(*waitingroom.MemoryStore).Drop(d.room)
+	d.mem.(*memstore.Store).Drop(d.room)
 	if err := d.red.(*redisstore.Store).Drop(d.ctx, d.room); err != nil {
 		d.fail("drop: %v", err)
 	}

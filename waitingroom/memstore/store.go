@@ -1,4 +1,4 @@
-package waitingroom
+package memstore
 
 import (
 	"container/heap"
@@ -7,35 +7,37 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
 )
 
-// MemoryStore is the embedded Store for a single node: the same semantics as the
-// Redis store, no server to run. It keeps counters per room plus the live sessions
+// Store is the embedded waitingroom.Store for a single node: the same semantics
+// as the Redis store, no server to run. It keeps counters per room plus the live sessions
 // and the visitors who already had one; nothing per waiting visitor.
-type MemoryStore struct {
+type Store struct {
 	mu    sync.Mutex
 	rooms map[string]*memRoom
 }
 
-// NewMemoryStore returns an empty store.
-func NewMemoryStore() *MemoryStore { return &MemoryStore{rooms: make(map[string]*memRoom)} }
+// New returns an empty store.
+func New() *Store { return &Store{rooms: make(map[string]*memRoom)} }
 
-var _ Store = (*MemoryStore)(nil)
+var _ waitingroom.Store = (*Store)(nil)
 
 type memRoom struct {
 	mu          sync.Mutex
-	c           Counters
+	c           waitingroom.Counters
 	credit      float64
 	lastTick    int64
 	pending     int
-	batches     []Batch
+	batches     []waitingroom.Batch
 	sessions    sessionHeap
 	live        map[string]*session
 	finished    map[string]time.Time // visitor -> forget at
 	finishedQ   []forget
 	returners   map[string]time.Time // visitor -> last asked
 	drawClosed  bool
-	epochs      []Epoch // rolling draws of the random method, oldest first
+	epochs      []waitingroom.Epoch // rolling draws of the random method, oldest first
 	drawSize    uint64
 	seed        []byte
 	seedAt      time.Time
@@ -43,10 +45,10 @@ type memRoom struct {
 	version     int64
 	incarnation string
 	heldLeft    int // held placeholders "held:0".."held:<heldLeft-1>" not yet given to a claim
-	revoked     []Revocation
+	revoked     []waitingroom.Revocation
 	revCursor   int64
 
-	// What survives a loss (see Seed).
+	// What survives a loss (see waitingroom.Seed).
 	forgotten uint64
 	settle    time.Time
 	blank     bool
@@ -57,23 +59,23 @@ type forget struct {
 	at      time.Time
 }
 
-func (s *MemoryStore) room(name string) (*memRoom, error) {
+func (s *Store) room(name string) (*memRoom, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.rooms[name]
 	if !ok {
-		return nil, ErrNoRoom
+		return nil, waitingroom.ErrNoRoom
 	}
 	return r, nil
 }
 
-// Init implements Store.
-func (s *MemoryStore) Init(_ context.Context, name string, seed Seed) error {
+// Init implements waitingroom.Store.
+func (s *Store) Init(_ context.Context, name string, seed waitingroom.Seed) error {
 	s.mu.Lock()
 	r, ok := s.rooms[name]
 	if !ok && seed.RaiseOnly {
 		s.mu.Unlock()
-		return ErrNoRoom
+		return waitingroom.ErrNoRoom
 	}
 	created := !ok
 	if !ok {
@@ -92,7 +94,7 @@ func (s *MemoryStore) Init(_ context.Context, name string, seed Seed) error {
 	if created {
 		r.incarnation = seed.Incarnation
 		if r.incarnation == "" {
-			r.incarnation = NewIncarnation()
+			r.incarnation = waitingroom.NewIncarnation()
 		}
 		r.settle, r.blank = seed.SettleUntil, !seed.Whole
 	}
@@ -102,7 +104,7 @@ func (s *MemoryStore) Init(_ context.Context, name string, seed Seed) error {
 	if created || (r.blank && seed.Whole) {
 		r.blank = r.blank && !seed.Whole
 		r.drawClosed, r.drawSize = seed.DrawClosed, seed.DrawSize
-		r.epochs = append([]Epoch(nil), seed.Epochs...)
+		r.epochs = append([]waitingroom.Epoch(nil), seed.Epochs...)
 		for _, b := range seed.Batches {
 			b.Restored = true
 			r.batches = append(r.batches, b)
@@ -122,7 +124,7 @@ func (s *MemoryStore) Init(_ context.Context, name string, seed Seed) error {
 // restore applies what a seed carries beyond the counters, whether or not the
 // room exists: the overrides when the seed's are newer, the forgotten places,
 // and the sessions known from their passes.
-func (r *memRoom) restore(seed Seed) {
+func (r *memRoom) restore(seed waitingroom.Seed) {
 	if seed.OverridesVersion > r.version {
 		r.overrides, r.version = append([]byte(nil), seed.Overrides...), seed.OverridesVersion
 	}
@@ -141,23 +143,23 @@ func (r *memRoom) restore(seed Seed) {
 
 // Drop forgets everything the store holds for a room, as a restarted server
 // without persistence would. Gateways then re-seed it from what they last saw.
-func (s *MemoryStore) Drop(name string) {
+func (s *Store) Drop(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.rooms, name)
 }
 
-// Join implements Store.
-func (s *MemoryStore) Join(ctx context.Context, name, visitor string, now time.Time, lim Limits) (JoinResult, error) {
+// Join implements waitingroom.Store.
+func (s *Store) Join(ctx context.Context, name, visitor string, now time.Time, lim waitingroom.Limits) (waitingroom.JoinResult, error) {
 	res, err := s.JoinMany(ctx, name, []string{visitor}, now, lim)
 	if err != nil {
-		return JoinResult{}, err
+		return waitingroom.JoinResult{}, err
 	}
 	return res[0], nil
 }
 
-// JoinMany implements Store.
-func (s *MemoryStore) JoinMany(_ context.Context, name string, visitors []string, now time.Time, lim Limits) ([]JoinResult, error) {
+// JoinMany implements waitingroom.Store.
+func (s *Store) JoinMany(_ context.Context, name string, visitors []string, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
 	r, err := s.room(name)
 	if err != nil {
 		return nil, err
@@ -165,20 +167,20 @@ func (s *MemoryStore) JoinMany(_ context.Context, name string, visitors []string
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if now.Before(r.settle) {
-		return nil, ErrSettling
+		return nil, waitingroom.ErrSettling
 	}
 	r.expireSessions(now)
-	out := make([]JoinResult, len(visitors))
+	out := make([]waitingroom.JoinResult, len(visitors))
 	for i, v := range visitors {
 		out[i] = r.join(v, now, lim)
 	}
 	return out, nil
 }
 
-func (r *memRoom) join(visitor string, now time.Time, lim Limits) JoinResult {
+func (r *memRoom) join(visitor string, now time.Time, lim waitingroom.Limits) waitingroom.JoinResult {
 	key := r.c.Seq
 	r.c.Seq++
-	res := JoinResult{Key: key}
+	res := waitingroom.JoinResult{Key: key}
 	if lim.Open && key == r.c.Serving && r.credit >= 1 && r.free(lim) > 0 {
 		r.c.Serving++
 		r.c.Admitted++
@@ -189,32 +191,32 @@ func (r *memRoom) join(visitor string, now time.Time, lim Limits) JoinResult {
 	return res
 }
 
-// Claim implements Store.
-func (s *MemoryStore) Claim(_ context.Context, name, visitor string, place uint64, now time.Time, lim Limits) (ClaimResult, error) {
+// Claim implements waitingroom.Store.
+func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now time.Time, lim waitingroom.Limits) (waitingroom.ClaimResult, error) {
 	r, err := s.room(name)
 	if err != nil {
-		return ClaimResult{}, err
+		return waitingroom.ClaimResult{}, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.expireSessions(now)
 	if ses, ok := r.live[visitor]; ok {
-		return ClaimResult{Status: Claimed, Expires: ses.expires}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: ses.expires}, nil
 	}
 	if at, ok := r.finished[visitor]; ok && now.Before(at) {
-		return ClaimResult{Status: Finished}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
 	}
 	if place >= r.c.Serving {
-		return ClaimResult{Status: NotYet}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.NotYet}, nil
 	}
 	if place < r.forgotten {
-		return ClaimResult{Status: Finished}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
 	}
 	b := r.batchOf(place)
 	if b != nil && b.Restored && b.Claimed >= b.Count {
 		// Every place of an admission restored after a loss was claimed
 		// before it: this is one of them again, whose session ended.
-		return ClaimResult{Status: Finished}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
 	}
 	// A batch with every slot claimed has none left for this place: it was
 	// claimed already, by this visitor before the store forgot them.
@@ -225,20 +227,20 @@ func (s *MemoryStore) Claim(_ context.Context, name, visitor string, place uint6
 		} else {
 			r.pending--
 		}
-		return ClaimResult{Status: Claimed, Expires: r.open(visitor, now, lim)}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}, nil
 	}
 	// The admission lapsed unclaimed: the visitor goes to the front, into a slot
 	// no one else holds. The controller keeps one slot back for each returner.
 	delete(r.returners, visitor)
 	if len(r.live)+r.pending+len(r.returners) >= lim.Cap {
 		r.returners[visitor] = now
-		return ClaimResult{Status: Full}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.Full}, nil
 	}
-	return ClaimResult{Status: Claimed, Expires: r.open(visitor, now, lim)}, nil
+	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}, nil
 }
 
-// Release implements Store.
-func (s *MemoryStore) Release(_ context.Context, name, visitor, passID string, passExpiry, now time.Time, lim Limits) error {
+// Release implements waitingroom.Store.
+func (s *Store) Release(_ context.Context, name, visitor, passID string, passExpiry, now time.Time, lim waitingroom.Limits) error {
 	r, err := s.room(name)
 	if err != nil {
 		return err
@@ -251,13 +253,13 @@ func (s *MemoryStore) Release(_ context.Context, name, visitor, passID string, p
 	}
 	if passID != "" && passExpiry.After(now) {
 		r.revCursor++
-		r.revoked = append(r.revoked, Revocation{Cursor: r.revCursor, PassID: passID, ExpiresAt: passExpiry})
+		r.revoked = append(r.revoked, waitingroom.Revocation{Cursor: r.revCursor, PassID: passID, ExpiresAt: passExpiry})
 	}
 	return nil
 }
 
-// Advance implements Store.
-func (s *MemoryStore) Advance(_ context.Context, name string, now time.Time, lim Limits) error {
+// Advance implements waitingroom.Store.
+func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waitingroom.Limits) error {
 	r, err := s.room(name)
 	if err != nil {
 		return err
@@ -278,7 +280,7 @@ func (s *MemoryStore) Advance(_ context.Context, name string, now time.Time, lim
 	r.forgetFinished(now)
 	r.expireRevocations(now)
 	for v, at := range r.returners {
-		if now.Sub(at) >= ReturnerWindow {
+		if now.Sub(at) >= waitingroom.ReturnerWindow {
 			delete(r.returners, v)
 		}
 	}
@@ -318,7 +320,7 @@ func (s *MemoryStore) Advance(_ context.Context, name string, now time.Time, lim
 	if n == 0 {
 		return nil
 	}
-	r.batches = append(r.batches, Batch{Start: r.c.Serving, Count: n, At: now})
+	r.batches = append(r.batches, waitingroom.Batch{Start: r.c.Serving, Count: n, At: now})
 	r.c.Serving += n
 	r.c.Admitted += n
 	r.pending += int(n)
@@ -338,15 +340,15 @@ func (r *memRoom) drawnEnd() uint64 {
 }
 
 // nextEpoch appends the epoch of keys [start, start+size), forgetting the oldest
-// beyond MaxEpochs.
-func nextEpoch(epochs []Epoch, start, size uint64) []Epoch {
+// beyond waitingroom.MaxEpochs.
+func nextEpoch(epochs []waitingroom.Epoch, start, size uint64) []waitingroom.Epoch {
 	var number uint64 = 1
 	if n := len(epochs); n > 0 {
 		number = epochs[n-1].Number + 1
 	}
-	epochs = append(epochs, Epoch{Start: start, Size: size, Number: number})
-	if len(epochs) > MaxEpochs {
-		epochs = append(epochs[:0:0], epochs[len(epochs)-MaxEpochs:]...)
+	epochs = append(epochs, waitingroom.Epoch{Start: start, Size: size, Number: number})
+	if len(epochs) > waitingroom.MaxEpochs {
+		epochs = append(epochs[:0:0], epochs[len(epochs)-waitingroom.MaxEpochs:]...)
 	}
 	return epochs
 }
@@ -370,16 +372,16 @@ func admissible(credit float64, free int, waiting uint64) uint64 {
 	return min(uint64(credit), uint64(free), waiting)
 }
 
-// Snapshot implements Store.
-func (s *MemoryStore) Snapshot(_ context.Context, name string, now time.Time, revokedAfter int64) (Snapshot, error) {
+// Snapshot implements waitingroom.Store.
+func (s *Store) Snapshot(_ context.Context, name string, now time.Time, revokedAfter int64) (waitingroom.Snapshot, error) {
 	r, err := s.room(name)
 	if err != nil {
-		return Snapshot{}, err
+		return waitingroom.Snapshot{}, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.expireSessions(now)
-	snap := Snapshot{
+	snap := waitingroom.Snapshot{
 		Counters:    r.c,
 		Active:      len(r.live),
 		Pending:     r.pending,
@@ -387,10 +389,10 @@ func (s *MemoryStore) Snapshot(_ context.Context, name string, now time.Time, re
 		Credit:      r.credit,
 		DrawClosed:  r.drawClosed,
 		DrawSize:    r.drawSize,
-		Epochs:      append([]Epoch(nil), r.epochs...),
+		Epochs:      append([]waitingroom.Epoch(nil), r.epochs...),
 		Version:     r.version,
 		Incarnation: r.incarnation,
-		Batches:     append([]Batch(nil), r.batches...),
+		Batches:     append([]waitingroom.Batch(nil), r.batches...),
 		Forgotten:   r.forgotten,
 		SettleUntil: r.settle,
 		Blank:       r.blank,
@@ -403,8 +405,8 @@ func (s *MemoryStore) Snapshot(_ context.Context, name string, now time.Time, re
 	return snap, nil
 }
 
-// DrawSeed implements Store.
-func (s *MemoryStore) DrawSeed(_ context.Context, name string, candidate []byte, now time.Time) ([]byte, time.Time, error) {
+// DrawSeed implements waitingroom.Store.
+func (s *Store) DrawSeed(_ context.Context, name string, candidate []byte, now time.Time) ([]byte, time.Time, error) {
 	r, err := s.room(name)
 	if err != nil {
 		return nil, time.Time{}, err
@@ -418,8 +420,8 @@ func (s *MemoryStore) DrawSeed(_ context.Context, name string, candidate []byte,
 	return append([]byte(nil), r.seed...), r.seedAt, nil
 }
 
-// Overrides implements Store.
-func (s *MemoryStore) Overrides(_ context.Context, name string) ([]byte, int64, error) {
+// Overrides implements waitingroom.Store.
+func (s *Store) Overrides(_ context.Context, name string) ([]byte, int64, error) {
 	r, err := s.room(name)
 	if err != nil {
 		return nil, 0, err
@@ -429,8 +431,8 @@ func (s *MemoryStore) Overrides(_ context.Context, name string) ([]byte, int64, 
 	return append([]byte(nil), r.overrides...), r.version, nil
 }
 
-// SaveOverrides implements Store.
-func (s *MemoryStore) SaveOverrides(_ context.Context, name string, data []byte, expect int64) (int64, error) {
+// SaveOverrides implements waitingroom.Store.
+func (s *Store) SaveOverrides(_ context.Context, name string, data []byte, expect int64) (int64, error) {
 	r, err := s.room(name)
 	if err != nil {
 		return 0, err
@@ -438,7 +440,7 @@ func (s *MemoryStore) SaveOverrides(_ context.Context, name string, data []byte,
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.version != expect {
-		return 0, ErrVersionConflict
+		return 0, waitingroom.ErrVersionConflict
 	}
 	r.overrides = append([]byte(nil), data...)
 	r.version++
@@ -447,12 +449,12 @@ func (s *MemoryStore) SaveOverrides(_ context.Context, name string, data []byte,
 
 // free is the number of slots the controller may hand out: the cap, less live
 // sessions, admissions not yet claimed, and slots held back for late returners.
-func (r *memRoom) free(lim Limits) int {
+func (r *memRoom) free(lim waitingroom.Limits) int {
 	return lim.Cap - len(r.live) - r.pending - len(r.returners)
 }
 
 // open starts a session and remembers the visitor as having had one.
-func (r *memRoom) open(visitor string, now time.Time, lim Limits) time.Time {
+func (r *memRoom) open(visitor string, now time.Time, lim waitingroom.Limits) time.Time {
 	exp := now.Add(lim.Session)
 	if ses, ok := r.live[visitor]; ok {
 		// Admitted again while a session is live (a fan keyed to an account
@@ -514,7 +516,7 @@ func (r *memRoom) expireRevocations(now time.Time) {
 }
 
 // batchOf finds the unexpired admission batch holding place, if any.
-func (r *memRoom) batchOf(place uint64) *Batch {
+func (r *memRoom) batchOf(place uint64) *waitingroom.Batch {
 	i := sort.Search(len(r.batches), func(i int) bool { return r.batches[i].Start+r.batches[i].Count > place })
 	if i < len(r.batches) && r.batches[i].Start <= place {
 		return &r.batches[i]

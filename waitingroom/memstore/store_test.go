@@ -1,17 +1,18 @@
-package waitingroom_test
+package memstore_test
 
 import (
 	"testing"
 
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
 	"github.com/foyer-dev/foyer/waitingroom/storetest"
 )
 
-func TestMemoryStore(t *testing.T) {
+func TestConformance(t *testing.T) {
 	storetest.Run(t, storetest.Harness{
-		New: func(*testing.T) waitingroom.Store { return waitingroom.NewMemoryStore() },
+		New: func(*testing.T) waitingroom.Store { return memstore.New() },
 		Wipe: func(_ *testing.T, s waitingroom.Store, room string) {
-			s.(*waitingroom.MemoryStore).Drop(room)
+			s.(*memstore.Store).Drop(room)
 		},
 	})
 }
