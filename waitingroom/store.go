@@ -115,6 +115,14 @@ func (e Epoch) End() uint64 { return e.Start + e.Size }
 // reserved for them by asking again. Status polls come well within it.
 const ReturnerWindow = 45 * time.Second
 
+// MaxCatchUpTicks bounds the rate budget one controller step grants after
+// missed seconds. A step earns Rate/60 visitors for each second since the
+// previous step, up to this many; after a longer stall (or for a room's first
+// step) it earns one second's worth, so a controller that stalled does not
+// release a burst. The budget held never exceeds one second's worth, or one
+// visitor's when that is more, so that a slow rate still admits someone.
+const MaxCatchUpTicks = 5
+
 // Seed is what a node knows of a room when it (re)creates it in the store.
 type Seed struct {
 	// Counters are raised to at least these values.

@@ -271,7 +271,7 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 		return nil
 	}
 	elapsed := tick - r.lastTick
-	if r.lastTick == 0 || elapsed > maxCatchUpTicks {
+	if r.lastTick == 0 || elapsed > waitingroom.MaxCatchUpTicks {
 		elapsed = 1
 	}
 	r.lastTick = tick
@@ -352,10 +352,6 @@ func nextEpoch(epochs []waitingroom.Epoch, start, size uint64) []waitingroom.Epo
 	}
 	return epochs
 }
-
-// maxCatchUpTicks bounds how many missed seconds of rate budget one step grants,
-// so a controller that stalled does not release a burst.
-const maxCatchUpTicks = 5
 
 // accrue adds elapsed seconds of rate budget, keeping at most one second's worth
 // (and at least one visitor's) banked.

@@ -20,10 +20,6 @@ const DefaultPrefix = "foyer"
 // nobody serves any more ever reaches it.
 const DefaultTTL = 7 * 24 * time.Hour
 
-// maxCatchUpTicks bounds how many missed seconds of rate budget one controller
-// step grants; the memory store uses the same bound.
-const maxCatchUpTicks = 5
-
 // Store is a waitingroom.Store kept in Redis: a single node, Sentinel or
 // Cluster, whichever client it is given. It is safe for concurrent use, and any
 // number of Stores (one per gateway node) may share one Redis.
