@@ -1,0 +1,169 @@
+package memstore
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// Join implements waitingroom.Store.
+func (s *Store) Join(ctx context.Context, name, visitor string, now time.Time, lim waitingroom.Limits) (waitingroom.JoinResult, error) {
+	res, err := s.JoinMany(ctx, name, []string{visitor}, now, lim)
+	if err != nil {
+		return waitingroom.JoinResult{}, err
+	}
+	return res[0], nil
+}
+
+// JoinMany implements waitingroom.Store.
+func (s *Store) JoinMany(_ context.Context, name string, visitors []string, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
+	r, err := s.room(name)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if now.Before(r.settle) {
+		return nil, waitingroom.ErrSettling
+	}
+	r.expireSessions(now)
+	out := make([]waitingroom.JoinResult, len(visitors))
+	for i, v := range visitors {
+		out[i] = r.join(v, now, lim)
+	}
+	return out, nil
+}
+
+func (r *memRoom) join(visitor string, now time.Time, lim waitingroom.Limits) waitingroom.JoinResult {
+	key := r.c.Seq
+	r.c.Seq++
+	res := waitingroom.JoinResult{Key: key}
+	if lim.Open && key == r.c.Serving && r.credit >= 1 && r.free(lim) > 0 {
+		r.c.Serving++
+		r.c.Admitted++
+		r.credit--
+		res.Admitted = true
+		res.Expires = r.open(visitor, now, lim)
+	}
+	return res
+}
+
+// Claim implements waitingroom.Store.
+func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now time.Time, lim waitingroom.Limits) (waitingroom.ClaimResult, error) {
+	r, err := s.room(name)
+	if err != nil {
+		return waitingroom.ClaimResult{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.expireSessions(now)
+	if ses, ok := r.live[visitor]; ok {
+		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: ses.expires}, nil
+	}
+	if at, ok := r.finished[visitor]; ok && now.Before(at) {
+		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
+	}
+	if place >= r.c.Serving {
+		return waitingroom.ClaimResult{Status: waitingroom.NotYet}, nil
+	}
+	if place < r.forgotten {
+		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
+	}
+	b := r.batchOf(place)
+	if b != nil && b.Restored && b.Claimed >= b.Count {
+		// Every place of an admission restored after a loss was claimed
+		// before it: this is one of them again, whose session ended.
+		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
+	}
+	// A batch with every slot claimed has none left for this place: it was
+	// claimed already, by this visitor before the store forgot them.
+	if b != nil && b.Claimed < b.Count {
+		b.Claimed++
+		if b.Restored {
+			r.releaseHeld()
+		} else {
+			r.pending--
+		}
+		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}, nil
+	}
+	// The admission lapsed unclaimed: the visitor goes to the front, into a slot
+	// no one else holds. The controller keeps one slot back for each returner.
+	delete(r.returners, visitor)
+	if len(r.live)+r.pending+len(r.returners) >= lim.Cap {
+		r.returners[visitor] = now
+		return waitingroom.ClaimResult{Status: waitingroom.Full}, nil
+	}
+	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}, nil
+}
+
+// Release implements waitingroom.Store.
+func (s *Store) Release(_ context.Context, name, visitor, passID string, passExpiry, now time.Time, lim waitingroom.Limits) error {
+	r, err := s.room(name)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ses, ok := r.live[visitor]; ok {
+		heap.Remove(&r.sessions, ses.index)
+		delete(r.live, visitor)
+	}
+	if passID != "" && passExpiry.After(now) {
+		r.revCursor++
+		r.revoked = append(r.revoked, waitingroom.Revocation{Cursor: r.revCursor, PassID: passID, ExpiresAt: passExpiry})
+	}
+	return nil
+}
+
+// free is the number of slots the controller may hand out: the cap, less live
+// sessions, admissions not yet claimed, and slots held back for late returners.
+func (r *memRoom) free(lim waitingroom.Limits) int {
+	return lim.Cap - len(r.live) - r.pending - len(r.returners)
+}
+
+// open starts a session and remembers the visitor as having had one.
+func (r *memRoom) open(visitor string, now time.Time, lim waitingroom.Limits) time.Time {
+	exp := now.Add(lim.Session)
+	if ses, ok := r.live[visitor]; ok {
+		// Admitted again while a session is live (a fan keyed to an account
+		// rejoins): the one session runs to the new end. A second heap entry
+		// would end it at the old one.
+		ses.expires = exp
+		heap.Fix(&r.sessions, ses.index)
+	} else {
+		ses := &session{visitor: visitor, expires: exp}
+		heap.Push(&r.sessions, ses)
+		r.live[visitor] = ses
+	}
+	r.c.Claimed++
+	forgetAt := exp.Add(lim.Retention)
+	r.finished[visitor] = forgetAt
+	r.finishedQ = append(r.finishedQ, forget{visitor: visitor, at: forgetAt})
+	return exp
+}
+
+// releaseHeld gives up one held placeholder: a claim from a restored batch is
+// one of the sessions the placeholders stood for.
+func (r *memRoom) releaseHeld() {
+	if r.heldLeft == 0 {
+		return
+	}
+	r.heldLeft--
+	if ses, ok := r.live[fmt.Sprintf("held:%d", r.heldLeft)]; ok {
+		heap.Remove(&r.sessions, ses.index)
+		delete(r.live, ses.visitor)
+	}
+}
+
+// batchOf finds the unexpired admission batch holding place, if any.
+func (r *memRoom) batchOf(place uint64) *waitingroom.Batch {
+	i := sort.Search(len(r.batches), func(i int) bool { return r.batches[i].Start+r.batches[i].Count > place })
+	if i < len(r.batches) && r.batches[i].Start <= place {
+		return &r.batches[i]
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package memstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// Advance implements waitingroom.Store.
+func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waitingroom.Limits) error {
+	r, err := s.room(name)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	tick := now.Unix()
+	if tick <= r.lastTick {
+		return nil
+	}
+	elapsed := tick - r.lastTick
+	if r.lastTick == 0 || elapsed > waitingroom.MaxCatchUpTicks {
+		elapsed = 1
+	}
+	r.lastTick = tick
+
+	r.expireSessions(now)
+	r.forgetFinished(now)
+	r.expireRevocations(now)
+	for v, at := range r.returners {
+		if now.Sub(at) >= waitingroom.ReturnerWindow {
+			delete(r.returners, v)
+		}
+	}
+	for len(r.batches) > 0 && !now.Before(r.batches[0].At.Add(lim.Grace)) {
+		b := r.batches[0]
+		lapsed := b.Count - b.Claimed
+		if !b.Restored {
+			r.pending -= int(lapsed)
+		}
+		r.c.Abandoned += lapsed
+		r.batches = r.batches[1:]
+	}
+	if lim.CloseDraw && !r.drawClosed {
+		r.drawClosed = true
+		// A draw over fans some of whom are already in would reorder the past;
+		// when admission has begun, the draw is empty and everyone stays FIFO.
+		if r.c.Serving == 0 {
+			r.drawSize = r.c.Seq
+		}
+	}
+	if !lim.Open || now.Before(r.settle) {
+		r.credit = 0
+		return nil
+	}
+	r.credit = accrue(r.credit, lim.Rate, elapsed)
+	waiting := r.c.Seq - r.c.Serving
+	if lim.Reshuffle {
+		end := r.drawnEnd()
+		if r.c.Serving >= end && waiting > 0 {
+			r.epochs = nextEpoch(r.epochs, r.c.Serving, waiting)
+			end = r.c.Serving + waiting
+		}
+		// Only drawn places go in: the rest wait for the next draw.
+		waiting = end - min(end, r.c.Serving)
+	}
+	n := admissible(r.credit, r.free(lim), waiting)
+	if n == 0 {
+		return nil
+	}
+	r.batches = append(r.batches, waitingroom.Batch{Start: r.c.Serving, Count: n, At: now})
+	r.c.Serving += n
+	r.c.Admitted += n
+	r.pending += int(n)
+	r.credit -= float64(n)
+	return nil
+}
+
+// drawnEnd is the first key no draw has placed yet.
+func (r *memRoom) drawnEnd() uint64 {
+	if n := len(r.epochs); n > 0 {
+		return r.epochs[n-1].End()
+	}
+	if r.drawClosed {
+		return r.drawSize
+	}
+	return 0
+}
+
+// nextEpoch appends the epoch of keys [start, start+size), forgetting the oldest
+// beyond waitingroom.MaxEpochs.
+func nextEpoch(epochs []waitingroom.Epoch, start, size uint64) []waitingroom.Epoch {
+	var number uint64 = 1
+	if n := len(epochs); n > 0 {
+		number = epochs[n-1].Number + 1
+	}
+	epochs = append(epochs, waitingroom.Epoch{Start: start, Size: size, Number: number})
+	if len(epochs) > waitingroom.MaxEpochs {
+		epochs = append(epochs[:0:0], epochs[len(epochs)-waitingroom.MaxEpochs:]...)
+	}
+	return epochs
+}
+
+// accrue adds elapsed seconds of rate budget, keeping at most one second's worth
+// (and at least one visitor's) banked.
+func accrue(credit float64, perMinute int, elapsed int64) float64 {
+	perSecond := float64(perMinute) / 60
+	return min(credit+perSecond*float64(elapsed), max(perSecond, 1))
+}
+
+// admissible is how many places one step may admit.
+func admissible(credit float64, free int, waiting uint64) uint64 {
+	if credit < 1 || free <= 0 || waiting == 0 {
+		return 0
+	}
+	return min(uint64(credit), uint64(free), waiting)
+}
