@@ -1,6 +1,8 @@
 // Package waitingroom is the heart of Foyer: rooms, tickets, admission passes, the
-// admission controller, the fair draw, positions and ETAs, and the Store interface
-// with its memory backend. Package storetest holds the conformance suite every
+// admission controller, the fair draw, positions and ETAs, and the Store interface.
+// The backends live beside it, each in its own package written against this
+// package's exported API alone: memstore (one node, in memory) and redisstore
+// (many nodes, one Redis). Package storetest holds the conformance suite every
 // Store must pass.
 //
 // A room keeps a handful of counters per room, not one entry per waiting fan. A

@@ -1,7 +1,8 @@
 // Package redisstore keeps Foyer's waiting rooms in Redis, so that any number of
 // gateway nodes can serve one room: a waitingroom.Store with exactly the
-// semantics of the memory store, held to them by the same conformance suite
-// (waitingroom/storetest) run against a real server and a real Cluster.
+// semantics of the memory store (waitingroom/memstore), held to them by the same
+// conformance suite (waitingroom/storetest) run against a real server and a real
+// Cluster, and by a differential test that replays random histories on both.
 //
 // It takes a redis.UniversalClient, so one code path serves a single server,
 // Sentinel and Cluster; NewClient builds one from a URL (redis://, rediss://,
