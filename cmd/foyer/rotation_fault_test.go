@@ -234,7 +234,15 @@ func (o *passOrigin) checkInvariants(t *testing.T, limit int, keys ...*waitingro
 	for _, s := range byID {
 		sessions = append(sessions, s)
 	}
-	sort.Slice(sessions, func(i, j int) bool { return sessions[i].start.Before(sessions[j].start) })
+	// Passes carry whole seconds, so two admitted within one second (the
+	// second fan a controller step after the first) tie: a tie says nothing
+	// about their order, and is ordered by place rather than left to chance.
+	sort.Slice(sessions, func(i, j int) bool {
+		if !sessions[i].start.Equal(sessions[j].start) {
+			return sessions[i].start.Before(sessions[j].start)
+		}
+		return sessions[i].pass.OrderKey < sessions[j].pass.OrderKey
+	})
 	for i, s := range sessions {
 		valid := 0
 		for _, other := range sessions {
