@@ -56,7 +56,7 @@ func testRaceBestAvailable(t *testing.T, f *fixture) {
 	e := f.event(spec)
 	var mu sync.Mutex
 	owner := map[string]int{}
-	held, soldOut := 0, 0
+	held, soldOut, smallestRefused := 0, 0, 0
 	var failures []string
 	race(200, func(i int) {
 		q := 1 + i%3
@@ -78,6 +78,9 @@ func testRaceBestAvailable(t *testing.T, f *fixture) {
 			held += len(h.Seats)
 		case booking.KindOf(err) == booking.KindConflict:
 			soldOut++
+			if smallestRefused == 0 || q < smallestRefused {
+				smallestRefused = q
+			}
 		default:
 			failures = append(failures, err.Error())
 		}
@@ -89,6 +92,11 @@ func testRaceBestAvailable(t *testing.T, f *fixture) {
 	// the section must fill up, and only shoppers who came too late fail.
 	if held < 250-2 {
 		t.Fatalf("only %d of 250 seats held (%d refused)", held, soldOut)
+	}
+	// Seats are only ever taken here, so the seats free at the end were free
+	// all along: a shopper refused "sold out" must have asked for more.
+	if free := 250 - held; smallestRefused > 0 && smallestRefused <= free {
+		t.Fatalf("a shopper asking for %d seats was told sold out, yet %d stayed free", smallestRefused, free)
 	}
 	if m := f.seatMap(e.ID, Epoch); m.Sections[2].Held != held {
 		t.Fatalf("seat map says %d held, holds say %d", m.Sections[2].Held, held)
