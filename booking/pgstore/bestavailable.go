@@ -90,24 +90,37 @@ func holdBestAvailable(ctx context.Context, tx pgx.Tx, eventID int64, holdID, se
 // chooseUnlocked locks a small window of the best seats nobody else has
 // locked and picks q of them. When the window is too small it returns nil and
 // lets its locks go (a savepoint rollback), so it neither keeps other shoppers
-// from those seats nor holds them while it waits.
+// from those seats nor holds them while it waits. The savepoint rides in the
+// same round trip as the first scan, and is never released (the transaction's
+// end does that), so the usual path costs no extra round trip.
 func chooseUnlocked(ctx context.Context, tx pgx.Tx, eventID int64, section string, q int, now time.Time) ([]string, error) {
-	sp, err := tx.Begin(ctx)
-	if err != nil {
-		return nil, err
-	}
 	window := q + 4
-	chosen, err := chooseSeats(ctx, sp, q, unlockedAvailableSeats, eventID, section, window)
-	if err == nil && chosen == nil {
-		chosen, err = chooseSeats(ctx, sp, q, unlockedAvailableOrLapsedSeats, eventID, section, window, now)
+	b := &pgx.Batch{}
+	b.Queue(`SAVEPOINT best_available`)
+	b.Queue(unlockedAvailableSeats, eventID, section, window)
+	br := tx.SendBatch(ctx, b)
+	_, err := br.Exec()
+	var cands []booking.Candidate
+	if err == nil {
+		cands, err = collectCandidates(br.Query())
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
 		return nil, err
+	}
+	chosen := candidateIDs(booking.ChooseBestAvailable(cands, q))
+	if chosen == nil {
+		chosen, err = chooseSeats(ctx, tx, q, unlockedAvailableOrLapsedSeats, eventID, section, window, now)
+		if err != nil {
+			return nil, err
+		}
 	}
 	if chosen == nil {
-		return nil, sp.Rollback(ctx)
+		_, err = tx.Exec(ctx, `ROLLBACK TO SAVEPOINT best_available`)
 	}
-	return chosen, sp.Commit(ctx)
+	return chosen, err
 }
 
 // chooseAfterWaiting is the second pass. It first counts what could be free:
@@ -150,7 +163,10 @@ func chooseSeats(ctx context.Context, tx pgx.Tx, q int, query string, args ...an
 }
 
 func lockCandidates(ctx context.Context, tx pgx.Tx, query string, args ...any) ([]booking.Candidate, error) {
-	rows, err := tx.Query(ctx, query, args...)
+	return collectCandidates(tx.Query(ctx, query, args...))
+}
+
+func collectCandidates(rows pgx.Rows, err error) ([]booking.Candidate, error) {
 	if err != nil {
 		return nil, err
 	}
