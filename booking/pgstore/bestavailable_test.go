@@ -2,7 +2,9 @@ package pgstore_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/foyer-dev/foyer/booking"
 	"github.com/foyer-dev/foyer/booking/inventorytest"
 	"github.com/foyer-dev/foyer/booking/pgstore"
+	"github.com/foyer-dev/foyer/booking/pgstore/pgtest"
 )
 
 // lockSeats opens a transaction that locks the seats the way a concurrent
@@ -131,4 +134,93 @@ func TestBestAvailableSoldOutDoesNotWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkInvariants(t, s)
+}
+
+// TestBestAvailableAndListedSeatsDoNotDeadlock: shoppers waiting for the last
+// seats and fans picking seats from the map lock the same rows; both lock in
+// seat id order, so PostgreSQL never has to break a deadlock between them.
+// Seat numbers 1..12 make id order ("C-1-10" < "C-1-2") differ from seat
+// order on purpose.
+func TestBestAvailableAndListedSeatsDoNotDeadlock(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	s, err := pgstore.Open(ctx, url, pgstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for round := range 12 {
+		e, err := s.CreateEvent(ctx, booking.EventSpec{
+			Name: "mixed", StartsAt: inventorytest.Epoch,
+			Sections: []booking.SectionSpec{{ID: "C", Rows: 2, SeatsPerRow: 12, Price: 3000}},
+		}, inventorytest.Epoch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 64)
+		start := make(chan struct{})
+		for i := range 32 {
+			req := booking.HoldRequest{EventID: e.ID, CustomerID: fmt.Sprintf("c%d", i), TTL: inventorytest.HoldTTL}
+			if i%2 == 0 {
+				req.Section, req.Quantity = "C", 1+i%3
+			} else {
+				// Three seats from the back of the row forward, one row
+				// or the other.
+				n := 12 - i%10
+				row := 1 + i%4/2
+				req.Seats = []string{booking.SeatID("C", row, n), booking.SeatID("C", row, n-1), booking.SeatID("C", row, n-2)}
+			}
+			wg.Go(func() {
+				<-start
+				cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+				defer cancel()
+				if _, err := s.Hold(cctx, req, inventorytest.Epoch); err != nil && booking.KindOf(err) != booking.KindConflict {
+					errs <- fmt.Errorf("round %d, %s: %w", round, req.CustomerID, err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+	}
+	checkInvariants(t, s)
+	if n := deadlocksBroken(t, s, url); n > 0 {
+		t.Fatalf("PostgreSQL broke %d deadlocks", n)
+	}
+}
+
+// deadlocksBroken closes the store and returns how many deadlocks PostgreSQL
+// broke in its database. Sessions report that count when they end, so it
+// waits (bounded) for the store's sessions to be gone first.
+func deadlocksBroken(t *testing.T, s *pgstore.Store, url string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	s.Close()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var others int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&others); err != nil {
+			t.Fatal(err)
+		}
+		if others == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions still open 10s after closing the store", others)
+		}
+	}
+	var n int64
+	if err := conn.QueryRow(ctx, `SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
