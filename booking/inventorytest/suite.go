@@ -57,6 +57,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Stats", testStats},
 		{"RaceForOneSeat", testRaceOneSeat},
 		{"RaceForBestAvailable", testRaceBestAvailable},
+		{"RaceForLastSeats", testRaceLastSeats},
 		{"OverlappingHoldsDoNotDeadlock", testOverlappingHolds},
 		{"RaceForZone", testRaceZone},
 		{"ConcurrentDuplicateConfirmations", testConcurrentConfirm},
