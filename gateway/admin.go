@@ -65,10 +65,18 @@ func (a *AdminAPI) Routes() []caddy.AdminRoute {
 
 // Actions of POST /waiting-room/<room>/<action>: each is a one-setting PATCH.
 var adminActions = map[string]func() waitingroom.Overrides{
-	"pause":    func() waitingroom.Overrides { return waitingroom.Overrides{Paused: new(true)} },
-	"resume":   func() waitingroom.Overrides { return waitingroom.Overrides{Paused: new(false)} },
-	"sold-out": func() waitingroom.Overrides { return waitingroom.Overrides{SoldOut: new(true)} },
-	"reopen":   func() waitingroom.Overrides { return waitingroom.Overrides{SoldOut: new(false)} },
+	"pause": func() waitingroom.Overrides {
+		return waitingroom.OverridesOf(waitingroom.Settings{Paused: true}, "paused")
+	},
+	"resume": func() waitingroom.Overrides {
+		return waitingroom.OverridesOf(waitingroom.Settings{Paused: false}, "paused")
+	},
+	"sold-out": func() waitingroom.Overrides {
+		return waitingroom.OverridesOf(waitingroom.Settings{SoldOut: true}, "sold_out")
+	},
+	"reopen": func() waitingroom.Overrides {
+		return waitingroom.OverridesOf(waitingroom.Settings{SoldOut: false}, "sold_out")
+	},
 }
 
 // serve routes a request. It writes its own answers, errors included, rather

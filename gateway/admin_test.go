@@ -291,7 +291,7 @@ func TestAdminPatchReachesEveryNode(t *testing.T) {
 	if got := nodeB.Snapshot().Serving; got != before+1 {
 		t.Errorf("serving %d after a resumed second, want %d", got, before+1)
 	}
-	if got := nodeA.Info().Overrides; got.Paused == nil || *got.Paused || *got.NewUsersPerMinute != 600 {
+	if got := nodeA.Info().Overrides; !got.Has("paused") || got.Values().Paused || got.Values().NewUsersPerMinute != 600 {
 		t.Errorf("node A's overrides %+v, want paused false and the rate kept", got)
 	}
 }

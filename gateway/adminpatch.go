@@ -81,22 +81,10 @@ func runtimeSettingNames() string {
 	return strings.Join(names, ", ")
 }
 
-// decodeSetting decodes one setting's value through Overrides' own JSON, so
+// decodeSetting decodes one setting's value through the room's own table, so
 // the types and notations are the ones the store keeps.
 func decodeSetting(name string, raw json.RawMessage) (waitingroom.Overrides, error) {
-	var one waitingroom.Overrides
-	obj := append(append([]byte(`{"`+name+`":`), raw...), '}')
-	if err := json.Unmarshal(obj, &one); err != nil {
-		return one, err
-	}
-	if m := one.QueueingMethod; m != nil {
-		switch *m {
-		case waitingroom.FIFO, waitingroom.Random, waitingroom.Passthrough, waitingroom.Reject:
-		default:
-			return one, fmt.Errorf("must be fifo, random, passthrough or reject, got %q", *m)
-		}
-	}
-	return one, nil
+	return waitingroom.DecodeOverride(name, raw)
 }
 
 // patchError is a PATCH body that cannot be applied, with the code and message

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"math"
-	"strings"
 	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
@@ -115,54 +114,27 @@ func newSettingsView(s waitingroom.Settings) settingsView {
 // the notation a PATCH takes. A cleared time shows as "".
 func overridesView(o waitingroom.Overrides) map[string]any {
 	m := make(map[string]any)
-	if o.Title != nil {
-		m["title"] = *o.Title
-	}
-	if o.NewUsersPerMinute != nil {
-		m["new_users_per_minute"] = *o.NewUsersPerMinute
-	}
-	if o.TotalActiveUsers != nil {
-		m["total_active_users"] = *o.TotalActiveUsers
-	}
-	if o.SessionDuration != nil {
-		m["session_duration"] = shortDuration(time.Duration(*o.SessionDuration))
-	}
-	if o.QueueingMethod != nil {
-		m["queueing_method"] = string(*o.QueueingMethod)
-	}
-	if o.QueueAll != nil {
-		m["queue_all"] = *o.QueueAll
-	}
-	if o.PrequeueStart != nil {
-		m["prequeue_start"] = rfc3339(o.PrequeueStart.Time)
-	}
-	if o.EventStart != nil {
-		m["event_start"] = rfc3339(o.EventStart.Time)
-	}
-	if o.EventEnd != nil {
-		m["event_end"] = rfc3339(o.EventEnd.Time)
-	}
-	if o.Paused != nil {
-		m["paused"] = *o.Paused
-	}
-	if o.SoldOut != nil {
-		m["sold_out"] = *o.SoldOut
+	vals := o.Values()
+	for _, d := range waitingroom.SettingDefs() {
+		if !o.Has(d.Name) {
+			continue
+		}
+		switch v := d.Get(vals).(type) {
+		case time.Duration:
+			m[d.Name] = shortDuration(v)
+		case time.Time:
+			m[d.Name] = rfc3339(v)
+		case waitingroom.QueueingMethod:
+			m[d.Name] = string(v)
+		default:
+			m[d.Name] = v
+		}
 	}
 	return m
 }
 
-// shortDuration writes d as the Caddyfile would: "10m", "1h30m", "45s", rather
-// than Go's "10m0s".
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+// shortDuration writes d as the Caddyfile would: "10m" rather than "10m0s".
+var shortDuration = waitingroom.ShortDuration
 
 func rfc3339(t time.Time) string {
 	if t.IsZero() {

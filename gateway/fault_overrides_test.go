@@ -38,7 +38,7 @@ func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
 	first := walkIn(t, a, tr)
 	l.record(t, first, a)
 	paused, capped, title := true, lowered, "Back soon"
-	if _, err := a.h.room.Patch(ctx, waitingroom.Overrides{Paused: &paused, TotalActiveUsers: &capped, Title: &title}); err != nil {
+	if _, err := a.h.room.Patch(ctx, waitingroom.OverridesOf(waitingroom.Settings{Paused: paused, TotalActiveUsers: capped, Title: title}, "paused", "total_active_users", "title")); err != nil {
 		t.Fatal(err)
 	}
 	step(t, clock, nodes)
@@ -138,7 +138,7 @@ func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
 
 	// Resuming lays over the restored overrides: the cap stays lowered.
 	resume := false
-	if _, err := a.h.room.Patch(ctx, waitingroom.Overrides{Paused: &resume}); err != nil {
+	if _, err := a.h.room.Patch(ctx, waitingroom.OverridesOf(waitingroom.Settings{Paused: resume}, "paused")); err != nil {
 		t.Fatal(err)
 	}
 	if data, v, err := watch.Overrides(ctx, "overrides"); err != nil || v != version+1 {

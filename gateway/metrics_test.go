@@ -95,7 +95,7 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 
 	// A paused line has no ETA: the series goes away rather than lie.
 	paused := true
-	if _, err := concert.Patch(context.Background(), waitingroom.Overrides{Paused: &paused}); err != nil {
+	if _, err := concert.Patch(context.Background(), waitingroom.OverridesOf(waitingroom.Settings{Paused: paused}, "paused")); err != nil {
 		t.Fatal(err)
 	}
 	e.step(1, concert2)

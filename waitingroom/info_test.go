@@ -42,10 +42,10 @@ func TestInfoLastInLine(t *testing.T) {
 	}
 
 	paused := true
-	if _, err := r.Patch(e.ctx, waitingroom.Overrides{Paused: &paused}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{Paused: paused}, "paused")); err != nil {
 		t.Fatal(err)
 	}
-	if in := r.Info(); in.Admitting || in.LastETA != nil || in.Overrides.Paused == nil || in.Version != 1 {
+	if in := r.Info(); in.Admitting || in.LastETA != nil || !in.Overrides.Has("paused") || in.Version != 1 {
 		t.Errorf("paused: admitting %v, ETA %v, overrides %+v v%d", in.Admitting, in.LastETA, in.Overrides, in.Version)
 	}
 }

@@ -1,150 +1,142 @@
 package waitingroom
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"time"
 )
 
 // Overrides are runtime changes an admin made to a room's settings. They are kept
 // in the store with a version, so every node serving the room applies the same
-// ones; a nil field leaves the configured value alone.
+// ones; a setting they do not name keeps its configured value.
+//
+// They are a set of runtime settings (one bit per entry of settingDefs) and
+// the values given to them, so that a new setting needs no code here. Their
+// JSON is an object of the settings they name, in the table's order.
 type Overrides struct {
-	Title             *string         `json:"title,omitempty"`
-	NewUsersPerMinute *int            `json:"new_users_per_minute,omitempty"`
-	TotalActiveUsers  *int            `json:"total_active_users,omitempty"`
-	SessionDuration   *Duration       `json:"session_duration,omitempty"`
-	QueueingMethod    *QueueingMethod `json:"queueing_method,omitempty"`
-	QueueAll          *bool           `json:"queue_all,omitempty"`
-	PrequeueStart     *OptionalTime   `json:"prequeue_start,omitempty"`
-	EventStart        *OptionalTime   `json:"event_start,omitempty"`
-	EventEnd          *OptionalTime   `json:"event_end,omitempty"`
-	Paused            *bool           `json:"paused,omitempty"`
-	SoldOut           *bool           `json:"sold_out,omitempty"`
+	set  uint64
+	vals Settings
 }
 
-// Apply returns s with the overrides laid over it.
-func (o Overrides) Apply(s Settings) Settings {
-	if o.Title != nil {
-		s.Title = *o.Title
-	}
-	if o.NewUsersPerMinute != nil {
-		s.NewUsersPerMinute = *o.NewUsersPerMinute
-	}
-	if o.TotalActiveUsers != nil {
-		s.TotalActiveUsers = *o.TotalActiveUsers
-	}
-	if o.SessionDuration != nil {
-		s.SessionDuration = time.Duration(*o.SessionDuration)
-	}
-	if o.QueueingMethod != nil {
-		s.QueueingMethod = *o.QueueingMethod
-	}
-	if o.QueueAll != nil {
-		s.QueueAll = *o.QueueAll
-	}
-	if o.PrequeueStart != nil {
-		s.PrequeueStart = o.PrequeueStart.Time
-	}
-	if o.EventStart != nil {
-		s.EventStart = o.EventStart.Time
-	}
-	if o.EventEnd != nil {
-		s.EventEnd = o.EventEnd.Time
-	}
-	if o.Paused != nil {
-		s.Paused = *o.Paused
-	}
-	if o.SoldOut != nil {
-		s.SoldOut = *o.SoldOut
-	}
-	return s
-}
-
-// Merge lays patch over o: fields set in patch win.
-func (o Overrides) Merge(patch Overrides) Overrides {
-	if patch.Title != nil {
-		o.Title = patch.Title
-	}
-	if patch.NewUsersPerMinute != nil {
-		o.NewUsersPerMinute = patch.NewUsersPerMinute
-	}
-	if patch.TotalActiveUsers != nil {
-		o.TotalActiveUsers = patch.TotalActiveUsers
-	}
-	if patch.SessionDuration != nil {
-		o.SessionDuration = patch.SessionDuration
-	}
-	if patch.QueueingMethod != nil {
-		o.QueueingMethod = patch.QueueingMethod
-	}
-	if patch.QueueAll != nil {
-		o.QueueAll = patch.QueueAll
-	}
-	if patch.PrequeueStart != nil {
-		o.PrequeueStart = patch.PrequeueStart
-	}
-	if patch.EventStart != nil {
-		o.EventStart = patch.EventStart
-	}
-	if patch.EventEnd != nil {
-		o.EventEnd = patch.EventEnd
-	}
-	if patch.Paused != nil {
-		o.Paused = patch.Paused
-	}
-	if patch.SoldOut != nil {
-		o.SoldOut = patch.SoldOut
+// OverridesOf returns overrides that set each named runtime setting to its
+// value in values. A name that is not a runtime setting is a programming
+// error, and panics.
+func OverridesOf(values Settings, names ...string) Overrides {
+	var o Overrides
+	for _, name := range names {
+		d, ok := LookupSetting(name)
+		if !ok || !d.Runtime {
+			panic("waitingroom: " + name + " is not a runtime setting")
+		}
+		d.copyField(&o.vals, &values)
+		o.set |= d.bit
 	}
 	return o
 }
 
-// Duration is a time.Duration that reads and writes JSON as "90s" or "10m".
-type Duration time.Duration
-
-// MarshalJSON writes the duration in Go syntax.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
-
-// UnmarshalJSON reads a duration string such as "10m".
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("duration must be a string such as \"10m\"")
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("invalid duration %q", s)
-	}
-	*d = Duration(v)
-	return nil
+// Has reports whether the overrides set the named setting.
+func (o Overrides) Has(name string) bool {
+	d, ok := LookupSetting(name)
+	return ok && o.set&d.bit != 0
 }
 
-// OptionalTime is an RFC 3339 time in an override; the empty string clears the
-// configured time (for example, to remove a scheduled end).
-type OptionalTime struct{ time.Time }
+// Values returns the values the overrides give, zero for settings they leave
+// alone; read them together with Has.
+func (o Overrides) Values() Settings { return o.vals }
 
-// MarshalJSON writes RFC 3339, or "" for the zero time.
-func (t OptionalTime) MarshalJSON() ([]byte, error) {
-	if t.IsZero() {
-		return []byte(`""`), nil
+// IsZero reports whether the overrides change nothing.
+func (o Overrides) IsZero() bool { return o.set == 0 }
+
+// Apply returns s with the overrides laid over it.
+func (o Overrides) Apply(s Settings) Settings {
+	if o.set == 0 {
+		return s
 	}
-	return json.Marshal(t.UTC().Format(time.RFC3339Nano))
+	for _, d := range settingDefs {
+		if o.set&d.bit != 0 {
+			d.copyField(&s, &o.vals)
+		}
+	}
+	return s
 }
 
-// UnmarshalJSON reads RFC 3339 or "".
-func (t *OptionalTime) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("time must be an RFC 3339 string or \"\"")
+// Merge lays patch over o: settings set in patch win.
+func (o Overrides) Merge(patch Overrides) Overrides {
+	for _, d := range settingDefs {
+		if patch.set&d.bit != 0 {
+			d.copyField(&o.vals, &patch.vals)
+			o.set |= d.bit
+		}
 	}
-	if s == "" {
-		t.Time = time.Time{}
-		return nil
+	return o
+}
+
+// DecodeOverride reads one runtime setting's JSON value, as a PATCH gives it.
+// A value of the wrong JSON type is a *json.UnmarshalTypeError; a value of the
+// right type that the setting does not take is another error. Bounds are left
+// to Settings.Validate, which sees the settings the change leads to.
+func DecodeOverride(name string, raw json.RawMessage) (Overrides, error) {
+	var o Overrides
+	d, ok := LookupSetting(name)
+	if !ok || !d.Runtime {
+		return o, fmt.Errorf("%q is not a runtime setting", name)
 	}
-	v, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return fmt.Errorf("invalid RFC 3339 time %q", s)
+	if err := d.decode(&o.vals, raw); err != nil {
+		return o, err
 	}
-	t.Time = v
+	if d.kind == KindChoice {
+		if v := d.Get(o.vals).(QueueingMethod); !d.chosen(string(v)) {
+			return o, fmt.Errorf("must be %s, got %q", d.ChoiceList(), v)
+		}
+	}
+	o.set |= d.bit
+	return o, nil
+}
+
+// MarshalJSON writes the settings the overrides name, in the table's order:
+// durations as "10m0s", times as RFC 3339 or "" for a cleared time.
+func (o Overrides) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for _, d := range settingDefs {
+		if o.set&d.bit == 0 {
+			continue
+		}
+		if buf.Len() > 1 {
+			buf.WriteByte(',')
+		}
+		name, _ := json.Marshal(d.Name)
+		buf.Write(name)
+		buf.WriteByte(':')
+		v, err := d.encode(&o.vals)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes. A setting this version does not
+// know, or one given as null, is left out, so that overrides written by a
+// newer node still apply here.
+func (o *Overrides) UnmarshalJSON(b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	var out Overrides
+	for _, d := range settingDefs {
+		raw, ok := fields[d.Name]
+		if !ok || !d.Runtime || string(raw) == "null" {
+			continue
+		}
+		if err := d.decode(&out.vals, raw); err != nil {
+			return fmt.Errorf("%s: %w", d.Name, err)
+		}
+		out.set |= d.bit
+	}
+	*o = out
 	return nil
 }

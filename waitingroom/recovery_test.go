@@ -18,7 +18,7 @@ func TestRoomKeepsOverridesTheStoreForgot(t *testing.T) {
 	s := waitingroom.Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60}
 	a := e.node("concert", s)
 	paused, lowered := true, 2
-	if _, err := a.Patch(e.ctx, waitingroom.Overrides{Paused: &paused, TotalActiveUsers: &lowered}); err != nil {
+	if _, err := a.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{Paused: paused, TotalActiveUsers: lowered}, "paused", "total_active_users")); err != nil {
 		t.Fatal(err)
 	}
 	e.step(1, a)
@@ -39,7 +39,7 @@ func TestRoomKeepsOverridesTheStoreForgot(t *testing.T) {
 	}
 	// A patch after the loss lays over the restored overrides.
 	resume := false
-	got, err := b.Patch(e.ctx, waitingroom.Overrides{Paused: &resume})
+	got, err := b.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{Paused: resume}, "paused"))
 	if err != nil || got.Paused || got.TotalActiveUsers != lowered {
 		t.Fatalf("resume after the loss: %+v %v, want resumed with the lowered cap", got, err)
 	}
@@ -69,7 +69,7 @@ func TestRoomStartsFromItsMemo(t *testing.T) {
 		t.Fatalf("store after the start: %q v%d, want the memo's", data, v)
 	}
 	open := false
-	if _, err := r.Patch(e.ctx, waitingroom.Overrides{SoldOut: &open}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{SoldOut: open}, "sold_out")); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(kept); n == 0 || kept[n-1].Version != 5 {
@@ -127,12 +127,12 @@ func TestRoomNewerOverridesWinAfterLoss(t *testing.T) {
 	s := waitingroom.Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60}
 	a, b := e.node("concert", s), e.node("concert", s)
 	paused := true
-	if _, err := a.Patch(e.ctx, waitingroom.Overrides{Paused: &paused}); err != nil {
+	if _, err := a.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{Paused: paused}, "paused")); err != nil {
 		t.Fatal(err)
 	}
 	e.step(1, a, b) // both know version 1
 	sold := true
-	if _, err := a.Patch(e.ctx, waitingroom.Overrides{SoldOut: &sold}); err != nil {
+	if _, err := a.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{SoldOut: sold}, "sold_out")); err != nil {
 		t.Fatal(err)
 	}
 	// b has not refreshed since: it knows version 1 only.

@@ -131,7 +131,7 @@ func TestControllerAdmitsAtTheRate(t *testing.T) {
 	for range 100 {
 		tickets = append(tickets, e.join(r).Ticket)
 	}
-	if _, err := r.Patch(e.ctx, waitingroom.Overrides{QueueAll: ptr(false)}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{QueueAll: false}, "queue_all")); err != nil {
 		t.Fatal(err)
 	}
 	// The clock runs from :00.5 to :10.0, so the controller steps in eleven
@@ -158,7 +158,7 @@ func TestAbandonedSlotReleasedAndReturnerLetInFirst(t *testing.T) {
 	e := newEnv(t)
 	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1, NewUsersPerMinute: 600, QueueAll: true})
 	a, b, c := e.join(r).Ticket, e.join(r).Ticket, e.join(r).Ticket
-	if _, err := r.Patch(e.ctx, waitingroom.Overrides{QueueAll: ptr(false)}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{QueueAll: false}, "queue_all")); err != nil {
 		t.Fatal(err)
 	}
 	e.step(1, r) // A's turn; A is not looking
@@ -204,7 +204,7 @@ func TestPositionNeverRises(t *testing.T) {
 	for i := range crowd {
 		crowd[i] = &fan{tk: e.join(r).Ticket, last: ^uint64(0)}
 	}
-	if _, err := r.Patch(e.ctx, waitingroom.Overrides{QueueAll: ptr(false)}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{QueueAll: false}, "queue_all")); err != nil {
 		t.Fatal(err)
 	}
 	moved := 0
@@ -349,7 +349,7 @@ func TestSoldOutAndClosed(t *testing.T) {
 	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1, EventEnd: now.Add(time.Hour)})
 	in := e.join(r)
 	waiting := e.join(r)
-	if _, err := r.Patch(e.ctx, waitingroom.Overrides{SoldOut: ptr(true)}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{SoldOut: true}, "sold_out")); err != nil {
 		t.Fatal(err)
 	}
 	if v := e.poll(r, waiting.Ticket); v.Status.State != waitingroom.StateSoldOut {
@@ -360,7 +360,7 @@ func TestSoldOutAndClosed(t *testing.T) {
 	}
 	// Shoppers inside keep their session to finish checking out.
 	e.pass(r, in.Pass)
-	if _, err := r.Patch(e.ctx, waitingroom.Overrides{SoldOut: ptr(false)}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{SoldOut: false}, "sold_out")); err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Advance(time.Hour)
@@ -373,18 +373,18 @@ func TestPatchIsSeenByOtherNodes(t *testing.T) {
 	e := newEnv(t)
 	a := e.node("concert", waitingroom.Settings{})
 	b := e.node("concert", waitingroom.Settings{})
-	if _, err := a.Patch(e.ctx, waitingroom.Overrides{NewUsersPerMinute: ptr(42), Paused: ptr(true)}); err != nil {
+	if _, err := a.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{NewUsersPerMinute: 42, Paused: true}, "new_users_per_minute", "paused")); err != nil {
 		t.Fatal(err)
 	}
 	e.step(1, b)
 	if s := b.Settings(); s.NewUsersPerMinute != 42 || !s.Paused {
 		t.Fatalf("node B after node A's patch: rate %d paused %v", s.NewUsersPerMinute, s.Paused)
 	}
-	if _, err := a.Patch(e.ctx, waitingroom.Overrides{TotalActiveUsers: ptr(-1)}); err == nil {
+	if _, err := a.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{TotalActiveUsers: -1}, "total_active_users")); err == nil {
 		t.Fatal("a patch making the cap negative was accepted")
 	}
 	var se *waitingroom.SettingError
-	if _, err := a.Patch(e.ctx, waitingroom.Overrides{TotalActiveUsers: ptr(0)}); !errors.As(err, &se) || se.Setting != "total_active_users" {
+	if _, err := a.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{TotalActiveUsers: 0}, "total_active_users")); !errors.As(err, &se) || se.Setting != "total_active_users" {
 		t.Fatalf("invalid patch: %v, want a waitingroom.SettingError naming total_active_users", err)
 	}
 	e.step(1, b)
@@ -576,7 +576,7 @@ func TestRandomRoomAdmitsInDrawnOrder(t *testing.T) {
 	for range n {
 		fans = append(fans, e.join(r).Ticket)
 	}
-	if _, err := r.Patch(e.ctx, waitingroom.Overrides{QueueAll: ptr(false)}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{QueueAll: false}, "queue_all")); err != nil {
 		t.Fatal(err)
 	}
 	e.step(1, r) // the first draw, of everyone waiting; steps in two seconds admit two
@@ -667,7 +667,7 @@ func TestSwitchingToRandomDrawsThoseWaiting(t *testing.T) {
 		v := e.join(r)
 		fans = append(fans, e.poll(r, v.Ticket).Ticket) // shown a first-come place
 	}
-	if _, err := r.Patch(e.ctx, waitingroom.Overrides{QueueingMethod: ptr(waitingroom.Random), QueueAll: ptr(false)}); err != nil {
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{QueueingMethod: waitingroom.Random, QueueAll: false}, "queueing_method", "queue_all")); err != nil {
 		t.Fatal(err)
 	}
 	e.step(1, r)
@@ -715,7 +715,7 @@ func TestSoldOutDeclaredByACrowdOfAnswers(t *testing.T) {
 	if err := a.DeclareSoldOut(e.ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Patch(e.ctx, waitingroom.Overrides{SoldOut: ptr(true)}); err != nil {
+	if _, err := a.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{SoldOut: true}, "sold_out")); err != nil {
 		t.Fatal(err)
 	}
 	e.step(1, a)

@@ -76,25 +76,12 @@ type Settings struct {
 	SoldOut bool `json:"sold_out,omitempty"`
 }
 
-// WithDefaults fills in zero values that have a default.
+// WithDefaults fills in zero values that have a default (see settingDefs).
 func (s Settings) WithDefaults() Settings {
-	if s.NewUsersPerMinute == 0 {
-		s.NewUsersPerMinute = DefaultNewUsersPerMinute
-	}
-	if s.TotalActiveUsers == 0 {
-		s.TotalActiveUsers = DefaultTotalActiveUsers
-	}
-	if s.SessionDuration == 0 {
-		s.SessionDuration = DefaultSessionDuration
-	}
-	if s.QueueingMethod == "" {
-		s.QueueingMethod = FIFO
-	}
-	if s.AdmissionGrace == 0 {
-		s.AdmissionGrace = DefaultAdmissionGrace
-	}
-	if s.TicketLifetime == 0 {
-		s.TicketLifetime = DefaultTicketLifetime
+	for _, d := range settingDefs {
+		if d.Default != nil && d.isZero(&s) {
+			d.set(&s, d.Default)
+		}
 	}
 	return s
 }
@@ -119,26 +106,14 @@ func settingErr(name, format string, args ...any) error {
 	return &SettingError{Setting: name, Problem: fmt.Sprintf(format, args...)}
 }
 
-// Validate checks settings after defaults were applied.
+// Validate checks settings after defaults were applied: each setting's own
+// limits as settingDefs gives them, then the rules between settings.
 func (s Settings) Validate() error {
 	var errs []error
-	if s.NewUsersPerMinute < 1 || s.NewUsersPerMinute > maxRate {
-		errs = append(errs, settingErr("new_users_per_minute", "must be between 1 and %d, got %d", maxRate, s.NewUsersPerMinute))
-	}
-	if s.TotalActiveUsers < 1 || s.TotalActiveUsers > maxActive {
-		errs = append(errs, settingErr("total_active_users", "must be between 1 and %d, got %d", maxActive, s.TotalActiveUsers))
-	}
-	if s.SessionDuration < time.Minute || s.SessionDuration > maxSession {
-		errs = append(errs, settingErr("session_duration", "must be between 1m and 24h, got %s", s.SessionDuration))
-	}
-	if !s.QueueingMethod.Valid() {
-		errs = append(errs, settingErr("queueing_method", "must be fifo, random, passthrough or reject, got %q", s.QueueingMethod))
-	}
-	if s.AdmissionGrace < 5*time.Second || s.AdmissionGrace > 10*time.Minute {
-		errs = append(errs, settingErr("admission_grace", "must be between 5s and 10m, got %s", s.AdmissionGrace))
-	}
-	if s.TicketLifetime < time.Minute || s.TicketLifetime > 7*24*time.Hour {
-		errs = append(errs, settingErr("ticket_lifetime", "must be between 1m and 168h, got %s", s.TicketLifetime))
+	for _, d := range settingDefs {
+		if err := d.check(&s); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if !s.PrequeueStart.IsZero() && s.EventStart.IsZero() {
 		errs = append(errs, settingErr("prequeue_start", "needs event_start"))
@@ -151,9 +126,6 @@ func (s Settings) Validate() error {
 	}
 	if s.ShuffleAtEventStart && s.EventStart.IsZero() {
 		errs = append(errs, settingErr("shuffle_at_event_start", "needs event_start"))
-	}
-	if len(s.Title) > 200 {
-		errs = append(errs, settingErr("title", "must be at most 200 characters"))
 	}
 	return errors.Join(errs...)
 }

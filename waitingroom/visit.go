@@ -215,7 +215,7 @@ func (r *Room) DeclareSoldOut(ctx context.Context) error {
 	}
 	defer r.declaring.Store(false)
 	sold := true
-	_, err := r.Patch(ctx, Overrides{SoldOut: &sold})
+	_, err := r.Patch(ctx, OverridesOf(Settings{SoldOut: sold}, "sold_out"))
 	return err
 }
 

@@ -1,0 +1,92 @@
+package waitingroom
+
+import "time"
+
+// settingDefs describes every room setting once: its public name, what it
+// takes, its default and limits, whether an admin may change it while the room
+// runs, and the line the README shows for it. Defaults, validation of limits,
+// runtime overrides and the admin API's checks all read this table, and the
+// gateway builds its Caddyfile parser and the README's settings table from it,
+// so a new setting is one entry here plus its field in Settings (and, for the
+// Caddyfile, its field in the gateway's handler). The order is the order of
+// the README table and of stored overrides.
+var settingDefs = []*SettingDef{
+	{
+		Name: "title", Arg: "<text>", MaxLen: 200, Runtime: true,
+		Doc:   "the event's name on the waiting page",
+		field: func(s *Settings) any { return &s.Title },
+	},
+	{
+		Name: "new_users_per_minute", Runtime: true,
+		Default: DefaultNewUsersPerMinute, Min: 1, Max: maxRate,
+		Doc:   "admission rate, smoothed per second",
+		field: func(s *Settings) any { return &s.NewUsersPerMinute },
+	},
+	{
+		Name: "total_active_users", Runtime: true,
+		Default: DefaultTotalActiveUsers, Min: 1, Max: maxActive,
+		Doc:   "cap on fans holding a session at once",
+		field: func(s *Settings) any { return &s.TotalActiveUsers },
+	},
+	{
+		Name: "session_duration", Runtime: true,
+		Default: DefaultSessionDuration, Min: int64(time.Minute), Max: int64(maxSession),
+		Doc:   "how long a pass lasts once admitted",
+		field: func(s *Settings) any { return &s.SessionDuration },
+	},
+	{
+		Name: "queueing_method", Runtime: true,
+		Choices: []string{string(FIFO), string(Random), string(Passthrough), string(Reject)},
+		Default: FIFO,
+		Doc: "fifo: first come, first served; random: whenever a group is in, everyone waiting " +
+			"is placed by a fresh fair draw; passthrough lets all in with a pass; reject shows the closed page",
+		field: func(s *Settings) any { return &s.QueueingMethod },
+	},
+	{
+		Name: "queue_all", Runtime: true, DefaultDoc: "off",
+		Doc:   "everyone waits, nobody is admitted",
+		field: func(s *Settings) any { return &s.QueueAll },
+	},
+	{
+		Name: "prequeue_start", Runtime: true, Rule: "before `event_start`, which it needs",
+		Doc:   "the pre-queue opens; before it, visitors are told when it will",
+		field: func(s *Settings) any { return &s.PrequeueStart },
+	},
+	{
+		Name: "event_start", Runtime: true, DefaultDoc: "now",
+		Doc:   "admission begins",
+		field: func(s *Settings) any { return &s.EventStart },
+	},
+	{
+		Name: "event_end", Runtime: true, DefaultDoc: "never", Rule: "after `event_start`",
+		Doc:   "the room closes to newcomers",
+		field: func(s *Settings) any { return &s.EventEnd },
+	},
+	{
+		Name: "shuffle_at_event_start", DefaultDoc: "off", Rule: "needs `event_start`",
+		Doc:   "fair random draw of everyone registered in the pre-queue",
+		field: func(s *Settings) any { return &s.ShuffleAtEventStart },
+	},
+	{
+		Name:    "admission_grace",
+		Default: DefaultAdmissionGrace, Min: int64(5 * time.Second), Max: int64(10 * time.Minute),
+		Doc:   "time an admitted fan has to turn up",
+		field: func(s *Settings) any { return &s.AdmissionGrace },
+	},
+	{
+		Name:    "ticket_lifetime",
+		Default: DefaultTicketLifetime, Min: int64(time.Minute), Max: int64(7 * 24 * time.Hour),
+		Doc:   "a ticket not seen for this long is void",
+		field: func(s *Settings) any { return &s.TicketLifetime },
+	},
+	{
+		Name: "paused", Runtime: true, RuntimeOnly: true,
+		Doc:   "admission stops; waiting fans keep their place",
+		field: func(s *Settings) any { return &s.Paused },
+	},
+	{
+		Name: "sold_out", Runtime: true, RuntimeOnly: true,
+		Doc:   "everyone waiting and every newcomer sees the sold-out page",
+		field: func(s *Settings) any { return &s.SoldOut },
+	},
+}

@@ -1,0 +1,149 @@
+package waitingroom_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// TestOverridesJSONKeepsItsNotation: stored overrides read and write the
+// notation older nodes wrote (durations "15m0s", times RFC 3339 or "" for a
+// cleared time), in the same order, so stores and memos written before the
+// settings table still apply and nodes of both kinds agree on the bytes.
+func TestOverridesJSONKeepsItsNotation(t *testing.T) {
+	const stored = `{"title":"Encore","new_users_per_minute":600,"total_active_users":3,` +
+		`"session_duration":"15m0s","queueing_method":"random","queue_all":false,` +
+		`"prequeue_start":"","event_start":"2026-06-01T10:00:00Z","event_end":"2026-06-01T23:00:00Z",` +
+		`"paused":true,"sold_out":false}`
+	var o waitingroom.Overrides
+	if err := json.Unmarshal([]byte(stored), &o); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(o)
+	if err != nil || string(out) != stored {
+		t.Fatalf("round trip:\n got %s %v\nwant %s", out, err, stored)
+	}
+	s := o.Apply(waitingroom.Settings{PrequeueStart: time.Now(), TicketLifetime: time.Hour})
+	if s.SessionDuration != 15*time.Minute || s.QueueingMethod != waitingroom.Random || !s.PrequeueStart.IsZero() ||
+		!s.Paused || s.TicketLifetime != time.Hour || s.EventEnd.Hour() != 23 {
+		t.Errorf("applied: %+v", s)
+	}
+	// Unknown settings (from a newer node) and nulls are left out, not refused.
+	if err := json.Unmarshal([]byte(`{"paused":null,"return_window":"2m","sold_out":true}`), &o); err != nil ||
+		o.Has("paused") || !o.Has("sold_out") {
+		t.Errorf("lenient read: %+v %v", o, err)
+	}
+}
+
+// TestOverridesCoverEveryRuntimeSetting walks the table: every runtime
+// setting, set to a value other than its zero, is carried by Merge, written and
+// read back by JSON, and laid over settings by Apply; nothing else is touched.
+func TestOverridesCoverEveryRuntimeSetting(t *testing.T) {
+	for _, d := range waitingroom.SettingDefs() {
+		if !d.Runtime {
+			continue
+		}
+		raw := map[waitingroom.Kind]string{
+			waitingroom.KindString:   `"x"`,
+			waitingroom.KindInt:      `7`,
+			waitingroom.KindBool:     `true`,
+			waitingroom.KindDuration: `"7m0s"`,
+			waitingroom.KindTime:     `"2026-06-01T10:00:00Z"`,
+		}[d.Kind()]
+		if d.Kind() == waitingroom.KindChoice {
+			raw = `"` + d.Choices[len(d.Choices)-1] + `"` // the default is the first
+		}
+		one, err := waitingroom.DecodeOverride(d.Name, json.RawMessage(raw))
+		if err != nil {
+			t.Fatalf("%s: %v", d.Name, err)
+		}
+		merged := waitingroom.Overrides{}.Merge(one)
+		data, _ := json.Marshal(merged)
+		if want := `{"` + d.Name + `":` + raw + `}`; string(data) != want {
+			t.Errorf("%s: JSON %s, want %s", d.Name, data, want)
+		}
+		var back waitingroom.Overrides
+		if err := json.Unmarshal(data, &back); err != nil || !back.Has(d.Name) {
+			t.Errorf("%s: read back %+v %v", d.Name, back, err)
+		}
+		base := waitingroom.Settings{}.WithDefaults()
+		got := back.Apply(base)
+		if d.Get(got) != d.Get(one.Values()) || d.Get(got) == d.Get(base) {
+			t.Errorf("%s: applied %v, want %v", d.Name, d.Get(got), d.Get(one.Values()))
+		}
+		for _, other := range waitingroom.SettingDefs() {
+			if other != d && other.Get(got) != other.Get(base) {
+				t.Errorf("%s: Apply changed %s too", d.Name, other.Name)
+			}
+		}
+	}
+}
+
+// TestSettingLimitsComeFromTheTable: the bounds Validate enforces are the
+// ones the table (and so the README) gives, inclusive at both ends.
+func TestSettingLimitsComeFromTheTable(t *testing.T) {
+	for _, d := range waitingroom.SettingDefs() {
+		if d.Max == 0 {
+			continue
+		}
+		for _, tc := range []struct {
+			v  int64
+			ok bool
+		}{{d.Min, true}, {d.Max, true}, {d.Min - 1, false}, {d.Max + 1, false}} {
+			s := waitingroom.Settings{}.WithDefaults()
+			var raw string
+			if d.Kind() == waitingroom.KindDuration {
+				raw = `"` + time.Duration(tc.v).String() + `"`
+			} else {
+				b, _ := json.Marshal(tc.v)
+				raw = string(b)
+			}
+			o, err := waitingroom.DecodeOverride(d.Name, json.RawMessage(raw))
+			if err != nil && d.Runtime {
+				t.Fatalf("%s %s: %v", d.Name, raw, err)
+			}
+			if !d.Runtime {
+				continue // checked through the room tests' configurations
+			}
+			err = o.Apply(s).Validate()
+			var se *waitingroom.SettingError
+			if tc.ok != (err == nil) || err != nil && (!errors.As(err, &se) || se.Setting != d.Name) {
+				t.Errorf("%s = %s: %v", d.Name, raw, err)
+			}
+		}
+	}
+}
+
+func TestDecodeOverrideRefuses(t *testing.T) {
+	for _, tc := range []struct{ name, raw string }{
+		{"queueing_method", `"lifo"`},
+		{"session_duration", `600`},
+		{"event_start", `"tomorrow"`},
+		{"admission_grace", `"10s"`}, // configuration only
+		{"colour", `"blue"`},
+	} {
+		if _, err := waitingroom.DecodeOverride(tc.name, json.RawMessage(tc.raw)); err == nil {
+			t.Errorf("%s = %s: accepted", tc.name, tc.raw)
+		}
+	}
+	var te *json.UnmarshalTypeError
+	if _, err := waitingroom.DecodeOverride("total_active_users", json.RawMessage(`1.5`)); !errors.As(err, &te) {
+		t.Errorf("a fraction: %v, want a JSON type error", err)
+	}
+}
+
+// BenchmarkOverridesApply measures what a view refresh pays to lay the
+// overrides over the configured settings (status polls read the result and
+// pay nothing).
+func BenchmarkOverridesApply(b *testing.B) {
+	o := waitingroom.OverridesOf(waitingroom.Settings{Paused: true, TotalActiveUsers: 5, SessionDuration: time.Hour},
+		"paused", "total_active_users", "session_duration")
+	base := waitingroom.Settings{}.WithDefaults()
+	b.ReportAllocs()
+	for b.Loop() {
+		base = o.Apply(base)
+	}
+}
