@@ -16,67 +16,37 @@ import (
 // under a kilobyte; anything much larger is a mistake or an attack.
 const maxPatchBody = 64 << 10
 
-// settingKind is the JSON type of a runtime setting, for error messages and for
-// the command line, which types key=value arguments by it.
-type settingKind int
-
-const (
-	kindString settingKind = iota
-	kindInt
-	kindBool
-)
-
-func (k settingKind) want() string {
-	switch k {
-	case kindInt:
+// want says what JSON value a runtime setting takes, for error messages.
+func want(d *waitingroom.SettingDef) string {
+	switch d.Kind() {
+	case waitingroom.KindInt:
 		return "a whole number"
-	case kindBool:
+	case waitingroom.KindBool:
 		return "true or false"
 	}
 	return "a string"
 }
 
-// runtimeSetting is one setting an admin may change while the room runs: the
-// JSON fields of waitingroom.Overrides.
-type runtimeSetting struct {
-	name string
-	kind settingKind
+// lookupSetting finds a setting an admin may change while the room runs: the
+// runtime entries of the room's settings table.
+func lookupSetting(name string) (*waitingroom.SettingDef, bool) {
+	d, ok := waitingroom.LookupSetting(name)
+	return d, ok && d.Runtime
 }
 
-var runtimeSettings = []runtimeSetting{
-	{"title", kindString},
-	{"new_users_per_minute", kindInt},
-	{"total_active_users", kindInt},
-	{"session_duration", kindString},
-	{"queueing_method", kindString},
-	{"queue_all", kindBool},
-	{"prequeue_start", kindString},
-	{"event_start", kindString},
-	{"event_end", kindString},
-	{"paused", kindBool},
-	{"sold_out", kindBool},
-}
-
-// configOnlySettings are settings of the configuration that a running room
-// cannot change, named so that a PATCH naming one is told why it failed.
-var configOnlySettings = []string{
-	"room", "store", "shuffle_at_event_start", "signing_key", "page", "path_prefix",
-	"cookie_prefix", "admission_grace", "ticket_lifetime", "queued_status_code",
-	"issuer", "on_store_failure",
-}
-
-func lookupSetting(name string) (runtimeSetting, bool) {
-	i := slices.IndexFunc(runtimeSettings, func(s runtimeSetting) bool { return s.name == name })
-	if i < 0 {
-		return runtimeSetting{}, false
-	}
-	return runtimeSettings[i], true
+// configOnly reports whether name is a setting of the configuration that a
+// running room cannot change, so that a PATCH naming one is told why it failed.
+func configOnly(name string) bool {
+	s, ok := lookupCaddyfileSetting(name)
+	return ok && !s.runtime()
 }
 
 func runtimeSettingNames() string {
-	names := make([]string, len(runtimeSettings))
-	for i, s := range runtimeSettings {
-		names[i] = s.name
+	var names []string
+	for _, d := range waitingroom.SettingDefs() {
+		if d.Runtime {
+			names = append(names, d.Name)
+		}
 	}
 	return strings.Join(names, ", ")
 }
@@ -133,16 +103,16 @@ func decodePatch(body []byte) (waitingroom.Overrides, []string, *patchError) {
 		}
 		rs, ok := lookupSetting(name)
 		switch {
-		case !ok && slices.Contains(configOnlySettings, name):
+		case !ok && configOnly(name):
 			return o, nil, badBody("unknown_setting", "%s: cannot be changed at runtime; change it in the configuration", name)
 		case !ok:
 			return o, nil, badBody("unknown_setting", "%q is not a runtime setting; they are: %s", name, runtimeSettingNames())
 		case string(raw) == "null":
-			return o, nil, badBody("invalid_setting", "%s: must be %s, not null", name, rs.kind.want())
+			return o, nil, badBody("invalid_setting", "%s: must be %s, not null", name, want(rs))
 		}
 		one, err := decodeSetting(name, raw)
 		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-			return o, nil, badBody("invalid_setting", "%s: must be %s", name, rs.kind.want())
+			return o, nil, badBody("invalid_setting", "%s: must be %s", name, want(rs))
 		}
 		if err != nil {
 			return o, nil, badBody("invalid_setting", "%s: %v", name, err)

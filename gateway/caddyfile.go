@@ -53,29 +53,13 @@ func parseCaddyfile(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error)
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
 //	waiting_room [<matcher>] [<room>] {
-//	    room                    <id>
-//	    title                   <event name shown on the page>
-//	    store                   memory | redis <redis-url>
-//	    new_users_per_minute    <n>
-//	    total_active_users      <n>
-//	    session_duration        <duration>
-//	    queueing_method         fifo | random | passthrough | reject
-//	    queue_all
-//	    prequeue_start          <RFC 3339 time>
-//	    event_start             <RFC 3339 time>
-//	    event_end               <RFC 3339 time>
-//	    shuffle_at_event_start
-//	    signing_key             <path to Ed25519 PEM>
-//	    previous_signing_keys   <path to Ed25519 PEM>...
-//	    page                    <path to html/template>
-//	    path_prefix             <prefix>
-//	    cookie_prefix           <name>
-//	    admission_grace         <duration>
-//	    ticket_lifetime         <duration>
-//	    queued_status_code      200 | 429
-//	    issuer                  <iss>
-//	    on_store_failure        closed | open
+//	    <setting> [<value>...]
 //	}
+//
+// The settings are caddyfileSettings (and the README's table, made from it):
+// most take one value of their kind (text, a positive whole number, a positive
+// duration) or are bare flags; store and previous_signing_keys have their own
+// syntax.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
 	if d.NextArg() {
@@ -86,96 +70,88 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		name := d.Val()
-		switch name {
-		case "room", "title", "queueing_method", "prequeue_start", "event_start", "event_end",
-			"signing_key", "page", "path_prefix", "cookie_prefix", "issuer", "on_store_failure":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.ArgErr()
-			}
-			*h.stringField(name) = v
-		case "new_users_per_minute", "total_active_users", "queued_status_code":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.ArgErr()
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return d.Errf("%s: %q is not a positive whole number", name, v)
-			}
-			*h.intField(name) = n
-		case "session_duration", "admission_grace", "ticket_lifetime":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.ArgErr()
-			}
-			dur, err := caddy.ParseDuration(v)
-			if err != nil || dur <= 0 {
-				return d.Errf("%s: %q is not a positive duration", name, v)
-			}
-			*h.durationField(name) = caddy.Duration(dur)
-		case "queue_all", "shuffle_at_event_start":
-			if d.NextArg() {
-				return d.ArgErr()
-			}
-			*h.flagField(name) = true
-		case "previous_signing_keys":
-			// The line may be repeated; every path adds a key.
-			paths := d.RemainingArgs()
-			if len(paths) == 0 {
-				return d.ArgErr()
-			}
-			h.PreviousSigningKeys = append(h.PreviousSigningKeys, paths...)
-		case "store":
-			if !d.NextArg() {
-				return d.ArgErr()
-			}
-			sc := &StoreConfig{Backend: d.Val()}
-			switch sc.Backend {
-			case "memory":
-				if d.NextArg() {
-					return d.ArgErr()
-				}
-			case "redis":
-				if !d.AllArgs(&sc.URL) {
-					return d.Errf("store redis needs exactly one URL, such as redis://127.0.0.1:6379")
-				}
-			default:
-				return d.Errf("store: unknown backend %q (memory or redis)", sc.Backend)
-			}
-			h.Store = sc
-		default:
+		s, ok := lookupCaddyfileSetting(name)
+		if !ok {
 			return d.Errf("unrecognized waiting_room setting %q", name)
+		}
+		var err error
+		if s.parse != nil {
+			err = s.parse(d, h)
+		} else {
+			err = parseValue(d, name, s.field(h))
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-func (h *Handler) stringField(name string) *string {
-	return map[string]*string{
-		"room": &h.Room, "title": &h.Title, "queueing_method": &h.QueueingMethod,
-		"prequeue_start": &h.PrequeueStart, "event_start": &h.EventStart, "event_end": &h.EventEnd,
-		"signing_key": &h.SigningKey, "page": &h.Page, "path_prefix": &h.PathPrefix,
-		"cookie_prefix": &h.CookiePrefix, "issuer": &h.Issuer, "on_store_failure": &h.OnStoreFailure,
-	}[name]
+// parseValue reads the one value of a line into field, by its type.
+func parseValue(d *caddyfile.Dispenser, name string, field any) error {
+	if flag, ok := field.(*bool); ok {
+		if d.NextArg() {
+			return d.ArgErr()
+		}
+		*flag = true
+		return nil
+	}
+	var v string
+	if !d.AllArgs(&v) {
+		return d.ArgErr()
+	}
+	switch p := field.(type) {
+	case *string:
+		*p = v
+	case *int:
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return d.Errf("%s: %q is not a positive whole number", name, v)
+		}
+		*p = n
+	case *caddy.Duration:
+		dur, err := caddy.ParseDuration(v)
+		if err != nil || dur <= 0 {
+			return d.Errf("%s: %q is not a positive duration", name, v)
+		}
+		*p = caddy.Duration(dur)
+	default:
+		return d.Errf("%s: a setting of type %T cannot be read", name, field)
+	}
+	return nil
 }
 
-func (h *Handler) intField(name string) *int {
-	return map[string]*int{
-		"new_users_per_minute": &h.NewUsersPerMinute, "total_active_users": &h.TotalActiveUsers,
-		"queued_status_code": &h.QueuedStatusCode,
-	}[name]
+// parsePreviousKeysLine reads previous_signing_keys <path>...; the line may be
+// repeated, and every path adds a key.
+func parsePreviousKeysLine(d *caddyfile.Dispenser, h *Handler) error {
+	paths := d.RemainingArgs()
+	if len(paths) == 0 {
+		return d.ArgErr()
+	}
+	h.PreviousSigningKeys = append(h.PreviousSigningKeys, paths...)
+	return nil
 }
 
-func (h *Handler) durationField(name string) *caddy.Duration {
-	return map[string]*caddy.Duration{
-		"session_duration": &h.SessionDuration, "admission_grace": &h.AdmissionGrace,
-		"ticket_lifetime": &h.TicketLifetime,
-	}[name]
-}
-
-func (h *Handler) flagField(name string) *bool {
-	return map[string]*bool{"queue_all": &h.QueueAll, "shuffle_at_event_start": &h.ShuffleAtEventStart}[name]
+// parseStoreLine reads store memory | redis <url>.
+func parseStoreLine(d *caddyfile.Dispenser, h *Handler) error {
+	if !d.NextArg() {
+		return d.ArgErr()
+	}
+	sc := &StoreConfig{Backend: d.Val()}
+	switch sc.Backend {
+	case "memory":
+		if d.NextArg() {
+			return d.ArgErr()
+		}
+	case "redis":
+		if !d.AllArgs(&sc.URL) {
+			return d.Errf("store redis needs exactly one URL, such as redis://127.0.0.1:6379")
+		}
+	default:
+		return d.Errf("store: unknown backend %q (memory or redis)", sc.Backend)
+	}
+	h.Store = sc
+	return nil
 }
 
 // Interface guard.

@@ -12,6 +12,8 @@ import (
 
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
+
+	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 func init() {
@@ -195,13 +197,13 @@ func settingsFromArgs(args []string) (map[string]any, error) {
 		}
 		rs, known := lookupSetting(name)
 		switch {
-		case known && rs.kind == kindInt:
+		case known && rs.Kind() == waitingroom.KindInt:
 			n, err := strconv.Atoi(val)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %q is not a whole number", name, val)
 			}
 			body[name] = n
-		case known && rs.kind == kindBool:
+		case known && rs.Kind() == waitingroom.KindBool:
 			b, err := strconv.ParseBool(val)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %q is not true or false", name, val)

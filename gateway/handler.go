@@ -206,29 +206,40 @@ func (h *Handler) roomSettings() (waitingroom.Settings, error) {
 	if !waitingroom.ValidRoomID(h.Room) {
 		return waitingroom.Settings{}, fmt.Errorf("room: %q is not a valid room id (1-64 letters, digits, '_', '.', '-')", h.Room)
 	}
-	s := waitingroom.Settings{
-		Title:               h.Title,
-		NewUsersPerMinute:   h.NewUsersPerMinute,
-		TotalActiveUsers:    h.TotalActiveUsers,
-		SessionDuration:     time.Duration(h.SessionDuration),
-		QueueingMethod:      waitingroom.QueueingMethod(h.QueueingMethod),
-		QueueAll:            h.QueueAll,
-		ShuffleAtEventStart: h.ShuffleAtEventStart,
-		AdmissionGrace:      time.Duration(h.AdmissionGrace),
-		TicketLifetime:      time.Duration(h.TicketLifetime),
-	}
-	var err error
-	if s.PrequeueStart, err = parseTime("prequeue_start", h.PrequeueStart); err != nil {
-		return s, err
-	}
-	if s.EventStart, err = parseTime("event_start", h.EventStart); err != nil {
-		return s, err
-	}
-	if s.EventEnd, err = parseTime("event_end", h.EventEnd); err != nil {
-		return s, err
+	var s waitingroom.Settings
+	for _, line := range caddyfileSettings {
+		if line.room == nil {
+			continue
+		}
+		v, err := roomValue(line, line.field(h))
+		if err != nil {
+			return s, err
+		}
+		if !line.room.Set(&s, v) {
+			return s, fmt.Errorf("%s: a value of type %T does not fit the room setting", line.name, v)
+		}
 	}
 	s = s.WithDefaults()
 	return s, s.Validate()
+}
+
+// roomValue turns a Handler field into the value its room setting takes.
+func roomValue(line caddyfileSetting, field any) (any, error) {
+	switch p := field.(type) {
+	case *caddy.Duration:
+		return time.Duration(*p), nil
+	case *string:
+		switch line.room.Kind() {
+		case waitingroom.KindTime:
+			return parseTime(line.name, *p)
+		}
+		return *p, nil
+	case *int:
+		return *p, nil
+	case *bool:
+		return *p, nil
+	}
+	return nil, fmt.Errorf("%s: a setting of type %T cannot be read", line.name, field)
 }
 
 func parseTime(name, v string) (time.Time, error) {

@@ -101,7 +101,7 @@ func init() {
 		}
 		if d.Default != nil {
 			var probe Settings
-			if !d.set(&probe, d.Default) {
+			if !d.Set(&probe, d.Default) {
 				panic(fmt.Sprintf("waitingroom: setting %s: default %T does not fit its field", d.Name, d.Default))
 			}
 		}
@@ -130,14 +130,18 @@ func (d *SettingDef) Get(s Settings) any {
 	return nil
 }
 
-// set stores v, typed as the field is, in s; false if the type is wrong.
-func (d *SettingDef) set(s *Settings, v any) bool {
+// Set stores v, typed as the field is (a choice may also be given as a
+// string), in s; false if the type is wrong.
+func (d *SettingDef) Set(s *Settings, v any) bool {
 	switch p := d.field(s).(type) {
 	case *string:
 		x, ok := v.(string)
 		*p = x
 		return ok
 	case *QueueingMethod:
+		if x, ok := v.(string); ok { // as the configuration writes it
+			v = QueueingMethod(x)
+		}
 		x, ok := v.(QueueingMethod)
 		*p = x
 		return ok

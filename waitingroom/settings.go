@@ -80,7 +80,7 @@ type Settings struct {
 func (s Settings) WithDefaults() Settings {
 	for _, d := range settingDefs {
 		if d.Default != nil && d.isZero(&s) {
-			d.set(&s, d.Default)
+			d.Set(&s, d.Default)
 		}
 	}
 	return s

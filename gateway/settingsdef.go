@@ -1,0 +1,152 @@
+package gateway
+
+import (
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+//go:generate go test -run ^TestREADMESettings$ . -update-readme
+
+// caddyfileSetting is one line of the waiting_room block. A room setting takes
+// its kind, default, limits and doc from the room's table
+// (waitingroom.SettingDefs); a setting of the gateway alone says them here.
+// The Caddyfile parser, the admin API's list of settings it cannot change, the
+// conversion to room settings and the README's table are all driven by
+// caddyfileSettings, in its order.
+type caddyfileSetting struct {
+	name string
+	// room is the room setting this line configures, or nil.
+	room *waitingroom.SettingDef
+	// field is the Handler field the line sets, and so the JSON twin: a
+	// *string, *int, *caddy.Duration or *bool (a bare flag).
+	field func(*Handler) any
+	// parse reads a line whose syntax is not one value of field's kind.
+	parse func(d *caddyfile.Dispenser, h *Handler) error
+
+	// For settings of the gateway alone, what the README shows.
+	syntax, defaultDoc, limits, doc string
+}
+
+// roomLine binds a room setting to its Handler field.
+func roomLine(name string, field func(*Handler) any) caddyfileSetting {
+	d, ok := waitingroom.LookupSetting(name)
+	if !ok {
+		panic("gateway: no room setting " + name)
+	}
+	return caddyfileSetting{name: name, room: d, field: field}
+}
+
+var caddyfileSettings = []caddyfileSetting{
+	{
+		name: "room", syntax: "room <id>", defaultDoc: "required",
+		limits: "1–64 letters, digits, `_`, `.`, `-`",
+		doc:    "the room's identity in the store, the admin API and the pass audience",
+		field:  func(h *Handler) any { return &h.Room },
+	},
+	roomLine("title", func(h *Handler) any { return &h.Title }),
+	{
+		name: "store", syntax: "store memory | redis <url>", defaultDoc: "`memory`",
+		doc:   "where the room's shared state lives",
+		parse: parseStoreLine,
+	},
+	roomLine("new_users_per_minute", func(h *Handler) any { return &h.NewUsersPerMinute }),
+	roomLine("total_active_users", func(h *Handler) any { return &h.TotalActiveUsers }),
+	roomLine("session_duration", func(h *Handler) any { return &h.SessionDuration }),
+	roomLine("queueing_method", func(h *Handler) any { return &h.QueueingMethod }),
+	roomLine("queue_all", func(h *Handler) any { return &h.QueueAll }),
+	roomLine("prequeue_start", func(h *Handler) any { return &h.PrequeueStart }),
+	roomLine("event_start", func(h *Handler) any { return &h.EventStart }),
+	roomLine("event_end", func(h *Handler) any { return &h.EventEnd }),
+	roomLine("shuffle_at_event_start", func(h *Handler) any { return &h.ShuffleAtEventStart }),
+	{
+		name: "signing_key", syntax: "signing_key <path>", defaultDoc: "generated once, kept in Caddy storage",
+		doc:   "Ed25519 PKCS #8 PEM for passes and tickets",
+		field: func(h *Handler) any { return &h.SigningKey },
+	},
+	{
+		name: "previous_signing_keys", syntax: "previous_signing_keys <path>...", defaultDoc: "none",
+		limits: "at most " + strconv.Itoa(waitingroom.MaxVerifyingKeys) + " keys",
+		doc: "keys that still verify tickets and passes, and are published in `jwks.json`, but sign nothing: " +
+			"see [Rotating the signing key](#rotating-the-signing-key); JSON: an array of paths",
+		parse: parsePreviousKeysLine,
+	},
+	{
+		name: "page", syntax: "page <path>", defaultDoc: "embedded page",
+		doc:   "your own `html/template` waiting page",
+		field: func(h *Handler) any { return &h.Page },
+	},
+	{
+		name: "path_prefix", syntax: "path_prefix <prefix>", defaultDoc: "`" + DefaultPathPrefix + "`",
+		limits: "a path starting with `/`",
+		doc:    "where the room's endpoints live",
+		field:  func(h *Handler) any { return &h.PathPrefix },
+	},
+	{
+		name: "cookie_prefix", syntax: "cookie_prefix <name>", defaultDoc: "`" + DefaultCookiePrefix + "`",
+		limits: "at most 32 letters, digits, `_`, `-`",
+		doc:    "cookies are `<name>_ticket` and `<name>_pass`",
+		field:  func(h *Handler) any { return &h.CookiePrefix },
+	},
+	roomLine("admission_grace", func(h *Handler) any { return &h.AdmissionGrace }),
+	roomLine("ticket_lifetime", func(h *Handler) any { return &h.TicketLifetime }),
+	{
+		name: "queued_status_code", syntax: "queued_status_code 200 | 429", defaultDoc: "200",
+		doc:   "status of JSON answers to waiting fans (429 adds `Retry-After`)",
+		field: func(h *Handler) any { return &h.QueuedStatusCode },
+	},
+	{
+		name: "issuer", syntax: "issuer <iss>", defaultDoc: "`foyer`",
+		doc:   "the passes' `iss`",
+		field: func(h *Handler) any { return &h.Issuer },
+	},
+	{
+		name: "on_store_failure", syntax: "on_store_failure closed | open", defaultDoc: "`closed`",
+		doc:   "while the store is down: newcomers get 503 with `Retry-After`, or everyone goes through with a pass",
+		field: func(h *Handler) any { return &h.OnStoreFailure },
+	},
+}
+
+// lookupCaddyfileSetting finds a line of the waiting_room block by name.
+func lookupCaddyfileSetting(name string) (caddyfileSetting, bool) {
+	for _, s := range caddyfileSettings {
+		if s.name == name {
+			return s, true
+		}
+	}
+	return caddyfileSetting{}, false
+}
+
+// The README's words for a line, from the room's table for room settings.
+
+func (s caddyfileSetting) syntaxText() string {
+	if s.room != nil {
+		return s.room.Syntax()
+	}
+	return s.syntax
+}
+
+func (s caddyfileSetting) defaultText() string {
+	if s.room != nil {
+		return s.room.DefaultText()
+	}
+	return s.defaultDoc
+}
+
+func (s caddyfileSetting) limitsText() string {
+	if s.room != nil {
+		return s.room.Limits()
+	}
+	return s.limits
+}
+
+func (s caddyfileSetting) docText() string {
+	if s.room != nil {
+		return s.room.Doc
+	}
+	return s.doc
+}
+
+func (s caddyfileSetting) runtime() bool { return s.room != nil && s.room.Runtime }

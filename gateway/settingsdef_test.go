@@ -1,0 +1,135 @@
+package gateway
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// sampleValue is a Caddyfile value for a line set through its field, other
+// than the zero value; "" for a bare flag.
+func sampleValue(s caddyfileSetting) string {
+	switch s.field(new(Handler)).(type) {
+	case *int:
+		return "7"
+	case *caddy.Duration:
+		return "7m"
+	case *bool:
+		return ""
+	}
+	if s.room != nil {
+		switch s.room.Kind() {
+		case waitingroom.KindTime:
+			return "2026-12-01T10:00:00Z"
+		case waitingroom.KindChoice:
+			return s.room.Choices[len(s.room.Choices)-1]
+		}
+	}
+	return "x"
+}
+
+// TestEveryCaddyfileSettingIsItsJSONTwin: every line of the table parses
+// into the Handler field it names, and that field's JSON name is the line's
+// own, so the Caddyfile and the JSON twin cannot drift apart.
+func TestEveryCaddyfileSettingIsItsJSONTwin(t *testing.T) {
+	for _, s := range caddyfileSettings {
+		if s.parse != nil {
+			continue // store and previous_signing_keys: see TestCaddyfileAdapt
+		}
+		var h Handler
+		src := "waiting_room {\n" + s.name + " " + sampleValue(s) + "\n}"
+		if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(src)); err != nil {
+			t.Errorf("%s: %v", s.name, err)
+			continue
+		}
+		data, err := json.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]any
+		if err := json.Unmarshal(data, &fields); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := fields[s.name]; !ok || len(fields) != 1 {
+			t.Errorf("%s: parsed into JSON %s, want the one key %q", s.name, data, s.name)
+		}
+	}
+}
+
+// TestEveryRoomSettingIsConfigured: each room setting that is configuration
+// (not room state an admin sets, such as paused) has its Caddyfile line, and
+// the line's value reaches the room's settings.
+func TestEveryRoomSettingIsConfigured(t *testing.T) {
+	for _, d := range waitingroom.SettingDefs() {
+		s, ok := lookupCaddyfileSetting(d.Name)
+		if d.RuntimeOnly {
+			if ok {
+				t.Errorf("%s: room state, yet a Caddyfile line", d.Name)
+			}
+			continue
+		}
+		if !ok || s.room != d {
+			t.Errorf("%s: no Caddyfile line for this room setting", d.Name)
+			continue
+		}
+		h := Handler{Room: "r"}
+		src := "waiting_room {\n" + s.name + " " + sampleValue(s) + "\n}"
+		if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(src)); err != nil {
+			t.Fatalf("%s: %v", d.Name, err)
+		}
+		v, err := roomValue(s, s.field(&h))
+		if err != nil {
+			t.Fatalf("%s: %v", d.Name, err)
+		}
+		var got waitingroom.Settings
+		if !d.Set(&got, v) || d.Get(got) == d.Get(waitingroom.Settings{}) {
+			t.Errorf("%s: %v (%T) did not reach the room's settings", d.Name, v, v)
+		}
+	}
+}
+
+// TestAdminViewShowsEverySetting: the admin API's view of a room names every
+// room setting.
+func TestAdminViewShowsEverySetting(t *testing.T) {
+	s := waitingroom.Settings{Title: "t", EventStart: time.Now(), PrequeueStart: time.Now(), EventEnd: time.Now()}.WithDefaults()
+	data, _ := json.Marshal(newSettingsView(s))
+	for _, d := range waitingroom.SettingDefs() {
+		if !strings.Contains(string(data), `"`+d.Name+`":`) {
+			t.Errorf("the admin view %s does not show %s", data, d.Name)
+		}
+	}
+}
+
+// TestPatchKnowsEverySetting: a PATCH takes every runtime setting and
+// refuses every other line of the Caddyfile saying it cannot change at runtime.
+func TestPatchKnowsEverySetting(t *testing.T) {
+	for _, d := range waitingroom.SettingDefs() {
+		if !d.Runtime {
+			continue
+		}
+		s, _ := lookupCaddyfileSetting(d.Name)
+		raw := map[waitingroom.Kind]string{waitingroom.KindInt: "7", waitingroom.KindBool: "true",
+			waitingroom.KindDuration: `"7m"`, waitingroom.KindString: `"x"`, waitingroom.KindTime: `""`}[d.Kind()]
+		if d.Kind() == waitingroom.KindChoice {
+			raw = `"` + sampleValue(s) + `"`
+		}
+		if _, names, err := decodePatch([]byte(`{"` + d.Name + `": ` + raw + `}`)); err != nil || len(names) != 1 {
+			t.Errorf("%s = %s: %v", d.Name, raw, err)
+		}
+	}
+	for _, s := range caddyfileSettings {
+		if s.runtime() {
+			continue
+		}
+		_, _, err := decodePatch([]byte(`{"` + s.name + `": "x"}`))
+		if err == nil || err.code != "unknown_setting" || !strings.Contains(err.message, s.name+": cannot be changed at runtime") {
+			t.Errorf("%s: %v, want refused as configuration only", s.name, err)
+		}
+	}
+}
