@@ -4,13 +4,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 // The in-process costs of the gateway's hot paths; `onsale bench` measures the
 // same paths through a real Caddy against its own baselines.
 
 func BenchmarkStatusPoll(b *testing.B) {
-	h := testHandler(&testing.T{}, Handler{QueueAll: true}, nil)
+	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true}}, nil)
 	ticket := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
 	req := get("/_waiting-room/status", ticket)
 	req.Header.Set("Accept", "application/json")

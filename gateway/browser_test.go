@@ -12,6 +12,8 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 // chromium finds a headless-capable Chromium, or skips (fails in CI).
@@ -56,7 +58,7 @@ func TestBrowserWalksTheFansPath(t *testing.T) {
 	}
 	exe := chromium(t)
 	clock := useTestClock(t)
-	h := testHandler(t, Handler{Title: "Browser night", TotalActiveUsers: 1, NewUsersPerMinute: 60}, nil)
+	h := testHandler(t, Handler{Settings: waitingroom.Settings{Title: "Browser night", TotalActiveUsers: 1, NewUsersPerMinute: 60}}, nil)
 	originPage := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte(`<!doctype html><title>Shop</title><h1 id="shop">Seats for ` + r.URL.Path + `</h1>`))

@@ -3,12 +3,15 @@ package gateway
 import (
 	"encoding/json"
 	"strconv"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 func init() {
@@ -75,9 +78,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("unrecognized waiting_room setting %q", name)
 		}
 		var err error
-		if s.parse != nil {
+		switch {
+		case s.parse != nil:
 			err = s.parse(d, h)
-		} else {
+		case s.room != nil:
+			err = parseRoomValue(d, s.room, &h.Settings)
+		default:
 			err = parseValue(d, name, s.field(h))
 		}
 		if err != nil {
@@ -117,6 +123,49 @@ func parseValue(d *caddyfile.Dispenser, name string, field any) error {
 		*p = caddy.Duration(dur)
 	default:
 		return d.Errf("%s: a setting of type %T cannot be read", name, field)
+	}
+	return nil
+}
+
+// parseRoomValue reads the value of a room setting's line into s, by the
+// setting's kind: text, a positive whole number, a positive duration, an RFC
+// 3339 time, or a bare flag.
+func parseRoomValue(d *caddyfile.Dispenser, def *waitingroom.SettingDef, s *waitingroom.Settings) error {
+	var v any
+	switch def.Kind() {
+	case waitingroom.KindBool:
+		v = true
+		if err := parseValue(d, def.Name, new(bool)); err != nil {
+			return err
+		}
+	case waitingroom.KindInt:
+		n := new(int)
+		if err := parseValue(d, def.Name, n); err != nil {
+			return err
+		}
+		v = *n
+	case waitingroom.KindDuration:
+		dur := new(caddy.Duration)
+		if err := parseValue(d, def.Name, dur); err != nil {
+			return err
+		}
+		v = time.Duration(*dur)
+	default:
+		str := new(string)
+		if err := parseValue(d, def.Name, str); err != nil {
+			return err
+		}
+		v = *str
+		if def.Kind() == waitingroom.KindTime {
+			t, err := parseTime(def.Name, *str)
+			if err != nil {
+				return d.Err(err.Error())
+			}
+			v = t
+		}
+	}
+	if !def.Set(s, v) {
+		return d.Errf("%s: a value of type %T does not fit the room setting", def.Name, v)
 	}
 	return nil
 }

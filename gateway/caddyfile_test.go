@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddytest"
 )
@@ -61,35 +62,45 @@ func TestCaddyfileErrors(t *testing.T) {
 	}
 }
 
+// TestSettingErrorsNameTheSetting: a JSON configuration that Caddy cannot
+// load, or that fails validation, is refused with an error naming the
+// setting at fault.
 func TestSettingErrorsNameTheSetting(t *testing.T) {
-	cases := []struct {
-		h       Handler
-		setting string
-	}{
-		{Handler{}, "room"},
-		{Handler{Room: "bad room!"}, "room"},
-		{Handler{Room: "r", QueueingMethod: "lifo"}, "queueing_method"},
-		{Handler{Room: "r", EventStart: "tomorrow"}, "event_start"},
-		{Handler{Room: "r", EventStart: "2026-12-01T10:00:00Z", EventEnd: "2026-12-01T09:00:00Z"}, "event_end"},
-		{Handler{Room: "r", PrequeueStart: "2026-12-01T10:00:00Z"}, "prequeue_start"},
-		{Handler{Room: "r", ShuffleAtEventStart: true}, "shuffle_at_event_start"},
-		{Handler{Room: "r", SessionDuration: 1}, "session_duration"},
-		{Handler{Room: "r", QueuedStatusCode: 418}, "queued_status_code"},
-		{Handler{Room: "r", PathPrefix: "nope"}, "path_prefix"},
-		{Handler{Room: "r", CookiePrefix: "a b"}, "cookie_prefix"},
-		{Handler{Room: "r", OnStoreFailure: "maybe"}, "on_store_failure"},
-		{Handler{Room: "r", Store: &StoreConfig{Backend: "etcd"}}, "store"},
-		{Handler{Room: "r", Store: &StoreConfig{Backend: "redis"}}, "store"},
-		{Handler{Room: "r", PreviousSigningKeys: []string{""}}, "previous_signing_keys"},
-		{Handler{Room: "r", PreviousSigningKeys: []string{"1", "2", "3", "4", "5"}}, "previous_signing_keys"},
+	cases := []struct{ config, setting string }{
+		{`{}`, "room"},
+		{`{"room": "bad room!"}`, "room"},
+		{`{"room": "r", "queueing_method": "lifo"}`, "queueing_method"},
+		{`{"room": "r", "event_start": "tomorrow"}`, "event_start"},
+		{`{"room": "r", "event_start": "2026-12-01T10:00:00Z", "event_end": "2026-12-01T09:00:00Z"}`, "event_end"},
+		{`{"room": "r", "prequeue_start": "2026-12-01T10:00:00Z"}`, "prequeue_start"},
+		{`{"room": "r", "shuffle_at_event_start": true}`, "shuffle_at_event_start"},
+		{`{"room": "r", "session_duration": 1}`, "session_duration"},
+		{`{"room": "r", "session_duration": "forever"}`, "session_duration"},
+		{`{"room": "r", "total_active_users": "many"}`, "total_active_users"},
+		{`{"room": "r", "queue_all": "yes"}`, "queue_all"},
+		{`{"room": "r", "title": 5}`, "title"},
+		{`{"room": "r", "colour": "blue"}`, "colour"},
+		{`{"room": "r", "paused": true}`, "paused"}, // room state is the admin API's
+		{`{"room": "r", "queued_status_code": 418}`, "queued_status_code"},
+		{`{"room": "r", "path_prefix": "nope"}`, "path_prefix"},
+		{`{"room": "r", "cookie_prefix": "a b"}`, "cookie_prefix"},
+		{`{"room": "r", "on_store_failure": "maybe"}`, "on_store_failure"},
+		{`{"room": "r", "store": {"backend": "etcd"}}`, "store"},
+		{`{"room": "r", "store": {"backend": "redis"}}`, "store"},
+		{`{"room": "r", "previous_signing_keys": [""]}`, "previous_signing_keys"},
+		{`{"room": "r", "previous_signing_keys": ["1", "2", "3", "4", "5"]}`, "previous_signing_keys"},
 	}
 	if err := (&Handler{Room: "r", PreviousSigningKeys: []string{"old.pem"}}).Validate(); err != nil {
 		t.Errorf("a valid handler: %v", err)
 	}
 	for _, tc := range cases {
-		err := tc.h.Validate()
+		var h Handler
+		err := caddy.StrictUnmarshalJSON([]byte(tc.config), &h)
+		if err == nil {
+			err = h.Validate()
+		}
 		if err == nil || !strings.Contains(err.Error(), tc.setting) {
-			t.Errorf("%+v: error %v, want one naming %s", tc.h, err, tc.setting)
+			t.Errorf("%s: error %v, want one naming %s", tc.config, err, tc.setting)
 		}
 	}
 }

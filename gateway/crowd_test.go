@@ -53,7 +53,7 @@ func runCrowd(t *testing.T, dial func() redis.UniversalClient, n int) {
 	t.Cleanup(func() { admin.Close() })
 	prefix := redistest.Prefix(t, admin)
 	key := deploymentKey(t)
-	cfg := Handler{Room: crowdRoom, TotalActiveUsers: crowdCap, NewUsersPerMinute: crowdRate}
+	cfg := Handler{Room: crowdRoom, Settings: waitingroom.Settings{TotalActiveUsers: crowdCap, NewUsersPerMinute: crowdRate}}
 	c := &crowd{t: t, clock: clock, watch: redisNodeStore(t, dial, prefix), passes: make(map[string]bool)}
 	for range n {
 		c.nodes = append(c.nodes, newNode(t, cfg, redisNodeStore(t, dial, prefix), key))

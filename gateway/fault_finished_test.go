@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
-
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -33,7 +31,7 @@ func TestFaultFinishedFanGetsNoNewPass(t *testing.T) {
 			srv, dial := privateRedis(t)
 			key := deploymentKey(t)
 			const capacity = 3
-			cfg := Handler{Room: "finished", TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: caddy.Duration(time.Minute), AdmissionGrace: caddy.Duration(grace)}
+			cfg := Handler{Room: "finished", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
 			a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
 			b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
 			nodes := []*node{a, b}

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
-
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -25,7 +23,7 @@ func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
 	srv, dial := privateRedis(t)
 	key := deploymentKey(t)
 	const configured, lowered = 4, 2
-	cfg := Handler{Room: "overrides", TotalActiveUsers: configured, NewUsersPerMinute: 600, SessionDuration: caddy.Duration(time.Minute), AdmissionGrace: caddy.Duration(grace)}
+	cfg := Handler{Room: "overrides", Settings: waitingroom.Settings{TotalActiveUsers: configured, NewUsersPerMinute: 600, SessionDuration: time.Minute, AdmissionGrace: grace}}
 	diskA, diskB, diskC := &nodeDisk{}, &nodeDisk{}, &nodeDisk{}
 	a := newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, diskA)
 	b := newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, diskB)

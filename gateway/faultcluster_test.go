@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/foyer-dev/foyer/internal/redistest"
@@ -46,7 +45,7 @@ func TestFaultClusterFailover(t *testing.T) {
 	// the failover but through the slot the revocation frees.
 	const capacity = 2
 	const longGrace = 30 * time.Second
-	cfg := Handler{Room: "failover", TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: caddy.Duration(time.Minute), AdmissionGrace: caddy.Duration(longGrace)}
+	cfg := Handler{Room: "failover", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: longGrace}}
 	var nodes []*node
 	for range 3 {
 		nodes = append(nodes, ledgerNode(t, cfg, redisNodeStore(t, dial, "foyer"), key, ledger))

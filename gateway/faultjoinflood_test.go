@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
-
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -49,7 +47,7 @@ func TestFaultJoinFloodRedisDown(t *testing.T) {
 	key := deploymentKey(t)
 	ledger := newPassLedger(key)
 	const capacity = 2
-	cfg := Handler{Room: "flood", TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: caddy.Duration(time.Minute), AdmissionGrace: caddy.Duration(grace)}
+	cfg := Handler{Room: "flood", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
 	n := ledgerNode(t, cfg, redisNodeStore(t, dial, "foyer"), key, ledger)
 	nodes := []*node{n}
 	tr := sharedTransport(t)

@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 // TestFaultRevocationsSurviveLosses: passes the origin revoked stay refused on
@@ -24,7 +25,7 @@ func TestFaultRevocationsSurviveLosses(t *testing.T) {
 	key := deploymentKey(t)
 	ledger := newPassLedger(key)
 	const capacity = 3
-	cfg := Handler{Room: "revokes", TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: caddy.Duration(time.Minute), AdmissionGrace: caddy.Duration(grace)}
+	cfg := Handler{Room: "revokes", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
 	start := func() *node { return ledgerNode(t, cfg, redisNodeStore(t, dial, "foyer"), key, ledger) }
 	a, b := start(), start()
 	nodes := []*node{a, b}

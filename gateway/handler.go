@@ -32,41 +32,12 @@ type Handler struct {
 	// store, for a single node.
 	Store *StoreConfig `json:"store,omitempty"`
 
-	// Title names the event on the waiting page.
-	Title string `json:"title,omitempty"`
-
-	// NewUsersPerMinute is how many waiting visitors are let in per minute,
-	// smoothed per second. Default: 200.
-	NewUsersPerMinute int `json:"new_users_per_minute,omitempty"`
-
-	// TotalActiveUsers caps how many visitors hold a session at once. Default: 200.
-	TotalActiveUsers int `json:"total_active_users,omitempty"`
-
-	// SessionDuration is how long a visitor's pass lasts once admitted. Default: 10m.
-	SessionDuration caddy.Duration `json:"session_duration,omitempty"`
-
-	// QueueingMethod is fifo (default: first come, first served), random
-	// (whenever a group is in, everyone waiting is placed by a fresh fair
-	// draw), passthrough (no queue; everyone gets a pass) or reject (new
-	// visitors see the closed page).
-	QueueingMethod string `json:"queueing_method,omitempty"`
-
-	// QueueAll holds everyone in line: nobody is admitted until it is unset.
-	QueueAll bool `json:"queue_all,omitempty"`
-
-	// PrequeueStart (RFC 3339) opens the pre-queue: from then until EventStart,
-	// visitors register instead of queueing.
-	PrequeueStart string `json:"prequeue_start,omitempty"`
-
-	// EventStart (RFC 3339) is when admission begins. Empty: open now.
-	EventStart string `json:"event_start,omitempty"`
-
-	// EventEnd (RFC 3339) closes the room to new visitors.
-	EventEnd string `json:"event_end,omitempty"`
-
-	// ShuffleAtEventStart places everyone registered in the pre-queue by a fair,
-	// verifiable random draw at EventStart.
-	ShuffleAtEventStart bool `json:"shuffle_at_event_start,omitempty"`
+	// Settings are the room's own settings: its title, rates, schedule and
+	// the rest of waitingroom.SettingDefs but for the room state an admin
+	// sets (paused, sold_out). In JSON they sit beside the fields below,
+	// each under its snake_case name, durations in nanoseconds or Go syntax
+	// ("10m"), times in RFC 3339; see MarshalJSON and the README's table.
+	Settings waitingroom.Settings `json:"-"`
 
 	// SigningKey is the path of an Ed25519 private key (PKCS #8 PEM) that signs
 	// passes and tickets. Absent: one is generated once and kept in Caddy's
@@ -90,14 +61,6 @@ type Handler struct {
 	// Default: foyer.
 	CookiePrefix string `json:"cookie_prefix,omitempty"`
 
-	// AdmissionGrace is how long an admitted visitor has to come and claim their
-	// session before the slot goes to the next. Default: 30s.
-	AdmissionGrace caddy.Duration `json:"admission_grace,omitempty"`
-
-	// TicketLifetime is how long a ticket stays good after it was last seen.
-	// Default: 12h.
-	TicketLifetime caddy.Duration `json:"ticket_lifetime,omitempty"`
-
 	// QueuedStatusCode is the HTTP status of JSON answers to waiting visitors:
 	// 200 (default) or 429, which adds Retry-After.
 	QueuedStatusCode int `json:"queued_status_code,omitempty"`
@@ -112,6 +75,7 @@ type Handler struct {
 	// way.
 	OnStoreFailure string `json:"on_store_failure,omitempty"`
 
+	// settings are Settings with their defaults, validated.
 	settings waitingroom.Settings
 	room     *waitingroom.Room
 	key      *waitingroom.SigningKey
@@ -206,40 +170,15 @@ func (h *Handler) roomSettings() (waitingroom.Settings, error) {
 	if !waitingroom.ValidRoomID(h.Room) {
 		return waitingroom.Settings{}, fmt.Errorf("room: %q is not a valid room id (1-64 letters, digits, '_', '.', '-')", h.Room)
 	}
+	// Only configuration: room state such as paused is the admin API's.
 	var s waitingroom.Settings
 	for _, line := range caddyfileSettings {
-		if line.room == nil {
-			continue
-		}
-		v, err := roomValue(line, line.field(h))
-		if err != nil {
-			return s, err
-		}
-		if !line.room.Set(&s, v) {
-			return s, fmt.Errorf("%s: a value of type %T does not fit the room setting", line.name, v)
+		if line.room != nil {
+			line.room.Set(&s, line.room.Get(h.Settings))
 		}
 	}
 	s = s.WithDefaults()
 	return s, s.Validate()
-}
-
-// roomValue turns a Handler field into the value its room setting takes.
-func roomValue(line caddyfileSetting, field any) (any, error) {
-	switch p := field.(type) {
-	case *caddy.Duration:
-		return time.Duration(*p), nil
-	case *string:
-		switch line.room.Kind() {
-		case waitingroom.KindTime:
-			return parseTime(line.name, *p)
-		}
-		return *p, nil
-	case *int:
-		return *p, nil
-	case *bool:
-		return *p, nil
-	}
-	return nil, fmt.Errorf("%s: a setting of type %T cannot be read", line.name, field)
 }
 
 func parseTime(name, v string) (time.Time, error) {

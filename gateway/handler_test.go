@@ -89,7 +89,7 @@ func cookieFrom(rec *httptest.ResponseRecorder, name string) *http.Cookie {
 }
 
 func TestMalformedCookiesMakeANewVisitor(t *testing.T) {
-	h := testHandler(t, Handler{QueueAll: true}, nil)
+	h := testHandler(t, Handler{Settings: waitingroom.Settings{QueueAll: true}}, nil)
 	other := testHandler(t, Handler{Room: "other"}, nil)
 	// A genuine ticket and pass of another room.
 	rec := serve(other, &origin{}, get("/"))
@@ -152,7 +152,7 @@ func TestAdmittedRequestCarriesOnlyOurPass(t *testing.T) {
 
 func TestJSONStatus(t *testing.T) {
 	for _, code := range []int{0, 429} {
-		h := testHandler(t, Handler{QueueAll: true, QueuedStatusCode: code}, nil)
+		h := testHandler(t, Handler{QueuedStatusCode: code, Settings: waitingroom.Settings{QueueAll: true}}, nil)
 		req := get("/events/42")
 		req.Header.Set("Accept", "application/json")
 		rec := serve(h, &origin{}, req)
@@ -219,8 +219,8 @@ func TestJWKSVerifiesPasses(t *testing.T) {
 
 func TestStoreDownNewVisitorsGet503(t *testing.T) {
 	flaky := storetest.NewFlaky(memstore.New())
-	h := testHandler(t, Handler{QueueAll: true}, flaky)
-	open := testHandler(t, Handler{Room: "open", QueueAll: true, OnStoreFailure: "open"}, flaky)
+	h := testHandler(t, Handler{Settings: waitingroom.Settings{QueueAll: true}}, flaky)
+	open := testHandler(t, Handler{Room: "open", OnStoreFailure: "open", Settings: waitingroom.Settings{QueueAll: true}}, flaky)
 	waiting := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
 	waitingOpen := cookieFrom(serve(open, &origin{}, get("/")), "foyer_ticket")
 	flaky.SetDown(true)
@@ -276,7 +276,7 @@ func TestOriginDeclaresSoldOut(t *testing.T) {
 }
 
 func TestPassthroughStillIssuesPasses(t *testing.T) {
-	h := testHandler(t, Handler{QueueingMethod: "passthrough", TotalActiveUsers: 1}, nil)
+	h := testHandler(t, Handler{Settings: waitingroom.Settings{QueueingMethod: "passthrough", TotalActiveUsers: 1}}, nil)
 	for i := range 3 {
 		o := &origin{}
 		serve(h, o, get("/"))
@@ -292,7 +292,7 @@ func TestCustomPage(t *testing.T) {
 	if err := os.WriteFile(page, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := testHandler(t, Handler{Title: "Custom <night>", Page: page, QueueAll: true}, nil)
+	h := testHandler(t, Handler{Page: page, Settings: waitingroom.Settings{Title: "Custom <night>", QueueAll: true}}, nil)
 	rec := serve(h, &origin{}, get("/"))
 	if body := rec.Body.String(); !strings.Contains(body, `<p id="mine">The line is paused / 0 / paused</p>`) || !strings.Contains(body, "Custom &lt;night&gt;") {
 		t.Fatalf("custom page not used or not escaped: %s", body)

@@ -19,7 +19,7 @@ func TestMultiNodeAdminOnRedis(t *testing.T) {
 	prefix := redistest.Prefix(t, shared)
 	dial := sharedDial(shared)
 	key := deploymentKey(t)
-	cfg := Handler{Room: "admin-redis", TotalActiveUsers: 100, NewUsersPerMinute: 60}
+	cfg := Handler{Room: "admin-redis", Settings: waitingroom.Settings{TotalActiveUsers: 100, NewUsersPerMinute: 60}}
 	a := newNode(t, cfg, redisNodeStore(t, dial, prefix), key)
 	b := newNode(t, cfg, redisNodeStore(t, dial, prefix), key)
 	nodes := []*node{a, b}

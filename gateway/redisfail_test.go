@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/foyer-dev/foyer/internal/redistest"
@@ -46,7 +45,7 @@ func TestMultiNodeRedisStopped(t *testing.T) {
 	key := deploymentKey(t)
 	// The rate, not the cap, holds the line back: a slot is free when Redis
 	// comes back.
-	cfg := Handler{Room: "outage", TotalActiveUsers: 4, NewUsersPerMinute: 60, SessionDuration: caddy.Duration(time.Minute), AdmissionGrace: caddy.Duration(grace)}
+	cfg := Handler{Room: "outage", Settings: waitingroom.Settings{TotalActiveUsers: 4, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
 	a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
 	b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
 	cfg.OnStoreFailure = storeFailureOpen
@@ -167,7 +166,7 @@ func TestMultiNodeRedisFlushed(t *testing.T) {
 	// The cap, not the rate, holds the line back, as in a busy on-sale: when
 	// Redis loses its data every slot is taken.
 	const capacity = 5
-	cfg := Handler{Room: "flush", TotalActiveUsers: capacity, NewUsersPerMinute: 600, SessionDuration: caddy.Duration(time.Minute), AdmissionGrace: caddy.Duration(grace)}
+	cfg := Handler{Room: "flush", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 600, SessionDuration: time.Minute, AdmissionGrace: grace}}
 	a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
 	b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
 	watch := redisNodeStore(t, dial, "foyer")

@@ -18,10 +18,11 @@ import (
 // caddyfileSettings, in its order.
 type caddyfileSetting struct {
 	name string
-	// room is the room setting this line configures, or nil.
+	// room is the room setting this line configures (in Handler.Settings),
+	// or nil.
 	room *waitingroom.SettingDef
-	// field is the Handler field the line sets, and so the JSON twin: a
-	// *string, *int, *caddy.Duration or *bool (a bare flag).
+	// field is the Handler field a gateway line sets, and so its JSON twin:
+	// a *string, *int, *caddy.Duration or *bool (a bare flag).
 	field func(*Handler) any
 	// parse reads a line whose syntax is not one value of field's kind.
 	parse func(d *caddyfile.Dispenser, h *Handler) error
@@ -30,37 +31,57 @@ type caddyfileSetting struct {
 	syntax, defaultDoc, limits, doc string
 }
 
-// roomLine binds a room setting to its Handler field.
-func roomLine(name string, field func(*Handler) any) caddyfileSetting {
+// roomLine places a room setting among the lines; its value goes to the
+// Handler's Settings.
+func roomLine(name string) caddyfileSetting {
 	d, ok := waitingroom.LookupSetting(name)
 	if !ok {
 		panic("gateway: no room setting " + name)
 	}
-	return caddyfileSetting{name: name, room: d, field: field}
+	return caddyfileSetting{name: name, room: d}
 }
 
-var caddyfileSettings = []caddyfileSetting{
+// caddyfileSettings are the lines in the README's order: gatewayLines, then
+// any room setting they do not place (so that a new room setting is in the
+// Caddyfile, the JSON twin and the README without an edit here; add its
+// roomLine to gatewayLines only to choose its place in the table).
+var caddyfileSettings = withRoomSettings(gatewayLines)
+
+func withRoomSettings(lines []caddyfileSetting) []caddyfileSetting {
+	placed := make(map[string]bool, len(lines))
+	for _, l := range lines {
+		placed[l.name] = true
+	}
+	for _, d := range waitingroom.SettingDefs() {
+		if !d.RuntimeOnly && !placed[d.Name] {
+			lines = append(lines, roomLine(d.Name))
+		}
+	}
+	return lines
+}
+
+var gatewayLines = []caddyfileSetting{
 	{
 		name: "room", syntax: "room <id>", defaultDoc: "required",
 		limits: "1–64 letters, digits, `_`, `.`, `-`",
 		doc:    "the room's identity in the store, the admin API and the pass audience",
 		field:  func(h *Handler) any { return &h.Room },
 	},
-	roomLine("title", func(h *Handler) any { return &h.Title }),
+	roomLine("title"),
 	{
 		name: "store", syntax: "store memory | redis <url>", defaultDoc: "`memory`",
 		doc:   "where the room's shared state lives",
 		parse: parseStoreLine,
 	},
-	roomLine("new_users_per_minute", func(h *Handler) any { return &h.NewUsersPerMinute }),
-	roomLine("total_active_users", func(h *Handler) any { return &h.TotalActiveUsers }),
-	roomLine("session_duration", func(h *Handler) any { return &h.SessionDuration }),
-	roomLine("queueing_method", func(h *Handler) any { return &h.QueueingMethod }),
-	roomLine("queue_all", func(h *Handler) any { return &h.QueueAll }),
-	roomLine("prequeue_start", func(h *Handler) any { return &h.PrequeueStart }),
-	roomLine("event_start", func(h *Handler) any { return &h.EventStart }),
-	roomLine("event_end", func(h *Handler) any { return &h.EventEnd }),
-	roomLine("shuffle_at_event_start", func(h *Handler) any { return &h.ShuffleAtEventStart }),
+	roomLine("new_users_per_minute"),
+	roomLine("total_active_users"),
+	roomLine("session_duration"),
+	roomLine("queueing_method"),
+	roomLine("queue_all"),
+	roomLine("prequeue_start"),
+	roomLine("event_start"),
+	roomLine("event_end"),
+	roomLine("shuffle_at_event_start"),
 	{
 		name: "signing_key", syntax: "signing_key <path>", defaultDoc: "generated once, kept in Caddy storage",
 		doc:   "Ed25519 PKCS #8 PEM for passes and tickets",
@@ -90,8 +111,8 @@ var caddyfileSettings = []caddyfileSetting{
 		doc:    "cookies are `<name>_ticket` and `<name>_pass`",
 		field:  func(h *Handler) any { return &h.CookiePrefix },
 	},
-	roomLine("admission_grace", func(h *Handler) any { return &h.AdmissionGrace }),
-	roomLine("ticket_lifetime", func(h *Handler) any { return &h.TicketLifetime }),
+	roomLine("admission_grace"),
+	roomLine("ticket_lifetime"),
 	{
 		name: "queued_status_code", syntax: "queued_status_code 200 | 429", defaultDoc: "200",
 		doc:   "status of JSON answers to waiting fans (429 adds `Retry-After`)",

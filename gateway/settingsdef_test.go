@@ -12,9 +12,24 @@ import (
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
-// sampleValue is a Caddyfile value for a line set through its field, other
-// than the zero value; "" for a bare flag.
+// sampleValue is a Caddyfile value for a line read by its kind or field,
+// other than the zero value; "" for a bare flag.
 func sampleValue(s caddyfileSetting) string {
+	if s.room != nil {
+		switch s.room.Kind() {
+		case waitingroom.KindInt:
+			return "7"
+		case waitingroom.KindDuration:
+			return "7m"
+		case waitingroom.KindBool:
+			return ""
+		case waitingroom.KindTime:
+			return "2026-12-01T10:00:00Z"
+		case waitingroom.KindChoice:
+			return s.room.Choices[len(s.room.Choices)-1]
+		}
+		return "x"
+	}
 	switch s.field(new(Handler)).(type) {
 	case *int:
 		return "7"
@@ -22,14 +37,6 @@ func sampleValue(s caddyfileSetting) string {
 		return "7m"
 	case *bool:
 		return ""
-	}
-	if s.room != nil {
-		switch s.room.Kind() {
-		case waitingroom.KindTime:
-			return "2026-12-01T10:00:00Z"
-		case waitingroom.KindChoice:
-			return s.room.Choices[len(s.room.Choices)-1]
-		}
 	}
 	return "x"
 }
@@ -78,18 +85,55 @@ func TestEveryRoomSettingIsConfigured(t *testing.T) {
 			t.Errorf("%s: no Caddyfile line for this room setting", d.Name)
 			continue
 		}
-		h := Handler{Room: "r"}
+		var h Handler
 		src := "waiting_room {\n" + s.name + " " + sampleValue(s) + "\n}"
 		if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(src)); err != nil {
 			t.Fatalf("%s: %v", d.Name, err)
 		}
-		v, err := roomValue(s, s.field(&h))
-		if err != nil {
-			t.Fatalf("%s: %v", d.Name, err)
+		if d.IsZero(h.Settings) {
+			t.Errorf("%s: the line did not reach the handler's settings", d.Name)
 		}
-		var got waitingroom.Settings
-		if !d.Set(&got, v) || d.Get(got) == d.Get(waitingroom.Settings{}) {
-			t.Errorf("%s: %v (%T) did not reach the room's settings", d.Name, v, v)
+		h.Room = "r"
+		got, err := h.roomSettings()
+		if d.Get(got) != d.Get(h.Settings) {
+			t.Errorf("%s: the room has %v (%v), want %v", d.Name, d.Get(got), err, d.Get(h.Settings))
+		}
+	}
+}
+
+// TestHandlerJSONRoundTrip: the JSON twin of a handler with every setting
+// reads back as the same handler, and Caddy's strict loading accepts it.
+func TestHandlerJSONRoundTrip(t *testing.T) {
+	var h Handler
+	for _, s := range caddyfileSettings {
+		var src string
+		switch s.name {
+		case "store":
+			src = "waiting_room {\nstore redis redis://127.0.0.1:6379\n}"
+		case "previous_signing_keys":
+			src = "waiting_room {\nprevious_signing_keys a.pem b.pem\n}"
+		default:
+			src = "waiting_room {\n" + s.name + " " + sampleValue(s) + "\n}"
+		}
+		if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(src)); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+	}
+	data, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Handler
+	if err := caddy.StrictUnmarshalJSON(data, &back); err != nil {
+		t.Fatalf("%s: %v", data, err)
+	}
+	again, _ := json.Marshal(back)
+	if string(again) != string(data) || back.Settings != h.Settings {
+		t.Errorf("round trip:\n got %s\nwant %s", again, data)
+	}
+	for _, s := range caddyfileSettings {
+		if !strings.Contains(string(data), `"`+s.name+`":`) {
+			t.Errorf("%s is missing from %s", s.name, data)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 func TestWebSocketPushesUntilAdmitted(t *testing.T) {
 	clock := useTestClock(t)
-	h := testHandler(t, Handler{TotalActiveUsers: 1, NewUsersPerMinute: 60}, nil)
+	h := testHandler(t, Handler{Settings: waitingroom.Settings{TotalActiveUsers: 1, NewUsersPerMinute: 60}}, nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h.ServeHTTP(w, r, &origin{}); err != nil {
 			t.Error(err)

@@ -183,6 +183,9 @@ func (d *SettingDef) copyField(dst, src *Settings) {
 	}
 }
 
+// IsZero reports whether the setting is unset (zero) in s.
+func (d *SettingDef) IsZero(s Settings) bool { return d.isZero(&s) }
+
 // isZero reports whether the setting is unset in s.
 func (d *SettingDef) isZero(s *Settings) bool {
 	switch p := d.field(s).(type) {
