@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -119,16 +120,23 @@ func TestAdminShowsARoom(t *testing.T) {
 	e.step(1, r)  // the second is admitted and has yet to claim
 	a := adminFor(r)
 
-	v := decodeView(t, call(t, a, http.MethodGet, "/waiting-room/concert", ""))
+	rec := call(t, a, http.MethodGet, "/waiting-room/concert", "")
+	v := decodeView(t, rec)
 	if v.Room != "concert" || v.Phase != "live" || !v.Admitting || !v.StoreHealthy {
 		t.Errorf("room, phase, admitting, healthy = %q %q %v %v", v.Room, v.Phase, v.Admitting, v.StoreHealthy)
 	}
-	want := settingsView{
-		Title: "Big Night", NewUsersPerMinute: 60, TotalActiveUsers: 2, SessionDuration: "10m",
-		QueueingMethod: "fifo", EventEnd: "2026-06-01T22:00:00Z", AdmissionGrace: "30s", TicketLifetime: "12h",
+	// The settings as the API writes them: the configuration's notation, in
+	// the settings table's order, empty text and times left out.
+	var wire struct{ Settings json.RawMessage }
+	var got bytes.Buffer
+	if err := json.Unmarshal(rec.Body.Bytes(), &wire); err != nil || json.Compact(&got, wire.Settings) != nil {
+		t.Fatalf("body %s: %v", rec.Body, err)
 	}
-	if v.Settings != want {
-		t.Errorf("settings\n got %+v\nwant %+v", v.Settings, want)
+	const want = `{"title":"Big Night","new_users_per_minute":60,"total_active_users":2,"session_duration":"10m",` +
+		`"queueing_method":"fifo","queue_all":false,"event_end":"2026-06-01T22:00:00Z","shuffle_at_event_start":false,` +
+		`"admission_grace":"30s","ticket_lifetime":"12h","paused":false,"sold_out":false}`
+	if got.String() != want {
+		t.Errorf("settings\n got %s\nwant %s", got.String(), want)
 	}
 	if c := v.Counters; c.Seq != 10 || c.Serving != 2 || c.Admitted != 2 || c.Claimed != 1 || v.Active != 1 || v.Pending != 1 {
 		t.Errorf("counters %+v, active %d, pending %d; want 10 keys, 2 admitted, 1 claimed and active, 1 pending", c, v.Active, v.Pending)
@@ -256,7 +264,7 @@ func TestAdminPatchReachesEveryNode(t *testing.T) {
 	rec := call(t, adminFor(nodeA), http.MethodPatch, "/waiting-room/concert",
 		`{"new_users_per_minute": 600, "paused": true, "title": "Encore", "session_duration": "15m", "event_end": "2026-06-01T23:00:00Z"}`)
 	v := decodeView(t, rec)
-	if s := v.Settings; s.NewUsersPerMinute != 600 || !s.Paused || s.Title != "Encore" || s.SessionDuration != "15m" || s.EventEnd != "2026-06-01T23:00:00Z" {
+	if s := v.Settings; s.NewUsersPerMinute != 600 || !s.Paused || s.Title != "Encore" || s.SessionDuration != 15*time.Minute || rfc3339(s.EventEnd) != "2026-06-01T23:00:00Z" {
 		t.Errorf("answered settings %+v, want the change", s)
 	}
 	if v.OverridesVersion != 1 || v.Overrides["new_users_per_minute"] != float64(600) || v.Overrides["session_duration"] != "15m" {

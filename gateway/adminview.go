@@ -41,24 +41,6 @@ type roomView struct {
 	Node nodeStats `json:"node"`
 }
 
-// settingsView is waitingroom.Settings in the configuration's own notation.
-type settingsView struct {
-	Title               string `json:"title,omitempty"`
-	NewUsersPerMinute   int    `json:"new_users_per_minute"`
-	TotalActiveUsers    int    `json:"total_active_users"`
-	SessionDuration     string `json:"session_duration"`
-	QueueingMethod      string `json:"queueing_method"`
-	QueueAll            bool   `json:"queue_all"`
-	PrequeueStart       string `json:"prequeue_start,omitempty"`
-	EventStart          string `json:"event_start,omitempty"`
-	EventEnd            string `json:"event_end,omitempty"`
-	ShuffleAtEventStart bool   `json:"shuffle_at_event_start"`
-	AdmissionGrace      string `json:"admission_grace"`
-	TicketLifetime      string `json:"ticket_lifetime"`
-	Paused              bool   `json:"paused"`
-	SoldOut             bool   `json:"sold_out"`
-}
-
 func newRoomView(in waitingroom.Info, node nodeStats) roomView {
 	v := roomView{
 		Room:             in.Room,
@@ -66,7 +48,7 @@ func newRoomView(in waitingroom.Info, node nodeStats) roomView {
 		Admitting:        in.Admitting,
 		StoreHealthy:     in.Healthy,
 		AsOf:             in.At.UTC().Truncate(time.Millisecond),
-		Settings:         newSettingsView(in.Settings),
+		Settings:         settingsView{in.Settings},
 		Overrides:        overridesView(in.Overrides),
 		OverridesVersion: in.Version,
 		Counters:         in.Snapshot.Counters,
@@ -89,48 +71,6 @@ func newRoomView(in waitingroom.Info, node nodeStats) roomView {
 		v.LastInLineETASeconds = &sec
 	}
 	return v
-}
-
-func newSettingsView(s waitingroom.Settings) settingsView {
-	return settingsView{
-		Title:               s.Title,
-		NewUsersPerMinute:   s.NewUsersPerMinute,
-		TotalActiveUsers:    s.TotalActiveUsers,
-		SessionDuration:     shortDuration(s.SessionDuration),
-		QueueingMethod:      string(s.QueueingMethod),
-		QueueAll:            s.QueueAll,
-		PrequeueStart:       rfc3339(s.PrequeueStart),
-		EventStart:          rfc3339(s.EventStart),
-		EventEnd:            rfc3339(s.EventEnd),
-		ShuffleAtEventStart: s.ShuffleAtEventStart,
-		AdmissionGrace:      shortDuration(s.AdmissionGrace),
-		TicketLifetime:      shortDuration(s.TicketLifetime),
-		Paused:              s.Paused,
-		SoldOut:             s.SoldOut,
-	}
-}
-
-// overridesView lists the overrides that are set, under their JSON names, in
-// the notation a PATCH takes. A cleared time shows as "".
-func overridesView(o waitingroom.Overrides) map[string]any {
-	m := make(map[string]any)
-	vals := o.Values()
-	for _, d := range waitingroom.SettingDefs() {
-		if !o.Has(d.Name) {
-			continue
-		}
-		switch v := d.Get(vals).(type) {
-		case time.Duration:
-			m[d.Name] = shortDuration(v)
-		case time.Time:
-			m[d.Name] = rfc3339(v)
-		case waitingroom.QueueingMethod:
-			m[d.Name] = string(v)
-		default:
-			m[d.Name] = v
-		}
-	}
-	return m
 }
 
 // shortDuration writes d as the Caddyfile would: "10m" rather than "10m0s".

@@ -37,7 +37,7 @@ func writeSummary(w io.Writer, v roomView) error {
 		rate += fmt.Sprintf(", %.1f/min measured", *v.ServingRatePerMinute)
 	}
 	fmt.Fprintf(tw, "  rate\t%s\n", rate)
-	fmt.Fprintf(tw, "  session\t%s, %s\n", s.SessionDuration, s.QueueingMethod)
+	fmt.Fprintf(tw, "  session\t%s, %s\n", shortDuration(s.SessionDuration), s.QueueingMethod)
 	if sched := schedule(s); sched != "" {
 		fmt.Fprintf(tw, "  schedule\t%s\n", sched)
 	}
@@ -76,11 +76,14 @@ func describeState(v roomView) string {
 
 func schedule(s settingsView) string {
 	var parts []string
-	for _, p := range []struct{ name, at string }{
+	for _, p := range []struct {
+		name string
+		at   time.Time
+	}{
 		{"pre-queue", s.PrequeueStart}, {"start", s.EventStart}, {"end", s.EventEnd},
 	} {
-		if p.at != "" {
-			parts = append(parts, p.name+" "+p.at)
+		if !p.at.IsZero() {
+			parts = append(parts, p.name+" "+rfc3339(p.at))
 		}
 	}
 	if s.ShuffleAtEventStart {

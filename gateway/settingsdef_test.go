@@ -139,14 +139,23 @@ func TestHandlerJSONRoundTrip(t *testing.T) {
 }
 
 // TestAdminViewShowsEverySetting: the admin API's view of a room names every
-// room setting.
+// room setting, and the command line reads back what it wrote.
 func TestAdminViewShowsEverySetting(t *testing.T) {
-	s := waitingroom.Settings{Title: "t", EventStart: time.Now(), PrequeueStart: time.Now(), EventEnd: time.Now()}.WithDefaults()
-	data, _ := json.Marshal(newSettingsView(s))
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	s := waitingroom.Settings{Title: "t", PrequeueStart: at, EventStart: at.Add(time.Hour), EventEnd: at.Add(2 * time.Hour),
+		ShuffleAtEventStart: true, QueueAll: true, Paused: true, SoldOut: true}.WithDefaults()
+	data, err := json.Marshal(settingsView{s})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, d := range waitingroom.SettingDefs() {
 		if !strings.Contains(string(data), `"`+d.Name+`":`) {
 			t.Errorf("the admin view %s does not show %s", data, d.Name)
 		}
+	}
+	var back settingsView
+	if err := json.Unmarshal(data, &back); err != nil || back.Settings != s {
+		t.Errorf("read back %+v %v\nwant %+v", back.Settings, err, s)
 	}
 }
 
