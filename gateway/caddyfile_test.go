@@ -51,6 +51,7 @@ func TestCaddyfileErrors(t *testing.T) {
 		"grace not a duration":   "waiting_room { admission_grace soon }",
 		"status code not number": "waiting_room { queued_status_code teapot }",
 		"previous keys, no path": "waiting_room {\n previous_signing_keys\n }",
+		"time not RFC 3339":      "waiting_room {\n event_start tomorrow\n }",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -100,7 +100,7 @@ func decodeConfigValue(d *waitingroom.SettingDef, s *waitingroom.Settings, raw j
 	case waitingroom.KindDuration:
 		var dur caddy.Duration
 		if err := dur.UnmarshalJSON(raw); err != nil {
-			return fmt.Errorf("%s: %q is not a duration such as \"10m\"", d.Name, raw)
+			return fmt.Errorf("%s: %s is not a duration such as \"10m\"", d.Name, raw)
 		}
 		v = time.Duration(dur)
 	case waitingroom.KindTime:
