@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -17,26 +16,12 @@ type settingsView struct{ waitingroom.Settings }
 
 // MarshalJSON writes the settings.
 func (v settingsView) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for _, d := range waitingroom.SettingDefs() {
-		if (d.Kind() == waitingroom.KindString || d.Kind() == waitingroom.KindTime) && d.IsZero(v.Settings) {
-			continue
-		}
-		if buf.Len() > 1 {
-			buf.WriteByte(',')
-		}
-		name, _ := json.Marshal(d.Name)
-		val, err := json.Marshal(adminValue(d, v.Settings))
-		if err != nil {
-			return nil, err
-		}
-		buf.Write(name)
-		buf.WriteByte(':')
-		buf.Write(val)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return waitingroom.EncodeSettings(
+		func(d *waitingroom.SettingDef) bool {
+			omitEmpty := d.Kind() == waitingroom.KindString || d.Kind() == waitingroom.KindTime
+			return !omitEmpty || !d.IsZero(v.Settings)
+		},
+		func(d *waitingroom.SettingDef) ([]byte, error) { return json.Marshal(adminValue(d, v.Settings)) })
 }
 
 // UnmarshalJSON reads what MarshalJSON writes. A setting it does not know is

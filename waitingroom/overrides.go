@@ -96,11 +96,23 @@ func DecodeOverride(name string, raw json.RawMessage) (Overrides, error) {
 // MarshalJSON writes the settings the overrides name, in the table's order:
 // durations as "10m0s", times as RFC 3339 or "" for a cleared time.
 func (o Overrides) MarshalJSON() ([]byte, error) {
+	return EncodeSettings(
+		func(d *SettingDef) bool { return o.set&d.bit != 0 },
+		func(d *SettingDef) ([]byte, error) { return d.encode(&o.vals) })
+}
+
+// EncodeSettings writes a JSON object of the settings that keep selects, in
+// the table's order, each value as value writes it.
+func EncodeSettings(keep func(*SettingDef) bool, value func(*SettingDef) ([]byte, error)) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
 	for _, d := range settingDefs {
-		if o.set&d.bit == 0 {
+		if !keep(d) {
 			continue
+		}
+		v, err := value(d)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Name, err)
 		}
 		if buf.Len() > 1 {
 			buf.WriteByte(',')
@@ -108,10 +120,6 @@ func (o Overrides) MarshalJSON() ([]byte, error) {
 		name, _ := json.Marshal(d.Name)
 		buf.Write(name)
 		buf.WriteByte(':')
-		v, err := d.encode(&o.vals)
-		if err != nil {
-			return nil, err
-		}
 		buf.Write(v)
 	}
 	buf.WriteByte('}')
