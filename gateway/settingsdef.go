@@ -13,8 +13,8 @@ import (
 // caddyfileSetting is one line of the waiting_room block. A room setting takes
 // its kind, default, limits and doc from the room's table
 // (waitingroom.SettingDefs); a setting of the gateway alone says them here.
-// The Caddyfile parser, the admin API's list of settings it cannot change, the
-// conversion to room settings and the README's table are all driven by
+// The Caddyfile parser, the handler's JSON twin, the admin API's list of
+// settings it cannot change and the README's table are all driven by
 // caddyfileSettings, in its order.
 type caddyfileSetting struct {
 	name string

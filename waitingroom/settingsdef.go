@@ -7,9 +7,9 @@ import "time"
 // runs, and the line the README shows for it. Defaults, validation of limits,
 // runtime overrides and the admin API's checks all read this table, and the
 // gateway builds its Caddyfile parser and the README's settings table from it,
-// so a new setting is one entry here plus its field in Settings (and, for the
-// Caddyfile, its field in the gateway's handler). The order is the order of
-// the README table and of stored overrides.
+// so a new setting is one entry here plus its field in Settings. The order is
+// the order of stored overrides and of the admin API's view, and the README's
+// unless the gateway places a setting elsewhere.
 var settingDefs = []*SettingDef{
 	{
 		Name: "title", Arg: "<text>", MaxLen: 200, Runtime: true,
