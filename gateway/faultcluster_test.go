@@ -74,7 +74,9 @@ func TestFaultClusterFailover(t *testing.T) {
 	// empty (the tests that restart it cover that path): held slots for a
 	// session and a grace per unheld place of the re-seed's margin, far
 	// longer than this line's rounds.
+	synced := time.Now()
 	redistest.WaitReplicated(t, master, 5*time.Second)
+	t.Logf("replica acknowledged the room's writes in %v", time.Since(synced).Round(time.Millisecond))
 	ctx, cancel := context.WithCancel(context.Background())
 	ticks := startTicking(ctx, nodes)
 	real := followRealTime(clock)
