@@ -141,6 +141,12 @@ func admitAll(t *testing.T, clock *testClock, nodes []*node, fans []*lineFan, st
 			break
 		}
 		if round == maxRounds {
+			for i, n := range nodes {
+				t.Logf("node %d: %+v", i, n.h.room.Snapshot())
+			}
+			for _, f := range fans {
+				t.Logf("%s key %d admitted %d", f.name, f.key, f.admitted)
+			}
 			t.Fatalf("%d rounds and %d fans still wait", maxRounds, waiting)
 		}
 		// Polls come first in a round, right after the last tick, so that a

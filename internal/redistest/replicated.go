@@ -116,6 +116,25 @@ func (c *ReplicatedCluster) ServerAt(t testing.TB, addr string) *Server {
 	return nil
 }
 
+// WaitReplicated waits until the replica of master has acknowledged every
+// write master took so far, or fails the test after within. A replica the
+// cluster reports linked is not yet streaming: Redis starts sending a freshly
+// synced replica the master's writes only once it acknowledges the sync, up to
+// a second later, so a master killed in that second takes every write since
+// with it. A test that means to fail over to a replica holding the data waits
+// on this before the kill.
+func WaitReplicated(t testing.TB, master *Server, within time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within+time.Second)
+	defer cancel()
+	cl := redis.NewClient(&redis.Options{Addr: master.Addr, ReadTimeout: within + time.Second})
+	defer cl.Close()
+	n, err := cl.Wait(ctx, 1, within).Result()
+	if err != nil || n < 1 {
+		t.Fatalf("the replica of %s did not acknowledge its writes within %v: %d replicas, %v", master.Addr, within, n, err)
+	}
+}
+
 // WaitPromoted polls s until it calls itself a master, and returns when it
 // first did, or fails the test after within. each, if not nil, is called
 // before every poll.
