@@ -71,6 +71,11 @@ type Room struct {
 	// live connections wake up on news instead of polling.
 	changed atomic.Pointer[chan struct{}]
 
+	// ticking serialises Start and Tick: each reads the store and then
+	// publishes a view, so two running at once could publish an older
+	// snapshot over a newer one. Only the controller loop ticks in a server,
+	// but tests (and embedders) may tick beside it.
+	ticking sync.Mutex
 	// mu guards what the refresh loop maintains.
 	mu          sync.Mutex
 	overrides   Overrides
@@ -164,6 +169,8 @@ func (r *Room) Stats() *Stats { return &r.stats }
 // described in docs/ARCHITECTURE.md ("Failure semantics") and recovers on a
 // later Tick.
 func (r *Room) Start(ctx context.Context) error {
+	r.ticking.Lock()
+	defer r.ticking.Unlock()
 	var seed Seed
 	if r.resumed {
 		seed.SettleUntil = r.now().Add(settleWindow(r.base))
@@ -190,6 +197,8 @@ const RefreshInterval = 500 * time.Millisecond
 
 // Tick runs one controller step (at most one per second) and refreshes the view.
 func (r *Room) Tick(ctx context.Context) error {
+	r.ticking.Lock()
+	defer r.ticking.Unlock()
 	now := r.now()
 	r.mu.Lock()
 	due := now.Unix() != r.lastAdvance
