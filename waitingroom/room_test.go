@@ -507,8 +507,6 @@ func TestReseedAfterStoreLoss(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func mustKey(t *testing.T) *waitingroom.SigningKey {
 	t.Helper()
 	k, err := waitingroom.GenerateSigningKey()
