@@ -234,3 +234,23 @@ func fingerprint(method, path, body string) string {
 	sum := sha256.Sum256([]byte(method + " " + path + "\n" + body))
 	return hex.EncodeToString(sum[:])
 }
+
+// waitDelivered waits, in real time and at most within, until each of the
+// one-ticket orders has its ticket delivered by a worker running beside the
+// test.
+func (h *harness) waitDelivered(ctx context.Context, orders []string, within time.Duration) {
+	h.t.Helper()
+	deadline := time.Now().Add(within)
+	for _, oid := range orders {
+		for {
+			o, err := h.store.Order(ctx, oid, "")
+			if err == nil && len(o.Tickets) == 1 && o.Tickets[0].Delivery != nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				h.t.Fatalf("order %s never delivered: %+v, %v", oid, o, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}

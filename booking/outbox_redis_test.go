@@ -54,18 +54,6 @@ func TestOutboxThroughRedis(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() { _ = rs.Consume(cctx, booking.DeliveryGroup, "worker-1", h.svc.DeliverTickets) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for _, oid := range orders {
-		for {
-			o, err := h.store.Order(ctx, oid, "")
-			if err == nil && len(o.Tickets) == 1 && o.Tickets[0].Delivery != nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("order %s never delivered: %+v, %v", oid, o, err)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	h.waitDelivered(ctx, orders, 10*time.Second)
 	h.checkInvariants()
 }

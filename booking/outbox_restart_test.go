@@ -57,20 +57,9 @@ func TestFaultRedisLosesPublishedMessages(t *testing.T) {
 	if n != 2 || err != nil {
 		t.Fatalf("republish after the loss = %d, %v; want 2", n, err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for _, oid := range orders {
-		for {
-			o, err := h.store.Order(ctx, oid, "")
-			if err == nil && len(o.Tickets) == 1 && o.Tickets[0].Delivery != nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("order %s never delivered: %+v, %v", oid, o, err)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	for time.Now().Before(deadline) {
+	h.waitDelivered(ctx, orders, 10*time.Second)
+	// The worker marks a message delivered just after it delivers it.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
 		if left, _ := h.store.UndeliveredOutbox(ctx, h.clock.Now().Add(time.Hour), 10); len(left) == 0 {
 			break
 		}

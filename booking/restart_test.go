@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/foyer-dev/foyer/booking"
 	"github.com/foyer-dev/foyer/booking/pgstore"
 	"github.com/foyer-dev/foyer/booking/pgstore/pgtest"
-	"github.com/foyer-dev/foyer/internal/cutproxy"
 )
 
 // TestDatabaseRestartDuringCheckouts cuts the database away while customers
@@ -20,17 +18,8 @@ import (
 // whose webhooks bounced are applied when the provider delivers again; and
 // the invariants hold.
 func TestDatabaseRestartDuringCheckouts(t *testing.T) {
-	dbURL := pgtest.NewDatabase(t)
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := cutproxy.Start(t, u.Host)
-	u.Host = proxy.Addr()
-	q := u.Query()
-	q.Set("connect_timeout", "2")
-	u.RawQuery = q.Encode()
-	store, err := pgstore.Open(context.Background(), u.String(), pgstore.Options{})
+	dbURL, proxy := pgtest.NewCuttableDatabase(t)
+	store, err := pgstore.Open(context.Background(), dbURL, pgstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,12 @@ package main
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/foyer-dev/foyer/booking"
 	"github.com/foyer-dev/foyer/booking/pgstore/pgtest"
-	"github.com/foyer-dev/foyer/internal/cutproxy"
 	"github.com/foyer-dev/foyer/internal/redistest"
 )
 
@@ -70,19 +68,10 @@ func awaitReadiness(t *testing.T, base string, status int, down []string, limit 
 // a 500), and the invariants hold after.
 func TestFaultReadinessNamesWhatIsDown(t *testing.T) {
 	const adminToken = "ready-admin"
-	db := pgtest.NewDatabase(t)
-	u, err := url.Parse(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := cutproxy.Start(t, u.Host)
-	u.Host = proxy.Addr()
-	q := u.Query()
-	q.Set("connect_timeout", "2")
-	u.RawQuery = q.Encode()
+	dbURL, proxy := pgtest.NewCuttableDatabase(t)
 	rs := redistest.StartServer(t, nil)
 	signer := newPassSigner(t)
-	b := runBooking(t, "booking", 0, "-database-url", u.String(), "-redis-url", "redis://"+rs.Addr,
+	b := runBooking(t, "booking", 0, "-database-url", dbURL, "-redis-url", "redis://"+rs.Addr,
 		"-jwks", signer.jwks, "-room", "onsale", "-admin-token", adminToken, "-seed-demo")
 	awaitReadiness(t, b.url, http.StatusOK, nil, 10*time.Second)
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/internal/cutproxy"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -85,4 +86,22 @@ func redact(raw string) string {
 		return "(unparsable URL)"
 	}
 	return u.Redacted()
+}
+
+// NewCuttableDatabase creates a fresh database, like NewDatabase, and returns
+// a URL that reaches it through a proxy the test can cut, to play a database
+// that goes away and comes back without touching the machine's shared server.
+// Connections give up after 2 s while it is cut.
+func NewCuttableDatabase(t testing.TB) (string, *cutproxy.Proxy) {
+	t.Helper()
+	u, err := url.Parse(NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := cutproxy.Start(t, u.Host)
+	u.Host = proxy.Addr()
+	q := u.Query()
+	q.Set("connect_timeout", "2")
+	u.RawQuery = q.Encode()
+	return u.String(), proxy
 }
