@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -33,22 +32,14 @@ func adminCall(t *testing.T, method, path, body string) (int, string) {
 // /metrics, and the command reads the same endpoint.
 func TestCaddyAdminAPIAndMetrics(t *testing.T) {
 	clock := useTestClock(t) // time stands still: nothing moves unless the test says so
-	newCaddy(t, fmt.Sprintf(`
-	{
-		skip_install_trust
-		admin localhost:2999
-		http_port 9080
-		https_port 9443
-		grace_period 1ns
-		storage file_system %s
-	}
+	newCaddy(t, caddyConfig(t.TempDir(), `
 	http://localhost:9080 {
 		waiting_room {
 			room admin-live
 			total_active_users 1
 		}
 		respond "origin"
-	}`, t.TempDir()))
+	}`))
 
 	a := newFan(t)
 	if _, body := a.get(base + "/"); body != "origin" {

@@ -27,15 +27,7 @@ func TestFaultCaddyRestartWithRedisEmpty(t *testing.T) {
 	useTestClock(t) // time stands still: the room settles for as long as the test runs
 	srv, _ := privateRedis(t)
 	storage := t.TempDir()
-	config := fmt.Sprintf(`
-	{
-		skip_install_trust
-		admin localhost:2999
-		http_port 9080
-		https_port 9443
-		grace_period 1ns
-		storage file_system %s
-	}
+	config := caddyConfig(storage, fmt.Sprintf(`
 	http://localhost:9080 {
 		waiting_room {
 			room caddy-memo
@@ -43,7 +35,7 @@ func TestFaultCaddyRestartWithRedisEmpty(t *testing.T) {
 			store redis redis://%s
 		}
 		respond "origin"
-	}`, storage, srv.Addr)
+	}`, srv.Addr))
 	newCaddy(t, config)
 	if _, body := newFan(t).get(base + "/"); body != "origin" {
 		t.Fatalf("first fan: %q, want the origin", body)
@@ -54,11 +46,9 @@ func TestFaultCaddyRestartWithRedisEmpty(t *testing.T) {
 	waitMemo(t, storage, "caddy-memo", `"version":1`)
 
 	srv.Restart(t)
-	resp, err := http.Post(adminBase+"/load", "application/json", strings.NewReader(`{"admin":{"listen":"localhost:2999"}}`))
-	if err != nil {
+	if err := unloadCaddy(); err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
 	newCaddy(t, config)
 
 	code, body := adminCall(t, http.MethodGet, "/waiting-room/caddy-memo", "")
@@ -94,15 +84,7 @@ func TestFaultCaddyRestartWithRedisEmpty(t *testing.T) {
 func TestFaultCaddyRestartMemoryStoreWithLine(t *testing.T) {
 	clock := useTestClock(t)
 	storage := t.TempDir()
-	config := fmt.Sprintf(`
-	{
-		skip_install_trust
-		admin localhost:2999
-		http_port 9080
-		https_port 9443
-		grace_period 1ns
-		storage file_system %s
-	}
+	config := caddyConfig(storage, `
 	http://localhost:9080 {
 		waiting_room {
 			room memory-line
@@ -110,7 +92,7 @@ func TestFaultCaddyRestartMemoryStoreWithLine(t *testing.T) {
 			session_duration 1m
 		}
 		respond "origin"
-	}`, storage)
+	}`)
 	newCaddy(t, config)
 	inside := newFan(t)
 	if _, body := inside.get(base + "/"); body != "origin" {
@@ -123,11 +105,9 @@ func TestFaultCaddyRestartMemoryStoreWithLine(t *testing.T) {
 	clock.step(t, 3) // the line is seen, and kept in the memo
 	waitMemo(t, storage, "memory-line", `"waiting":true`)
 
-	resp, err := http.Post(adminBase+"/load", "application/json", strings.NewReader(`{"admin":{"listen":"localhost:2999"}}`))
-	if err != nil {
+	if err := unloadCaddy(); err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
 	newCaddy(t, config)
 
 	resp2, body := newFan(t).get(base+"/_waiting-room/status", "Accept", "application/json")

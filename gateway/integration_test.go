@@ -57,15 +57,7 @@ func (f *fan) status(base string) waitingroom.Status {
 // capOneConfig fronts an origin that echoes the pass it was given, and ends the
 // fan's session when they reach /done.
 func capOneConfig(storage, room string) string {
-	return fmt.Sprintf(`
-	{
-		skip_install_trust
-		admin localhost:2999
-		http_port 9080
-		https_port 9443
-		grace_period 1ns
-		storage file_system %s
-	}
+	return caddyConfig(storage, fmt.Sprintf(`
 	http://localhost:9080 {
 		waiting_room {
 			room %s
@@ -82,7 +74,7 @@ func capOneConfig(storage, room string) string {
 		header @done X-Waiting-Room-Debug leak
 		respond @done "bye" 200
 		respond "origin got pass={http.request.header.X-Waiting-Room-Pass} spoof={http.request.header.X-Waiting-Room-Spoof}" 200
-	}`, storage, room)
+	}`, room))
 }
 
 const base = "http://localhost:9080"
