@@ -10,7 +10,6 @@ import (
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
-const adminBase = "http://localhost:2999"
 
 func adminCall(t *testing.T, method, path, body string) (int, string) {
 	t.Helper()
@@ -82,7 +81,7 @@ func TestCaddyAdminAPIAndMetrics(t *testing.T) {
 		}
 	}
 
-	out, err := runCommand(t, "localhost:2999", "status", "admin-live")
+	out, err := runCommand(t, adminAddr, "status", "admin-live")
 	if err != nil || !strings.Contains(out, "sold out") {
 		t.Errorf("command status: %v\n%s", err, out)
 	}

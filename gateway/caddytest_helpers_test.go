@@ -2,12 +2,42 @@ package gateway
 
 import (
 	"fmt"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/caddytest"
 )
+
+// The in-process Caddy listens on ports picked for this test process, so that
+// two runs of the suite on one machine (two checkouts, or a run beside a
+// developer's own) do not answer each other's requests. Sites in the tests are
+// written with the nominal ports 9080 (the site under test) and 9081 (its
+// origin); caddyConfig maps them to this process's ports.
+var (
+	adminPort  = freePort()
+	sitePort   = freePort()
+	originPort = freePort()
+
+	adminAddr = "localhost:" + strconv.Itoa(adminPort)
+	adminBase = "http://" + adminAddr
+	base      = "http://localhost:" + strconv.Itoa(sitePort)
+)
+
+func init() { caddytest.Default.AdminPort = adminPort }
+
+// freePort asks the kernel for a free loopback port. Another process could
+// take it before Caddy binds it; the window is short and a clash fails loudly.
+func freePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(fmt.Sprintf("no free port: %v", err))
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
 
 // newCaddy starts (or reuses) the in-process Caddy of caddytest with config,
 // and unloads every site when the test ends, so that the rooms it made are
@@ -28,8 +58,8 @@ func newCaddy(t *testing.T, config string) *caddytest.Tester {
 // stops and forgets what it held in memory, as in a restart of the process
 // (Caddy storage, a directory, outlives it as a disk would).
 func unloadCaddy() error {
-	resp, err := http.Post("http://localhost:2999/load", "application/json",
-		strings.NewReader(`{"admin":{"listen":"localhost:2999"}}`))
+	resp, err := http.Post(adminBase+"/load", "application/json",
+		strings.NewReader(fmt.Sprintf(`{"admin":{"listen":%q}}`, adminAddr)))
 	if err != nil {
 		return err
 	}
@@ -37,18 +67,22 @@ func unloadCaddy() error {
 }
 
 // caddyConfig is a Caddyfile for the in-process Caddy: the global options
-// every test here needs (the admin endpoint and ports caddytest uses, no
-// trust store, no grace on reload, storage in the given directory) followed
-// by the test's sites.
+// every test here needs (the admin endpoint, this process's ports, no trust
+// store, no grace on reload, storage in the given directory) followed by the
+// test's sites, their nominal ports 9080 and 9081 mapped to this process's.
 func caddyConfig(storage, sites string) string {
+	sites = strings.NewReplacer(
+		":9080", ":"+strconv.Itoa(sitePort),
+		":9081", ":"+strconv.Itoa(originPort),
+	).Replace(sites)
 	return fmt.Sprintf(`
 	{
 		skip_install_trust
-		admin localhost:2999
-		http_port 9080
-		https_port 9443
+		admin %s
+		http_port %d
+		https_port %d
 		grace_period 1ns
 		storage file_system %s
 	}
-	`, storage) + sites
+	`, adminAddr, sitePort, freePort(), storage) + sites
 }

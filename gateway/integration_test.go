@@ -77,7 +77,6 @@ func capOneConfig(storage, room string) string {
 	}`, room))
 }
 
-const base = "http://localhost:9080"
 
 func TestCaddyCapOneRevokeLetsTheNextIn(t *testing.T) {
 	clock := useTestClock(t)
