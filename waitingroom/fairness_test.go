@@ -36,7 +36,7 @@ func TestFairnessReportChecksEveryPlace(t *testing.T) {
 		t.Fatalf("report while the sale runs: %v, want ErrNotPublished", err)
 	}
 	e.clock.Advance(time.Minute - 500*time.Millisecond)
-	e.step(1, r) // the sale starts: the pre-queue is drawn
+	e.step(1, r)  // the sale starts: the pre-queue is drawn
 	for range 8 { // newcomers, placed by rolling draws of the random method
 		v := e.join(r)
 		fans = append(fans, &fan{tk: v.Ticket})
