@@ -141,10 +141,13 @@ func (r *Room) holding(st Status, t Ticket) Visit {
 	return Visit{Status: st, Ticket: t}
 }
 
-// admitted signs the pass for a visitor who holds a session.
+// admitted signs the pass for a visitor who holds a session. Every pass of one
+// session has the same id (SessionPassID), whoever claimed it and on whichever
+// node: a ticket shared among clients shares its session, and the origin's
+// revoke of any of its passes refuses them all.
 func (r *Room) admitted(t Ticket, expires time.Time, now time.Time) (Visit, error) {
 	p := Pass{
-		ID:        NewPassID(),
+		ID:        SessionPassID(r.id, t.Visitor.String(), expires),
 		Room:      r.id,
 		Subject:   t.Visitor.String(),
 		OrderKey:  t.Place,

@@ -1,0 +1,73 @@
+package waitingroom_test
+
+import (
+	"testing"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
+)
+
+// TestCopiedTicketSharesTheSession: a fan's ticket, copied before they are in,
+// claims through another node: the copy gets the fan's session, with its pass
+// id and end. After the store lost its data and the room was re-created from
+// what returning fans showed it (the fan's pass among them), a copy that
+// claims then still gets that pass id, so a revocation of either refuses both.
+func TestCopiedTicketSharesTheSession(t *testing.T) {
+	e := newEnv(t)
+	s := waitingroom.Settings{TotalActiveUsers: 1, NewUsersPerMinute: 60}
+	a, b := e.node("shared", s), e.node("shared", s)
+	first := e.join(a)
+	fan := e.join(a)
+	if first.Pass == "" || fan.Pass != "" {
+		t.Fatal("want the first fan in and the second waiting")
+	}
+	if err := a.Revoke(e.ctx, e.pass(a, first.Pass)); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, a, b)
+	in := e.poll(a, fan.Ticket)
+	copied := e.poll(b, fan.Ticket)
+	if in.Pass == "" || copied.Pass == "" {
+		t.Fatal("the fan or the copy was not let in")
+	}
+	p, c := e.pass(a, in.Pass), e.pass(b, copied.Pass)
+	if p.ID != c.ID || !p.ExpiresAt.Equal(c.ExpiresAt) || p.Subject != c.Subject {
+		t.Fatalf("copy's pass %+v, fan's %+v: want one session", c, p)
+	}
+	if want := waitingroom.SessionPassID("shared", p.Subject, p.ExpiresAt); p.ID != want {
+		t.Fatalf("pass id %s, want SessionPassID %s", p.ID, want)
+	}
+
+	// The store loses everything, and so does the node: a node that ran the
+	// room re-creates it settling, and sees the fan's pass meanwhile.
+	e.store.(*memstore.Store).Drop("shared")
+	r, err := waitingroom.NewRoom(waitingroom.Config{ID: "shared", Settings: s, Store: e.store, Key: e.key, Now: e.clock.Now, Resumed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.pass(r, in.Pass)
+	for r.Snapshot().SettleUntil.After(e.clock.Now()) {
+		e.step(1, r)
+	}
+	again := e.poll(r, fan.Ticket)
+	if again.Pass == "" {
+		t.Fatalf("a copy of the ticket after the re-seed: %s, want the fan's session", again.Status.State)
+	}
+	if q := e.pass(r, again.Pass); q.ID != p.ID || q.ExpiresAt.Unix() != p.ExpiresAt.Unix() {
+		t.Fatalf("after the re-seed the copy got pass %s until %v; the session's is %s until %v", q.ID, q.ExpiresAt, p.ID, p.ExpiresAt)
+	}
+	if err := r.Revoke(e.ctx, e.pass(r, again.Pass)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []string{in.Pass, copied.Pass, again.Pass} {
+		if _, err := r.CheckPass(tok); err == nil {
+			t.Fatal("a pass of the revoked session is still honoured")
+		}
+	}
+	if v := e.poll(r, fan.Ticket); v.Pass != "" || !v.Rejoined {
+		t.Fatalf("a copy claiming after the revoke: %+v, want a new place", v.Status)
+	}
+}
