@@ -132,3 +132,104 @@ func testSessionEndSurvivesLoss(t *testing.T, h Harness) {
 		t.Fatalf("%d sessions after the copy claimed, want the one announced", s.Active)
 	}
 }
+
+// Bounded returns. A visitor whose admission lapsed unclaimed may come back
+// at the front within Limits.ReturnWindow after their grace ended, and only
+// while the room admits (Limits.Open); after it their turn has passed.
+
+// lapsedRoom is a room of cap 2 in which place 0 was admitted at 1s and
+// lapsed at 31s, its grace over, while place 1 holds a session; places 2-9
+// wait.
+func lapsedRoom(t *testing.T, h Harness, lim waitingroom.Limits) *fixture {
+	f := newFixture(t, h)
+	f.fill(10, t0)
+	lim.Rate = 60 // one a second
+	f.advance(at(1), lim)
+	f.advance(at(2), lim)
+	f.claim(visitor(1), 1, at(2), lim)
+	lim.Open = false // nobody else is admitted meanwhile
+	f.advance(at(31), lim)
+	if s := f.snap(at(31)); s.Abandoned != 1 || s.Serving != 2 || s.Active != 1 {
+		t.Fatalf("setup: abandoned %d serving %d active %d, want 1, 2 and 1", s.Abandoned, s.Serving, s.Active)
+	}
+	return f
+}
+
+// testReturnWithinWindow: back within the window with a slot free, the
+// visitor goes in at once, even at the window's last instant.
+func testReturnWithinWindow(t *testing.T, h Harness) {
+	lim := limits()
+	lim.Cap = 2
+	f := lapsedRoom(t, h, lim)
+	last := at(31).Add(lim.ReturnWindow - time.Millisecond)
+	if r := f.claim(visitor(0), 0, last, lim); r.Status != waitingroom.Claimed {
+		t.Fatalf("back just within the return window: %v, want claimed", r.Status)
+	}
+}
+
+// testReturnAfterWindow: back at the window's end or later, the turn has
+// passed, whether a slot is free or not, and nothing is held for the visitor.
+func testReturnAfterWindow(t *testing.T, h Harness) {
+	lim := limits()
+	lim.Cap = 2
+	f := lapsedRoom(t, h, lim)
+	end := at(31).Add(lim.ReturnWindow)
+	for _, when := range []time.Time{end, end.Add(3 * time.Hour)} {
+		if r := f.claim(visitor(0), 0, when, lim); r.Status != waitingroom.Passed {
+			t.Fatalf("back %v after the grace: %v, want passed", when.Sub(at(31)), r.Status)
+		}
+		if s := f.snap(when); s.Returning != 0 || s.Claimed != 1 {
+			t.Fatalf("after a passed turn: returning %d claimed %d, want 0 and 1", s.Returning, s.Claimed)
+		}
+	}
+	// The window is the one in force: a shorter one applies at once.
+	g := lapsedRoom(t, h, lim)
+	short := lim
+	short.ReturnWindow = 10 * time.Second
+	if r := g.claim(visitor(0), 0, at(45), short); r.Status != waitingroom.Passed {
+		t.Fatalf("14 s after the grace with a 10 s window: %v, want passed", r.Status)
+	}
+	// And the controller forgets lapsed admissions once the window is over.
+	k := lapsedRoom(t, h, lim)
+	k.advance(end, lim)
+	if r := k.claim(visitor(0), 0, end.Add(-time.Second), lim); r.Status != waitingroom.Passed {
+		t.Fatalf("back after the controller dropped the lapse: %v, want passed", r.Status)
+	}
+}
+
+// testReturnHeldWhileClosed: back within the window while the room admits
+// nobody, the visitor is held, not let in, though a slot is free; asking again
+// keeps their right to the front past the window, and once the room admits
+// they take the slot kept for them, ahead of the line.
+func testReturnHeldWhileClosed(t *testing.T, h Harness) {
+	lim := limits()
+	lim.Cap = 2
+	f := lapsedRoom(t, h, lim)
+	closed := lim
+	closed.Open = false
+	for sec := 40.0; sec <= 31+lim.ReturnWindow.Seconds()+60; sec += 30 {
+		if r := f.claim(visitor(0), 0, at(sec), closed); r.Status != waitingroom.Held {
+			t.Fatalf("back at %vs while the room admits nobody: %v, want held", sec, r.Status)
+		}
+		f.advance(at(sec+0.5), closed)
+	}
+	when := at(31 + lim.ReturnWindow.Seconds() + 70)
+	if s := f.snap(when); s.Returning != 1 || s.Active != 1 {
+		t.Fatalf("while held: returning %d active %d, want 1 and 1", s.Returning, s.Active)
+	}
+	f.advance(when, lim) // the room admits again: the free slot is kept back
+	if s := f.snap(when); s.Serving != 2 {
+		t.Fatalf("serving %d, want 2: the free slot is the returner's", s.Serving)
+	}
+	if r := f.claim(visitor(0), 0, when.Add(time.Second), lim); r.Status != waitingroom.Claimed {
+		t.Fatalf("held returner once the room admits: %v, want claimed", r.Status)
+	}
+	// One who stops asking loses the right with the window.
+	g := lapsedRoom(t, h, lim)
+	g.claim(visitor(0), 0, at(40), closed)
+	late := at(40).Add(waitingroom.ReturnerWindow).Add(lim.ReturnWindow)
+	g.advance(late, lim)
+	if r := g.claim(visitor(0), 0, late, lim); r.Status != waitingroom.Passed {
+		t.Fatalf("held returner who stopped asking, back after the window: %v, want passed", r.Status)
+	}
+}

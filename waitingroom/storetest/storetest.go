@@ -52,6 +52,9 @@ func Run(t *testing.T, h Harness) {
 		{"SessionEndSurvivesLoss", testSessionEndSurvivesLoss},
 		{"AbandonedAdmissionsFreeSlots", testAbandonment},
 		{"LateReturnerGoesToFront", testLateReturner},
+		{"ReturnWithinWindow", testReturnWithinWindow},
+		{"ReturnAfterWindowPassed", testReturnAfterWindow},
+		{"ReturnHeldWhileClosed", testReturnHeldWhileClosed},
 		{"DrawClosesOnce", testDraw},
 		{"DrawEmptyAfterAdmissionBegan", testDrawAfterAdmission},
 		{"DrawSeedFirstWins", testDrawSeed},
@@ -90,6 +93,9 @@ func limits() waitingroom.Limits {
 		Grace:     30 * time.Second,
 		Retention: time.Hour,
 		Open:      true,
+		// Long enough for every late returner of the suite but those it
+		// sends back after the window on purpose.
+		ReturnWindow: 2 * time.Minute,
 	}
 }
 
