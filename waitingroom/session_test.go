@@ -2,6 +2,7 @@ package waitingroom_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/memstore"
@@ -69,5 +70,51 @@ func TestCopiedTicketSharesTheSession(t *testing.T) {
 	}
 	if v := e.poll(r, fan.Ticket); v.Pass != "" || !v.Rejoined {
 		t.Fatalf("a copy claiming after the revoke: %+v, want a new place", v.Status)
+	}
+}
+
+// TestLapsedFanInAHeldRoom: with queue_all on, a fan whose admission lapsed
+// is held, not let in, by a poll; a live connection (Peek) does not tell them
+// "admitted" either, which would send their page to claim again and again,
+// while a fan still within their grace is told so. Once the room admits, the
+// lapsed fan goes in ahead of the line; one back after the return window gets
+// a new place at the back.
+func TestLapsedFanInAHeldRoom(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("held", waitingroom.Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60, QueueAll: true})
+	hold := func(on bool) {
+		t.Helper()
+		if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{QueueAll: on}, "queue_all")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lapsed, late, fresh, behind := e.join(r), e.join(r), e.join(r), e.join(r)
+	hold(false)
+	e.step(1, r) // lapsed's and late's turn; neither is looking
+	hold(true)
+	e.step(31, r)
+	hold(false)
+	e.step(1, r) // fresh's turn, within their grace
+	hold(true)
+	if st, _ := r.Peek(lapsed.Ticket); st.State != waitingroom.StatePaused {
+		t.Fatalf("live status of the lapsed fan with queue_all on: %s, want paused", st.State)
+	}
+	if st, _ := r.Peek(fresh.Ticket); st.State != waitingroom.StateAdmitted {
+		t.Fatalf("live status of a fan within their grace: %s, want admitted", st.State)
+	}
+	v := e.poll(r, lapsed.Ticket)
+	if v.Pass != "" || v.Status.State != waitingroom.StatePaused || !v.Status.Returned {
+		t.Fatalf("lapsed fan's poll with queue_all on: %+v, want paused and returned, no pass", v.Status)
+	}
+	hold(false)
+	if v := e.poll(r, lapsed.Ticket); v.Pass == "" {
+		t.Fatalf("lapsed fan once the room admits: %+v, want in", v.Status)
+	}
+	// late is back after the window: a new place, behind everyone (nobody
+	// waits by then, so it is let in at once, as any newcomer would be).
+	e.step(int((waitingroom.DefaultAdmissionGrace+waitingroom.DefaultReturnWindow)/time.Second)+2, r)
+	v = e.poll(r, late.Ticket)
+	if !v.Rejoined || !v.Status.TurnPassed || v.Ticket.Key <= behind.Ticket.Key {
+		t.Fatalf("fan back after the window: %+v key %d, want a new place behind key %d, told the turn passed", v.Status, v.Ticket.Key, behind.Ticket.Key)
 	}
 }
