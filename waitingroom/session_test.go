@@ -118,3 +118,97 @@ func TestLapsedFanInAHeldRoom(t *testing.T) {
 		t.Fatalf("fan back after the window: %+v key %d, want a new place behind key %d, told the turn passed", v.Status, v.Ticket.Key, behind.Ticket.Key)
 	}
 }
+
+// TestBankedAdmissionsCostTheLineNothingLater: 50 tickets taken early (as a
+// bot would, never turning up when let in) lapse, each holding a slot for one
+// grace only. Their holders come back after the return window, while real
+// fans wait: each is given a new place behind every fan, no fan's position
+// rises, and every fan is let in before any of them.
+func TestBankedAdmissionsCostTheLineNothingLater(t *testing.T) {
+	e := newEnv(t)
+	s := waitingroom.Settings{TotalActiveUsers: 5, NewUsersPerMinute: 600, AdmissionGrace: 5 * time.Second, QueueAll: true}
+	r := e.node("banked", s)
+	var bots, fans []waitingroom.Ticket
+	for range 50 {
+		bots = append(bots, e.join(r).Ticket)
+	}
+	for range 20 {
+		fans = append(fans, e.join(r).Ticket)
+	}
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{QueueAll: false}, "queue_all")); err != nil {
+		t.Fatal(err)
+	}
+	// The line moves past the bots' places as their graces run out; fans
+	// who are let in stay (their sessions last ten minutes).
+	inside := map[int]waitingroom.Pass{}
+	for sec := 0; sec < 80; sec++ {
+		e.step(1, r)
+		for i, f := range fans {
+			if _, in := inside[i]; in {
+				continue
+			}
+			v := e.poll(r, f)
+			fans[i] = v.Ticket
+			if v.Pass != "" {
+				inside[i] = e.pass(r, v.Pass)
+			}
+		}
+	}
+	if len(inside) != 5 || r.Snapshot().Abandoned < 50 {
+		t.Fatalf("%d fans inside, %d abandoned; want the cap's 5 and every bot's place", len(inside), r.Snapshot().Abandoned)
+	}
+	e.step(int(waitingroom.DefaultReturnWindow/time.Second), r) // the last bot's window is over
+	before := map[int]uint64{}
+	for i, f := range fans {
+		if _, in := inside[i]; !in {
+			st, _ := r.Peek(f)
+			before[i] = *st.Position
+		}
+	}
+	// The bots cash their tickets in.
+	for i, b := range bots {
+		v := e.poll(r, b)
+		if v.Pass != "" || !v.Status.TurnPassed || v.Status.Returned {
+			t.Fatalf("bot %d back after the window: %+v, want a new place, told the turn passed", i, v.Status)
+		}
+		bots[i] = v.Ticket
+	}
+	for i, f := range fans {
+		if _, in := inside[i]; !in {
+			if st, _ := r.Peek(f); *st.Position > before[i] {
+				t.Fatalf("fan %d's position rose from %d to %d when the bots came back", i, before[i], *st.Position)
+			}
+		}
+	}
+	// Fans check out one by one; every fan is let in before any bot.
+	done := map[int]bool{}
+	for len(inside) < len(fans) {
+		for i, p := range inside {
+			if !done[i] {
+				if err := r.Revoke(e.ctx, p); err != nil {
+					t.Fatal(err)
+				}
+				done[i] = true
+				break
+			}
+		}
+		e.step(1, r)
+		for i, b := range bots {
+			v := e.poll(r, b)
+			bots[i] = v.Ticket
+			if v.Pass != "" {
+				t.Fatalf("bot %d let in while %d fans still wait", i, len(fans)-len(inside))
+			}
+		}
+		for i, f := range fans {
+			if _, in := inside[i]; in {
+				continue
+			}
+			v := e.poll(r, f)
+			fans[i] = v.Ticket
+			if v.Pass != "" {
+				inside[i] = e.pass(r, v.Pass)
+			}
+		}
+	}
+}
