@@ -10,7 +10,7 @@
 //
 // # Data
 //
-// A room is eight keys, "<prefix>:{<room>}:<name>" (see keys.go). The braces are
+// A room is nine keys, "<prefix>:{<room>}:<name>" (see keys.go). The braces are
 // the Cluster hash tag: a room lives on one shard, rooms spread over shards.
 // The meta hash holds the counters (seq, serving, admitted, claimed, abandoned),
 // the rate credit, the last controller tick, the draw, the seed, the runtime
@@ -23,7 +23,8 @@
 // controller step that left places unclaimed: at most 120 with the default
 // two minutes, 3,600 with the longest window), late returners, and revoked
 // passes. A session's pass id is derived from its end
-// (waitingroom.SessionPassID), so no key holds it. A fan who waits is nothing
+// (waitingroom.SessionPassID), so no key holds it. A list holds the public
+// history, one entry per controller step. A fan who waits is nothing
 // but the number in their ticket: joining bumps a counter and stores no entry.
 //
 // # Costs

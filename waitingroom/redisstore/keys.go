@@ -12,6 +12,7 @@ var keyNames = [...]string{
 	"returners",  // sorted set: late returners by when they last asked
 	"revoked",    // sorted set: revoked passes by cursor
 	"revokedexp", // sorted set: the same revocations by expiry, to trim them
+	"history",    // list: the public history, admissions and draws, oldest first
 	"lapsed",     // sorted set: admissions whose grace ended within the return window, by first place
 }
 
