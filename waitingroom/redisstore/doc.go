@@ -20,9 +20,9 @@
 // sets hold what is bounded by the cap or by time: live sessions by end,
 // finished visitors by when to forget them, the admission batches of the grace
 // window, the admissions that lapsed within the return window (one member per
-// controller step that left places unclaimed: at most 120 with the default
-// two minutes, 3,600 with the longest window), late returners, and revoked
-// passes. A session's pass id is derived from its end
+// controller step that left places unclaimed: at most 120, about 4 KB, with
+// the default two minutes; 3,600, about 450 KB, with the longest window of an
+// hour), late returners, and revoked passes. A session's pass id is derived from its end
 // (waitingroom.SessionPassID), so no key holds it. A list holds the public
 // history, one entry per controller step. A fan who waits is nothing
 // but the number in their ticket: joining bumps a counter and stores no entry.
