@@ -73,6 +73,11 @@
     return v.toFixed(1);
   }
 
+  function ago(ms) {
+    var s = Math.round(ms / 1000);
+    return s < 120 ? "-" + s + " s" : "-" + Math.round(s / 60) + " min";
+  }
+
   // The series of each chart: [legend, class, value of a sample or null].
   var CHARTS = {
     line: [["waiting", "s1", function (s) { return s.waiting; }],
@@ -89,13 +94,17 @@
       var spec = CHARTS[fig.dataset.chart];
       var box = fig.querySelector(".chart");
       var W = 320, H = 120, L = 38, R = 6, T = 6, B = 18;
+      // The hour, or as much of it as the node has sampled (at least a
+      // minute), so that a sale that just began is not a sliver at the edge.
       var x0 = now - HOUR;
+      if (samples.length && samples[0].t > x0) x0 = Math.min(samples[0].t, now - 60000);
+      var span = now - x0;
       var max = 0;
       spec.forEach(function (s) {
         samples.forEach(function (p) { var v = s[2](p); if (v !== null && v > max) max = v; });
       });
       max = max > 0 ? max * 1.1 : 1;
-      var X = function (t) { return L + (W - L - R) * (t - x0) / HOUR; };
+      var X = function (t) { return L + (W - L - R) * (t - x0) / span; };
       var Y = function (v) { return T + (H - T - B) * (1 - v / max); };
       var captionID = box.dataset.labelledby, descID = captionID + "-desc";
       var svg = el("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-labelledby": captionID + " " + descID });
@@ -109,7 +118,7 @@
       svg.appendChild(el("line", { "class": "axis", x1: L, y1: T, x2: L, y2: H - B }));
       svg.appendChild(el("text", { x: L - 4, y: T + 9, "text-anchor": "end" }, fmt(max)));
       svg.appendChild(el("text", { x: L - 4, y: H - B, "text-anchor": "end" }, "0"));
-      [["-60 min", x0], ["-30 min", x0 + HOUR / 2], ["now", now]].forEach(function (tk, i) {
+      [[ago(span), x0], [ago(span / 2), x0 + span / 2], ["now", now]].forEach(function (tk, i) {
         svg.appendChild(el("text", { x: X(tk[1]), y: H - 4, "text-anchor": ["start", "middle", "end"][i] }, tk[0]));
       });
       spec.forEach(function (s) {

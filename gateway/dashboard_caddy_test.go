@@ -1,0 +1,94 @@
+package gateway
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// dashboardSites is two rooms and the dashboard behind basic_auth, as the
+// README shows it.
+func dashboardSites(t *testing.T) string {
+	t.Helper()
+	hash, err := bcrypt.GenerateFromPassword([]byte(dashPassword), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return `
+	http://localhost:9080 {
+		waiting_room /events/* {
+			room                 dash-a
+			title                "Night A"
+			total_active_users   1
+			new_users_per_minute 1
+		}
+		waiting_room /other/* {
+			room        dash-b
+			path_prefix /_wr-b
+		}
+		handle /ops/* {
+			basic_auth {
+				ops ` + string(hash) + `
+			}
+			waiting_room_dashboard
+		}
+		respond "origin"
+	}`
+}
+
+const dashPassword = "correct horse"
+
+func dashRequest(t *testing.T, url string, auth bool) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth {
+		req.SetBasicAuth("ops", dashPassword)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
+// TestCaddyDashboard: the Caddyfile of the README mounts the dashboard behind
+// basic_auth; it shows every room of the node, and nobody without the
+// password sees anything of it.
+func TestCaddyDashboard(t *testing.T) {
+	newCaddy(t, caddyConfig(t.TempDir(), dashboardSites(t)))
+
+	for _, path := range []string{"/ops/dashboard", "/ops/dashboard?format=json", "/ops/dashboard?format=events"} {
+		resp, body := dashRequest(t, base+path, false)
+		if resp.StatusCode != http.StatusUnauthorized || strings.Contains(body, "dash-a") {
+			t.Fatalf("%s without the password: %d %q", path, resp.StatusCode, body)
+		}
+	}
+	for range 3 {
+		newFan(t).get(base + "/events/1")
+	}
+	resp, body := dashRequest(t, base+"/ops/dashboard", true)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `id="room-dash-a"`) || !strings.Contains(body, `id="room-dash-b"`) {
+		t.Fatalf("page: %d %s", resp.StatusCode, body)
+	}
+	resp, body = dashRequest(t, base+"/ops/dashboard?format=json", true)
+	var p dashPayload
+	if err := json.Unmarshal([]byte(body), &p); resp.StatusCode != http.StatusOK || err != nil {
+		t.Fatalf("json: %d %v %s", resp.StatusCode, err, body)
+	}
+	if len(p.Rooms) != 2 || p.Rooms[0].Room != "dash-a" || p.Rooms[1].Room != "dash-b" || p.Rooms[0].Values.Node.Joins != 3 {
+		t.Fatalf("json: %s, want dash-a with 3 joins, then dash-b", body)
+	}
+	// The dashboard is terminal: nothing under its route reaches the origin.
+	if _, body := dashRequest(t, base+"/ops/anything", true); body == "origin" {
+		t.Fatal("a path under the dashboard's route reached the origin")
+	}
+}
