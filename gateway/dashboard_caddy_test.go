@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -90,5 +92,35 @@ func TestCaddyDashboard(t *testing.T) {
 	// The dashboard is terminal: nothing under its route reaches the origin.
 	if _, body := dashRequest(t, base+"/ops/anything", true); body == "origin" {
 		t.Fatal("a path under the dashboard's route reached the origin")
+	}
+}
+
+// TestREADMEDashboardCaddyfile: the README's dashboard Caddyfile adapts, and
+// puts basic_auth before the dashboard, so nobody sees it without the password.
+func TestREADMEDashboardCaddyfile(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block string
+	for _, part := range strings.Split(string(readme), "```caddyfile\n")[1:] {
+		if text, _, _ := strings.Cut(part, "```"); strings.Contains(text, "waiting_room_dashboard") {
+			block = text
+		}
+	}
+	if block == "" {
+		t.Fatal("the README shows no Caddyfile with waiting_room_dashboard")
+	}
+	adapted, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(block), nil)
+	if err != nil {
+		t.Fatalf("the README's dashboard Caddyfile: %v", err)
+	}
+	if len(warnings) > 0 {
+		t.Fatalf("the README's dashboard Caddyfile: %v", warnings)
+	}
+	js := string(adapted)
+	auth, dash := strings.Index(js, `"handler":"authentication"`), strings.Index(js, `"handler":"waiting_room_dashboard"`)
+	if auth < 0 || dash < 0 || auth > dash {
+		t.Fatalf("basic_auth at %d, the dashboard at %d in %s; want the authentication first", auth, dash, js)
 	}
 }
