@@ -233,6 +233,10 @@ func TestProgressBar(t *testing.T) {
 	if !strings.Contains(bar, "[██████████████████░░░░░░]  75% of fans done") || !strings.Contains(bar, "sold 42/100") || !strings.HasPrefix(bar, "  12s") {
 		t.Fatalf("bar %q", bar)
 	}
+	r.left.Store(1) // 399 of 400
+	if bar := r.progressBar(secondSample{at: 13 * sec}); !strings.Contains(bar, " 99% of fans done") {
+		t.Fatalf("one fan short of the end: %q", bar)
+	}
 	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
 	if err != nil {
 		t.Fatal(err)

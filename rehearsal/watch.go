@@ -105,8 +105,9 @@ func (r *rehearsal) progressBar(s secondSample) string {
 		prev := r.series[n-2]
 		rate = float64(s.requests-prev.requests) / (s.at - prev.at).Seconds()
 	}
-	return fmt.Sprintf("%4.0fs [%s%s] %3.0f%% of fans done  waiting %d  shopping %d  sold %d/%d  %.0f req/s",
-		s.at.Seconds(), strings.Repeat("█", filled), strings.Repeat("░", width-filled), 100*frac,
+	// Whole percents rounded down: 100% only once every fan is done.
+	return fmt.Sprintf("%4.0fs [%s%s] %3d%% of fans done  waiting %d  shopping %d  sold %d/%d  %.0f req/s",
+		s.at.Seconds(), strings.Repeat("█", filled), strings.Repeat("░", width-filled), done*100/max(1, r.cfg.Fans),
 		s.waiting, s.shopping, s.places, r.capacity, rate)
 }
 
