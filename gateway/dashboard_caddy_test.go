@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"golang.org/x/crypto/bcrypt"
@@ -122,5 +123,46 @@ func TestREADMEDashboardCaddyfile(t *testing.T) {
 	auth, dash := strings.Index(js, `"handler":"authentication"`), strings.Index(js, `"handler":"waiting_room_dashboard"`)
 	if auth < 0 || dash < 0 || auth > dash {
 		t.Fatalf("basic_auth at %d, the dashboard at %d in %s; want the authentication first", auth, dash, js)
+	}
+}
+
+// TestCaddyDashboardKeepsHistoryAcrossReload: a config reload (here one that
+// changes a room's title, which replaces the room's handle) keeps the hour
+// of history the node has sampled.
+func TestCaddyDashboardKeepsHistoryAcrossReload(t *testing.T) {
+	storage := t.TempDir()
+	sites := dashboardSites(t)
+	newCaddy(t, caddyConfig(storage, sites))
+	history := func() []dashSample {
+		t.Helper()
+		_, body := dashRequest(t, base+"/ops/dashboard?format=json", true)
+		var p dashPayload
+		if err := json.Unmarshal([]byte(body), &p); err != nil || len(p.Rooms) == 0 {
+			t.Fatalf("json: %v %s", err, body)
+		}
+		return p.Rooms[0].History
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(history()) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("no samples after 10 s")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	before := history()
+	newCaddy(t, caddyConfig(storage, strings.Replace(sites, `"Night A"`, `"Night A, reloaded"`, 1)))
+	_, body := dashRequest(t, base+"/ops/dashboard?format=json", true)
+	if !strings.Contains(body, "Night A, reloaded") {
+		t.Fatalf("the reload did not take: %s", body)
+	}
+	after := history()
+	if len(after) < len(before) || after[0].T != before[0].T {
+		t.Fatalf("history after the reload: %d samples from %d; before: %d from %d", len(after), after[0].T, len(before), before[0].T)
+	}
+	// And the node goes on sampling.
+	for deadline := time.Now().Add(5 * time.Second); len(history()) <= len(after); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no sample taken in the 5 s after the reload")
+		}
 	}
 }
