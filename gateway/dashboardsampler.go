@@ -187,7 +187,6 @@ type sampler struct {
 
 	mu     sync.Mutex
 	byRoom map[string]*roomHistory
-	seq    uint64 // samples taken, to tell viewers something is new
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -251,7 +250,6 @@ func (s *sampler) sample() {
 			delete(s.byRoom, id)
 		}
 	}
-	s.seq++
 }
 
 // historyOf copies a room's samples newer than after.
@@ -262,13 +260,6 @@ func (s *sampler) historyOf(room string, after int64) []dashSample {
 		return h.history(after)
 	}
 	return nil
-}
-
-// taken is the number of samples taken so far.
-func (s *sampler) taken() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.seq
 }
 
 // samplers holds the process's sampler while any dashboard handler uses it.
