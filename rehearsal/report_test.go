@@ -57,6 +57,9 @@ func recordedRun(t *testing.T) (*rehearsal, afterRun) {
 		for i := range 3000 {
 			at := uint32(i * 10) // ms: three thousand requests a worker over the 30 s
 			kind := reqKind((i + w) % int(nKinds))
+			if at < 1000 && kind.groupIndex() == 2 {
+				kind = kindPoll // nobody shops in the first second
+			}
 			us := uint32(500 + (i%100)*40 + w*100) // 0.5 to 4.5 ms
 			if i%1000 == 999 {
 				us = 60_000 // one slow request in a thousand
@@ -117,6 +120,12 @@ func TestReportFromARecordedRun(t *testing.T) {
 		}
 		if !strings.Contains(svg, `role="img" aria-labelledby="cap-`+id+` sum-`+id+`"`) {
 			t.Fatalf("the %s chart is not named", id)
+		}
+	}
+	// Every series of the latency chart is in its legend.
+	for _, name := range []string{"join p99", "join p50", "poll p99", "poll p50", "shop p99", "shop p50", "target (p99)"} {
+		if !strings.Contains(html, ">"+name+"<") {
+			t.Errorf("the latency chart's legend has no %q", name)
 		}
 	}
 	// It stands alone: nothing is loaded from anywhere.

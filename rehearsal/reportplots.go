@@ -33,6 +33,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Y.Label.Text = y
 	p.X.Min = 0
 	p.X.Tick.Marker = linearTicks{}
+	p.Y.Tick.Marker = linearTicks{}
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p
@@ -122,7 +123,7 @@ func latencyChart(wins []latencyWindow, window time.Duration) (string, error) {
 			named := false
 			flush := func() error {
 				name := ""
-				if !named {
+				if !named && len(run) > 0 {
 					name = names[g] + [2]string{" p99", " p50"}[q]
 					named = true
 				}
