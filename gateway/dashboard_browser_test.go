@@ -169,6 +169,15 @@ func TestBrowserDashboard(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900)); err != nil {
 			t.Fatal(err)
 		}
+		// Nothing but the rooms' table (a scrolling region of its own) is
+		// wider than the screen.
+		wide, err := chromedp.Run(ctx, chromedp.Evaluate[int64](`document.documentElement.scrollWidth`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wide > width {
+			t.Errorf("at %d px the page is %d px wide", width, wide)
+		}
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
