@@ -95,7 +95,7 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhtt
 	case "", "html":
 		return d.page(w)
 	case "json":
-		return writeJSON(w, http.StatusOK, d.payload(nil))
+		return writeJSON(w, http.StatusOK, d.payload(nil, true))
 	case "events":
 		return d.stream(w, r)
 	default:
@@ -103,14 +103,14 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhtt
 	}
 }
 
-// payload reads every live room. after holds, per room, the time of the
-// last sample the viewer has; nil sends the whole history.
-func (d *Dashboard) payload(after map[string]int64) dashPayload {
+// payload reads every live room, with the samples newer than after holds
+// for each (nil: the whole history) when history is set.
+func (d *Dashboard) payload(after map[string]int64, history bool) dashPayload {
 	at := now()
 	p := dashPayload{Node: d.node, At: at.UTC().Truncate(time.Millisecond), Rooms: []dashRoom{}}
 	for _, lr := range d.rooms() {
 		var hist []dashSample
-		if d.sampler != nil {
+		if history && d.sampler != nil {
 			hist = d.sampler.historyOf(lr.id, after[lr.id])
 		}
 		p.Rooms = append(p.Rooms, newDashRoom(lr, at, hist))
@@ -130,7 +130,8 @@ type dashPage struct {
 var dashTemplate = template.Must(template.New("dashboard").Parse(static.DashboardPage))
 
 func (d *Dashboard) page(w http.ResponseWriter) error {
-	p := dashPage{dashPayload: d.payload(map[string]int64{})}
+	// The page is figures only: its script asks for the history.
+	p := dashPage{dashPayload: d.payload(nil, false)}
 	p.Columns = []string{"Room"}
 	if len(p.Rooms) > 0 {
 		for _, f := range p.Rooms[0].Figures {
@@ -174,7 +175,7 @@ func (d *Dashboard) stream(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusOK)
 	sent := map[string]int64{}
 	send := func(event string, after map[string]int64) error {
-		p := d.payload(after)
+		p := d.payload(after, true)
 		for _, room := range p.Rooms {
 			if n := len(room.History); n > 0 {
 				sent[room.Room] = room.History[n-1].T
