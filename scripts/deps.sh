@@ -1,18 +1,41 @@
 #!/usr/bin/env bash
 # deps.sh installs what the test suite needs beyond Go modules: Chromium, for
-# the test in which a real browser walks a fan's whole path.
+# the tests in which a real browser walks a fan's whole path, and axe-core (npm,
+# MPL-2.0), the accessibility engine those tests inject into every storefront
+# page state. axe-core goes into scripts/axe/node_modules, which git ignores, at
+# the version pinned by scripts/axe/package-lock.json.
 set -u
-if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
-	exit 0
-fi
-echo "deps: installing chromium for the browser test" >&2
+cd "$(dirname "$0")/.."
+
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
 	SUDO=sudo
 else
 	SUDO=
 fi
-if ! { $SUDO apt-get install -y chromium >/dev/null 2>&1 || { $SUDO apt-get update >/dev/null 2>&1 && $SUDO apt-get install -y chromium >/dev/null 2>&1; }; }; then
-	echo "deps: could not install chromium (apt-get install -y chromium); the browser test will fail in CI and skip elsewhere" >&2
-	[ "${CI:-}" = "true" ] && exit 1
+apt_install() {
+	$SUDO apt-get install -y "$@" >/dev/null 2>&1 || { $SUDO apt-get update >/dev/null 2>&1 && $SUDO apt-get install -y "$@" >/dev/null 2>&1; }
+}
+failed=0
+
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+	echo "deps: installing chromium for the browser tests" >&2
+	if ! apt_install chromium; then
+		echo "deps: could not install chromium (apt-get install -y chromium); the browser tests will fail in CI and skip elsewhere" >&2
+		failed=1
+	fi
 fi
+
+if [ ! -f scripts/axe/node_modules/axe-core/axe.min.js ]; then
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "deps: installing npm for axe-core" >&2
+		apt_install npm || true
+	fi
+	echo "deps: installing axe-core for the browser tests' accessibility check" >&2
+	if ! npm ci --prefix scripts/axe --no-audit --no-fund --loglevel=error >/dev/null; then
+		echo "deps: could not install axe-core (npm ci --prefix scripts/axe); the storefront browser test will fail in CI and skip elsewhere" >&2
+		failed=1
+	fi
+fi
+
+[ "$failed" -ne 0 ] && [ "${CI:-}" = "true" ] && exit 1
 exit 0
