@@ -31,9 +31,13 @@ type storefront struct {
 
 // check looks at the page as it is, at each width: axe's WCAG rules (contrast,
 // names, roles, target size), seats of at least 24 × 24 px whose colours stand
-// out 3:1 from the map, no stray "null" or "undefined" on screen, no console
-// error; and keeps a screenshot.
-func (s storefront) check(p *browsertest.Page, state string) {
+// out 3:1 from the map, a page no wider than the screen, no stray "null" or
+// "undefined" on screen, no console error; and keeps a screenshot.
+//
+// expected names URLs whose refusal is what the state is about: the browser
+// logs every 4xx answer to a fetch as a console error, the page's own
+// handling of it aside.
+func (s storefront) check(p *browsertest.Page, state string, expected ...string) {
 	t := s.t
 	t.Helper()
 	suffix := ""
@@ -58,13 +62,24 @@ func (s storefront) check(p *browsertest.Page, state string) {
 		if len(small) > 0 {
 			t.Errorf("%s: %d seats are smaller than 24 × 24 px to touch, such as %s", name, len(small), small[0])
 		}
+		// The page reflows to the width (WCAG 1.4.10): only the seat map
+		// may scroll sideways, inside its own box.
+		if wide := browsertest.Eval[int](p, `document.documentElement.scrollWidth`); wide > w {
+			t.Errorf("%s: the page is %d px wide on a %d px screen, so it scrolls sideways", name, wide, w)
+		}
 		for class, ratio := range browsertest.Eval[map[string]float64](p, seatContrast) {
 			if ratio < 3 {
 				t.Errorf("%s: seats %q stand out %.2f:1 from the map, want 3:1", name, class, ratio)
 			}
 		}
 	}
+next:
 	for _, e := range p.ConsoleErrors() {
+		for _, url := range expected {
+			if strings.HasSuffix(e, "("+url+")") {
+				continue next
+			}
+		}
 		t.Errorf("%s%s: console error: %s", state, suffix, e)
 	}
 }
@@ -237,7 +252,7 @@ func TestStorefrontInBrowser(t *testing.T) {
 	wantRefused(t, d.base+"/api/tickets/not-an-order."+mac)
 	p.Do(chromedp.Navigate(d.base + "/tickets/" + tampered))
 	waitFor(t, p, "the refusal of a tampered link", `!document.getElementById("notice").hidden`)
-	s.check(p, "order-link-invalid")
+	s.check(p, "order-link-invalid", d.base+"/api/tickets/"+tampered)
 
 	// A second fan, whose payment is declined.
 	other := browsertest.NewBrowser(t, exe).Page(t, true)
