@@ -160,7 +160,7 @@ func TestStorefrontInBrowser(t *testing.T) {
 	exe := browsertest.Chromium(t)
 	s := storefront{t: t, axe: browsertest.AxeSource(t)}
 	// Webhooks are held back, so the order page shows its pending state.
-	d := startDemo(t, "storefront-admin", "-fake-pay-delay", "4s")
+	d := startDemo(t, "storefront-admin", "-fake-pay-delay", "6s")
 
 	fan := browsertest.NewBrowser(t, exe)
 	p := fan.Page(t, true)
@@ -204,6 +204,14 @@ func TestStorefrontInBrowser(t *testing.T) {
 	s.check(p, "pay")
 	p.Do(chromedp.Click(`button[value="pay"]`))
 	waitFor(t, p, "the pending order", pageShows("Waiting for the payment"))
+	// Reloaded while the payment is pending, the page is still the fan's:
+	// their session goes on (and ends when the tickets are shown), no join.
+	pending := d.room(t)
+	p.Do(chromedp.Reload())
+	waitFor(t, p, "the pending order after a reload", pageShows("Waiting for the payment"))
+	if now := d.room(t); now != pending {
+		t.Errorf("reloading the pending order: room went from %+v to %+v", pending, now)
+	}
 	s.check(p, "order-pending")
 	waitFor(t, p, "the tickets", `document.querySelectorAll(".ticket code").length === 3`)
 	s.check(p, "order-paid")

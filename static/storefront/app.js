@@ -411,27 +411,35 @@ async function checkout(state, button) {
 function orderKey(id) { return `foyer.order.${id}`; }
 
 // showOrder shows an order from source: /api/orders/{id} during the fan's
-// visit (the answer that shows the tickets delivered also ends the visit), or
-// the order's signed link, which needs no pass. The page moves to the signed
-// link as soon as it knows it, so that a reload or a bookmark finds the order
-// after the visit without queueing again.
+// visit, or the order's signed link (/api/tickets/{link}), which needs no
+// pass. During the visit it asks with the pass until the order is settled:
+// the answer that shows the tickets delivered also ends the visit, freeing
+// the fan's slot. Then the page moves to the signed link, so that a reload or
+// a bookmark finds the order again without queueing; the link is on the page
+// from the first answer.
 async function showOrder(source, id) {
   document.title = "Your order — Foyer Tickets";
   let timer;
+  let link = null;
   const load = async () => {
     let order;
     try {
       ({ data: order } = await api("GET", source));
+      // Only an order has an id: anything else is the gateway answering for
+      // a visit that has ended. The signed link still works.
+      if (!order || !order.id) throw new APIError(401, null);
       localStorage.setItem(orderKey(id), JSON.stringify(order));
     } catch (err) {
+      if (err.status === 401 && link) { source = `/api${link}`; timer = setTimeout(load, 0); return; }
       // A finished order ends the visit; the tickets shown last stay here.
       const cached = err.code !== "invalid_order_link" && localStorage.getItem(orderKey(id));
       if (cached) order = JSON.parse(cached);
       else { render(el("h1", { text: "Your order" })); return say(explain(err)); }
     }
-    if (order.link && location.pathname !== order.link) history.replaceState(null, "", order.link);
+    link = order.link || link;
     drawOrder(order);
     const done = ["refunded", "payment_failed"].includes(order.status) || (order.status === "paid" && order.tickets.every((t) => t.delivery));
+    if (done && link && location.pathname !== link) history.replaceState(null, "", link);
     if (!done) timer = setTimeout(load, 1500);
   };
   stopTimers = () => clearTimeout(timer);
