@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# deps.sh installs what the test suite needs beyond Go modules: Chromium, for
-# the tests in which a real browser walks a fan's whole path, and axe-core (npm,
-# MPL-2.0), the accessibility engine those tests inject into every storefront
-# page state. axe-core goes into scripts/axe/node_modules, which git ignores, at
-# the version pinned by scripts/axe/package-lock.json.
+# deps.sh installs what the test suite and the benchmarks need beyond Go
+# modules. By default, for the tests: Chromium (Debian's package) for the tests
+# in which a real browser walks a fan's whole path, and axe-core (npm, MPL-2.0),
+# the accessibility engine those tests inject into every storefront page state,
+# into scripts/axe/node_modules (ignored by git) at the version pinned by
+# scripts/axe/package-lock.json. `deps.sh wrk` installs wrk for `make bench`.
 set -u
 cd "$(dirname "$0")/.."
+want=${1:-chromium}
 
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
 	SUDO=sudo
@@ -15,8 +17,25 @@ fi
 apt_install() {
 	$SUDO apt-get install -y "$@" >/dev/null 2>&1 || { $SUDO apt-get update >/dev/null 2>&1 && $SUDO apt-get install -y "$@" >/dev/null 2>&1; }
 }
-failed=0
 
+case "$want" in
+chromium) ;;
+wrk)
+	command -v wrk >/dev/null 2>&1 && exit 0
+	echo "deps: installing wrk for make bench (a load generator we did not write, beside our own)" >&2
+	if ! apt_install wrk; then
+		echo "deps: could not install wrk (apt-get install -y wrk); make bench will fail" >&2
+		exit 1
+	fi
+	exit 0
+	;;
+*)
+	echo "deps: unknown dependency $want" >&2
+	exit 2
+	;;
+esac
+
+failed=0
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
 	echo "deps: installing chromium for the browser tests" >&2
 	if ! apt_install chromium; then
