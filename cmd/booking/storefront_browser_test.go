@@ -159,8 +159,9 @@ func firstWords(s string) string {
 func TestStorefrontInBrowser(t *testing.T) {
 	exe := browsertest.Chromium(t)
 	s := storefront{t: t, axe: browsertest.AxeSource(t)}
-	// Webhooks are held back, so the order page shows its pending state.
-	d := startDemo(t, "storefront-admin", "-fake-pay-delay", "6s")
+	// Webhooks are held back, so the order page shows its pending state long
+	// enough to be reloaded and looked at on a busy machine.
+	d := startDemo(t, "storefront-admin", "-fake-pay-delay", "10s")
 
 	fan := browsertest.NewBrowser(t, exe)
 	p := fan.Page(t, true)
