@@ -260,7 +260,7 @@ func TestStorefrontInBrowser(t *testing.T) {
 	wantRefused(t, d.base+"/api/tickets/"+orderID+".")
 	wantRefused(t, d.base+"/api/tickets/not-an-order."+mac)
 	p.Do(chromedp.Navigate(d.base + "/tickets/" + tampered))
-	waitFor(t, p, "the refusal of a tampered link", `!document.getElementById("notice").hidden`)
+	waitFor(t, p, "the refusal of a tampered link", pageShows("This link does not open an order"))
 	s.check(p, "order-link-invalid", d.base+"/api/tickets/"+tampered)
 
 	// A second fan, whose payment is declined.

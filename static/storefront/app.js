@@ -101,6 +101,7 @@ async function api(method, path, body, key) {
 
 function explain(err) {
   if (err.status === 401) return "Your visit has ended. Go back through the waiting room to continue.";
+  if (err.code === "invalid_order_link") return "This link does not open an order. Check that the whole link was copied.";
   return err.message || "Something went wrong. Please try again.";
 }
 
