@@ -10,10 +10,11 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// ArtifactsEnv names the directory a run keeps its screenshots in; unset,
-// they go under $TMPDIR/foyer-test-artifacts. Inside the repository, the
-// ignored .artifacts/ is the place (FOYER_TEST_ARTIFACTS=$PWD/.artifacts).
-const ArtifactsEnv = "FOYER_TEST_ARTIFACTS"
+// ArtifactsEnv names the directory a run keeps its screenshots in, as every
+// browser test of the repository does; unset, they go under
+// $TMPDIR/foyer-artifacts. Inside the repository, the ignored foyer-artifacts/
+// is the place (FOYER_ARTIFACTS=$PWD/foyer-artifacts).
+const ArtifactsEnv = "FOYER_ARTIFACTS"
 
 var logged sync.Map
 
@@ -23,7 +24,7 @@ func Artifacts(t testing.TB) string {
 	t.Helper()
 	root := os.Getenv(ArtifactsEnv)
 	if root == "" {
-		root = filepath.Join(os.TempDir(), "foyer-test-artifacts")
+		root = filepath.Join(os.TempDir(), "foyer-artifacts")
 	}
 	dir := filepath.Join(root, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
