@@ -84,6 +84,7 @@ type worker struct {
 	lags    []lagSample // how late steps started against when they were due
 	byClass [nKinds][6]int
 	failed  [nKinds]int // no answer at all
+	conns   workerConns // the worker's keep-alive connections
 }
 
 // Run plays one on-sale on this machine and prints its verdict: it starts

@@ -35,7 +35,7 @@ type result struct {
 	cut         bool // the rehearsal was stopping
 }
 
-// do sends one request for fan f over the shared transport, with the fan's
+// do sends one request for fan f on the worker's own connection, with the fan's
 // own cookies, records its latency under kind, and keeps the cookies the
 // answer sets. ok is false when no answer came.
 func (r *rehearsal) do(ctx context.Context, w *worker, f *fan, kind reqKind, method, target string, body io.Reader) (res result, ok bool) {
@@ -59,11 +59,8 @@ func (r *rehearsal) do(ctx context.Context, w *worker, f *fan, kind reqKind, met
 		req.Header.Set("Cookie", c)
 	}
 	res.start = r.now()
-	resp, err := r.client.Do(req)
-	if err == nil {
-		res.body, err = io.ReadAll(io.LimitReader(resp.Body, maxBody))
-		resp.Body.Close()
-	}
+	var resp *http.Response
+	resp, res.body, err = w.conns.roundTrip(ctx, req)
 	res.end = r.now()
 	if err != nil {
 		res.err = err
@@ -125,8 +122,9 @@ func idempotencyKey() string {
 	return hex.EncodeToString(b[:])
 }
 
-// newTransport is the keep-alive transport every fan shares: one
-// connection per worker at most, to loopback only.
+// newTransport is the keep-alive transport of the rehearsal's own calls
+// (creating the event, reading counters and invariants), to loopback only;
+// the fans' requests go on their workers' connections (workerConns).
 func newTransport(workers int) *http.Transport {
 	return &http.Transport{
 		DialContext:         loadgen.LoopbackDialer,

@@ -39,11 +39,17 @@ func (r *rehearsal) run(parent context.Context) {
 		w := &worker{rng: rand.New(rand.NewPCG(c.Seed, uint64(i)+1))}
 		workers[i] = w
 		wg.Go(func() {
+			defer w.conns.closeAll()
 			for {
-				var d dueStep
-				select {
-				case d = <-due:
-				case <-ctx.Done():
+				d, ok := r.sched.take(due, r.now())
+				if !ok {
+					select {
+					case d = <-due:
+					case <-ctx.Done():
+						return
+					}
+				}
+				if ctx.Err() != nil {
 					return
 				}
 				now := r.now()

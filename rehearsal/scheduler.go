@@ -32,11 +32,18 @@ func newScheduler(capacity int) *scheduler {
 	return &scheduler{h: make(dueHeap, 0, capacity), wake: make(chan struct{}, 1)}
 }
 
-// push schedules fan's next step at at.
+// push schedules fan's next step at at. The hand-out loop is woken only
+// when the step is now the earliest: otherwise the timer it sleeps on
+// already fires soon enough, and waking it for every step was a goroutine
+// switch per request.
 func (s *scheduler) push(fan int32, at time.Duration) {
 	s.mu.Lock()
 	heap.Push(&s.h, dueStep{fan: fan, at: at})
+	first := s.h[0].fan == fan && s.h[0].at == at
 	s.mu.Unlock()
+	if !first {
+		return
+	}
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -56,6 +63,20 @@ func (s *scheduler) next(now time.Duration) (d dueStep, ok bool, wait time.Durat
 		return dueStep{}, false, top.at - now
 	}
 	return heap.Pop(&s.h).(dueStep), true, 0
+}
+
+// take is a busy worker's next step without waiting: the one the hand-out
+// loop already holds for the next free worker, else the earliest due one
+// from the heap. A worker that finishes a step while others are due so
+// takes the next itself, without a hand-off through the loop's goroutine.
+func (s *scheduler) take(handed <-chan dueStep, now time.Duration) (dueStep, bool) {
+	select {
+	case d := <-handed:
+		return d, true
+	default:
+	}
+	d, ok, _ := s.next(now)
+	return d, ok
 }
 
 // len is the number of steps scheduled.

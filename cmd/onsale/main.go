@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -169,9 +170,22 @@ func benchNumbers(args []string) error {
 }
 
 func rehearse(args []string) error {
-	c, err := rehearsalFlags(args)
+	c, profile, err := rehearsalFlags(args)
 	if err != nil {
 		return err
+	}
+	if profile != "" {
+		// The simulator's own cost is part of what a rehearsal measures:
+		// its profile shows what to cut before blaming the servers.
+		f, err := os.Create(profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	// The first Ctrl-C stops the fans and still prints the verdict; once
 	// the fans have stopped, a second one ends onsale at once.
@@ -180,9 +194,9 @@ func rehearse(args []string) error {
 	return rehearsal.Run(ctx, c, stop)
 }
 
-// rehearsalFlags reads the rehearsal's flags into its configuration.
-func rehearsalFlags(args []string) (rehearsal.Config, error) {
-	var c rehearsal.Config
+// rehearsalFlags reads the rehearsal's flags into its configuration, and
+// where to write onsale's own CPU profile (empty: nowhere).
+func rehearsalFlags(args []string) (c rehearsal.Config, cpuProfile string, err error) {
 	fs := flag.NewFlagSet("rehearsal", flag.ExitOnError)
 	fs.IntVar(&c.Fans, "fans", 100_000, "simulated fans")
 	fs.IntVar(&c.Seats, "seats", 10_000, "places in the venue, standing ones included")
@@ -205,9 +219,10 @@ func rehearsalFlags(args []string) (rehearsal.Config, error) {
 	fs.DurationVar(&c.Stack.Session, "session", 10*time.Minute, "the room's session_duration")
 	fs.DurationVar(&c.Grace, "grace", 30*time.Second, "the room's admission_grace")
 	fs.DurationVar(&c.Stack.HoldTTL, "hold-ttl", 5*time.Minute, "the booking service's hold time")
+	fs.StringVar(&cpuProfile, "cpuprofile", "", "write the simulator's own CPU profile (pprof) to this file")
 	_ = fs.Parse(args)
 	if fs.NArg() > 0 {
-		return c, fmt.Errorf("rehearsal: unexpected arguments %v", fs.Args())
+		return c, "", fmt.Errorf("rehearsal: unexpected arguments %v", fs.Args())
 	}
-	return c, nil
+	return c, cpuProfile, nil
 }

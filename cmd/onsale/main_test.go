@@ -10,7 +10,7 @@ import (
 // The rehearsal's flags and their defaults are what make rehearsal
 // produces the README's figures with: they must not drift.
 func TestRehearsalFlags(t *testing.T) {
-	c, err := rehearsalFlags(nil)
+	c, _, err := rehearsalFlags(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,11 +26,11 @@ func TestRehearsalFlags(t *testing.T) {
 	if c != want {
 		t.Fatalf("defaults\n%+v\nwant\n%+v", c, want)
 	}
-	c, err = rehearsalFlags([]string{"-fans", "2000", "-seats", "400", "-standing", "50", "-store", "redis", "-grace", "5s", "-seed", "9", "-report", "out.html"})
-	if err != nil || c.Report != "out.html" || c.Fans != 2000 || c.Seats != 400 || c.Standing != 50 || c.Stack.Store != "redis" || c.Grace != 5*time.Second || c.Seed != 9 {
+	c, prof, err := rehearsalFlags([]string{"-cpuprofile", "cpu.out", "-fans", "2000", "-seats", "400", "-standing", "50", "-store", "redis", "-grace", "5s", "-seed", "9", "-report", "out.html"})
+	if err != nil || c.Report != "out.html" || c.Fans != 2000 || c.Seats != 400 || c.Standing != 50 || c.Stack.Store != "redis" || c.Grace != 5*time.Second || c.Seed != 9 || prof != "cpu.out" {
 		t.Fatalf("%+v, %v", c, err)
 	}
-	if _, err := rehearsalFlags([]string{"extra"}); err == nil {
+	if _, _, err := rehearsalFlags([]string{"extra"}); err == nil {
 		t.Fatal("a stray argument was accepted")
 	}
 }
