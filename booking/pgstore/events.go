@@ -115,6 +115,7 @@ func (s *Store) Event(ctx context.Context, id int64) (booking.Event, error) {
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
 func (s *Store) loadEvent(ctx context.Context, q querier, id int64) (booking.Event, error) {

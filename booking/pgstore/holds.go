@@ -247,27 +247,42 @@ func (s *Store) GetHold(ctx context.Context, id, customerID string) (booking.Hol
 }
 
 func loadHold(ctx context.Context, q querier, id, customerID string, lock bool) (booking.Hold, error) {
+	b := &pgx.Batch{}
+	read := queueHold(b, id, customerID, lock)
+	return read(q.SendBatch(ctx, b).Close())
+}
+
+// queueHold queues a hold's reads on a batch and returns what turns the
+// batch's outcome into the hold. The hold and its seats travel together: the
+// seats of a hold never change once it is taken, so reading them beside the
+// row (and its lock) sees the same as reading them after.
+func queueHold(b *pgx.Batch, id, customerID string, lock bool) func(error) (booking.Hold, error) {
 	sql := `SELECT id, event_id, customer_id, coalesce(zone_id, ''), quantity, amount_cents, status, created_at, expires_at
 		FROM holds WHERE id = $1 AND customer_id = $2`
 	if lock {
 		sql += " FOR UPDATE"
 	}
 	var h booking.Hold
-	err := q.QueryRow(ctx, sql, id, customerID).Scan(&h.ID, &h.EventID, &h.CustomerID, &h.Zone, &h.Quantity,
-		(*int64)(&h.Amount), (*string)(&h.Status), &h.CreatedAt, &h.ExpiresAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return booking.Hold{}, booking.Errorf(booking.KindNotFound, booking.CodeHoldNotFound, "no hold %q", id)
+	b.Queue(sql, id, customerID).QueryRow(func(r pgx.Row) error {
+		err := r.Scan(&h.ID, &h.EventID, &h.CustomerID, &h.Zone, &h.Quantity,
+			(*int64)(&h.Amount), (*string)(&h.Status), &h.CreatedAt, &h.ExpiresAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return booking.Errorf(booking.KindNotFound, booking.CodeHoldNotFound, "no hold %q", id)
+		}
+		return err
+	})
+	b.Queue(`SELECT seat_id FROM hold_seats WHERE hold_id = $1 ORDER BY seat_id`, id).Query(func(rows pgx.Rows) error {
+		var err error
+		h.Seats, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	return func(err error) (booking.Hold, error) {
+		if err != nil {
+			return booking.Hold{}, err
+		}
+		h.CreatedAt, h.ExpiresAt = h.CreatedAt.UTC(), h.ExpiresAt.UTC()
+		return h, nil
 	}
-	if err != nil {
-		return booking.Hold{}, err
-	}
-	h.CreatedAt, h.ExpiresAt = h.CreatedAt.UTC(), h.ExpiresAt.UTC()
-	rows, err := q.Query(ctx, `SELECT seat_id FROM hold_seats WHERE hold_id = $1 ORDER BY seat_id`, id)
-	if err != nil {
-		return booking.Hold{}, err
-	}
-	h.Seats, err = pgx.CollectRows(rows, pgx.RowTo[string])
-	return h, err
 }
 
 // ReleaseHold gives an active hold's places back.

@@ -16,47 +16,45 @@ import (
 func (s *Store) BeginCheckout(ctx context.Context, holdID, customerID string, extendTo, now time.Time) (booking.Order, error) {
 	var o booking.Order
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		h, err := loadHold(ctx, tx, holdID, customerID, true)
+		// The hold, locked, and its order if it has one: one round trip.
+		b := &pgx.Batch{}
+		readHold := queueHold(b, holdID, customerID, true)
+		var existing *string
+		b.Queue(`SELECT (SELECT id FROM orders WHERE hold_id = $1)`, holdID).QueryRow(func(r pgx.Row) error {
+			return r.Scan(&existing)
+		})
+		h, err := readHold(tx.SendBatch(ctx, b).Close())
 		if err != nil {
 			return err
 		}
-		var existing string
-		err = tx.QueryRow(ctx, `SELECT id FROM orders WHERE hold_id = $1`, holdID).Scan(&existing)
-		if err == nil {
-			o, err = loadOrder(ctx, tx, existing, "")
-			return err
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
+		if existing != nil {
+			o, err = loadOrder(ctx, tx, *existing, "")
 			return err
 		}
 		if err := booking.CheckoutAllowed(h, now); err != nil {
 			return err
 		}
-		if extendTo.After(h.ExpiresAt) {
-			h.ExpiresAt = extendTo.UTC()
-			if _, err := tx.Exec(ctx, `UPDATE holds SET expires_at = $2 WHERE id = $1`, h.ID, h.ExpiresAt); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `UPDATE seats SET held_until = $2 WHERE hold_id = $1 AND status = 'HELD'`, h.ID, h.ExpiresAt); err != nil {
-				return err
-			}
-		}
 		e, err := s.Event(ctx, h.EventID)
 		if err != nil {
 			return err
 		}
+		// The writes need no answer from each other: one round trip.
+		b = &pgx.Batch{}
+		if extendTo.After(h.ExpiresAt) {
+			h.ExpiresAt = extendTo.UTC()
+			b.Queue(`UPDATE holds SET expires_at = $2 WHERE id = $1`, h.ID, h.ExpiresAt)
+			b.Queue(`UPDATE seats SET held_until = $2 WHERE hold_id = $1 AND status = 'HELD'`, h.ID, h.ExpiresAt)
+		}
 		o = booking.NewOrder(h, e.Currency, now)
-		if _, err := tx.Exec(ctx, `
+		b.Queue(`
 			INSERT INTO orders (id, hold_id, event_id, customer_id, status, amount_cents, currency, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			o.ID, o.HoldID, o.EventID, o.CustomerID, string(o.Status), int64(o.Amount), o.Currency, o.CreatedAt); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `
+			o.ID, o.HoldID, o.EventID, o.CustomerID, string(o.Status), int64(o.Amount), o.Currency, o.CreatedAt)
+		b.Queue(`
 			INSERT INTO payments (id, order_id, status, amount_cents, idempotency_key, refund_key)
 			VALUES ($1, $2, $3, $4, $5, $6)`,
 			o.Payment.ID, o.ID, string(o.Payment.Status), int64(o.Payment.Amount), o.Payment.IdempotencyKey, o.Payment.RefundKey)
-		return err
+		return tx.SendBatch(ctx, b).Close()
 	})
 	return o, err
 }
@@ -105,27 +103,38 @@ func (s *Store) ConfirmPayment(ctx context.Context, c booking.PaymentConfirmatio
 		if err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO provider_events (id, order_id, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-			c.ProviderEventID, o.ID, now)
+		// The event recorded, the payment marked (only when the event is
+		// new and the order awaits it), the hold locked and what of it is
+		// still held: one round trip. On the rare path that stops here the
+		// hold's reads are wasted, never wrong.
+		pending := o.Status == booking.OrderPendingPayment
+		b := &pgx.Batch{}
+		var fresh bool
+		b.Queue(`
+			WITH ev AS (
+				INSERT INTO provider_events (id, order_id, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1
+			), pay AS (
+				UPDATE payments SET status = 'succeeded', provider_payment_id = coalesce(provider_payment_id, NULLIF($4, ''))
+				WHERE order_id = $2 AND $5 AND EXISTS (SELECT 1 FROM ev)
+			)
+			SELECT EXISTS (SELECT 1 FROM ev)`,
+			c.ProviderEventID, o.ID, now, c.ProviderPaymentID, pending).QueryRow(func(r pgx.Row) error { return r.Scan(&fresh) })
+		readHold := queueHold(b, o.HoldID, o.CustomerID, pending)
+		var stillHeld int
+		b.Queue(`SELECT count(*) FROM seats WHERE hold_id = $1 AND status = 'HELD'`, o.HoldID).QueryRow(func(r pgx.Row) error {
+			return r.Scan(&stillHeld)
+		})
+		h, err := readHold(tx.SendBatch(ctx, b).Close())
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 || o.Status != booking.OrderPendingPayment {
+		if !fresh || !pending {
 			o, err = loadOrder(ctx, tx, o.ID, "")
-			return err
-		}
-		if _, err := tx.Exec(ctx, `
-			UPDATE payments SET status = 'succeeded', provider_payment_id = coalesce(provider_payment_id, NULLIF($2, ''))
-			WHERE order_id = $1`, o.ID, c.ProviderPaymentID); err != nil {
-			return err
-		}
-		h, err := loadHold(ctx, tx, o.HoldID, o.CustomerID, true)
-		if err != nil {
 			return err
 		}
 		secured := false
 		if c.Amount == o.Amount {
-			if secured, err = s.secure(ctx, tx, &h, c.MaxPerCustomer, now); err != nil {
+			if secured, err = s.secure(ctx, tx, &h, stillHeld, c.MaxPerCustomer, now); err != nil {
 				return err
 			}
 		}
@@ -141,10 +150,7 @@ func (s *Store) ConfirmPayment(ctx context.Context, c booking.PaymentConfirmatio
 			o, err = loadOrder(ctx, tx, o.ID, "")
 			return err
 		}
-		if err := sell(ctx, tx, h, o, now); err != nil {
-			return err
-		}
-		o, err = loadOrder(ctx, tx, o.ID, "")
+		o, err = sell(ctx, tx, h, o, now)
 		return err
 	})
 	return o, err
@@ -157,13 +163,11 @@ func holdRowOf(h booking.Hold) holdRow {
 // secure makes sure the hold's places belong to the order: still held (even
 // past expiry, if nobody took them), or taken again. It runs the re-take in a
 // savepoint so a failed attempt leaves no trace.
-func (s *Store) secure(ctx context.Context, tx pgx.Tx, h *booking.Hold, maxPerCustomer int, now time.Time) (bool, error) {
+// stillHeld is the number of the hold's seats still held, read under the
+// hold's lock.
+func (s *Store) secure(ctx context.Context, tx pgx.Tx, h *booking.Hold, stillHeld, maxPerCustomer int, now time.Time) (bool, error) {
 	if h.Status == booking.HoldActive {
-		var mine int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM seats WHERE hold_id = $1 AND status = 'HELD'`, h.ID).Scan(&mine); err != nil {
-			return false, err
-		}
-		if mine == len(h.Seats) {
+		if stillHeld == len(h.Seats) {
 			return true, nil
 		}
 		if err := endHold(ctx, tx, holdRowOf(*h), booking.HoldExpired); err != nil {
@@ -206,44 +210,39 @@ func (s *Store) retake(ctx context.Context, tx pgx.Tx, h booking.Hold, maxPerCus
 	return err
 }
 
-// sell turns the held places into sold ones with tickets and writes the
-// outbox message, all in the caller's transaction.
-func sell(ctx context.Context, tx pgx.Tx, h booking.Hold, o booking.Order, now time.Time) error {
-	if _, err := tx.Exec(ctx, `
-		UPDATE seats SET status = 'SOLD', hold_id = NULL, held_until = NULL, order_id = $2
-		WHERE hold_id = $1 AND status = 'HELD'`, h.ID, o.ID); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, `
-		UPDATE zone_shards z SET held = z.held - a.quantity, sold = z.sold + a.quantity
-		FROM zone_allocations a
-		WHERE a.hold_id = $1 AND z.event_id = a.event_id AND z.zone_id = a.zone_id AND z.shard = a.shard`, h.ID); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, `UPDATE holds SET status = 'ordered' WHERE id = $1`, h.ID); err != nil {
-		return err
-	}
+// sell turns the held places into sold ones with tickets, writes the outbox
+// message and reads the paid order back, all in the caller's transaction and
+// in one round trip: none of its statements needs another's answer.
+func sell(ctx context.Context, tx pgx.Tx, h booking.Hold, o booking.Order, now time.Time) (booking.Order, error) {
 	o.Seats, o.Zone, o.Quantity = h.Seats, h.Zone, h.Quantity
 	tickets := booking.NewTickets(o)
 	ids := make([]string, len(tickets))
-	rows := make([][]any, len(tickets))
+	seats := make([]*string, len(tickets))
+	zones := make([]*string, len(tickets))
 	for i, t := range tickets {
-		ids[i] = t.ID
-		rows[i] = []any{t.ID, t.OrderID, t.EventID, nullable(t.Seat), nullable(t.Zone)}
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tickets"}, []string{"id", "order_id", "event_id", "seat_id", "zone_id"},
-		pgx.CopyFromRows(rows)); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, `UPDATE orders SET status = 'paid', paid_at = $2 WHERE id = $1`, o.ID, now); err != nil {
-		return err
+		ids[i], seats[i], zones[i] = t.ID, nullable(t.Seat), nullable(t.Zone)
 	}
 	payload, err := json.Marshal(booking.OrderPaidPayload{OrderID: o.ID, EventID: o.EventID, CustomerID: o.CustomerID, TicketIDs: ids})
 	if err != nil {
-		return err
+		return booking.Order{}, err
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO outbox (topic, payload, created_at) VALUES ($1, $2, $3)`, booking.TopicOrderPaid, payload, now)
-	return err
+	b := &pgx.Batch{}
+	b.Queue(`
+		UPDATE seats SET status = 'SOLD', hold_id = NULL, held_until = NULL, order_id = $2
+		WHERE hold_id = $1 AND status = 'HELD'`, h.ID, o.ID)
+	b.Queue(`
+		UPDATE zone_shards z SET held = z.held - a.quantity, sold = z.sold + a.quantity
+		FROM zone_allocations a
+		WHERE a.hold_id = $1 AND z.event_id = a.event_id AND z.zone_id = a.zone_id AND z.shard = a.shard`, h.ID)
+	b.Queue(`UPDATE holds SET status = 'ordered' WHERE id = $1`, h.ID)
+	b.Queue(`
+		INSERT INTO tickets (id, order_id, event_id, seat_id, zone_id)
+		SELECT t.id, $2, $3, t.seat_id, t.zone_id FROM unnest($1::text[], $4::text[], $5::text[]) AS t(id, seat_id, zone_id)`,
+		ids, o.ID, o.EventID, seats, zones)
+	b.Queue(`UPDATE orders SET status = 'paid', paid_at = $2 WHERE id = $1`, o.ID, now)
+	b.Queue(`INSERT INTO outbox (topic, payload, created_at) VALUES ($1, $2, $3)`, booking.TopicOrderPaid, payload, now)
+	read := queueOrder(b, o.ID, "", false)
+	return read(tx.SendBatch(ctx, b).Close())
 }
 
 func nullable(s string) *string {
@@ -357,75 +356,93 @@ func (s *Store) ordersWhere(ctx context.Context, query string, args ...any) ([]b
 	return out, nil
 }
 
+// loadOrderForUpdate locks the order's row and reads it, in the one round
+// trip of loadOrder: the lock is the batch's first statement, so the reads
+// after it see what the previous holder of the lock committed.
 func loadOrderForUpdate(ctx context.Context, tx pgx.Tx, id string) (booking.Order, error) {
-	var locked string
-	err := tx.QueryRow(ctx, `SELECT id FROM orders WHERE id = $1 FOR UPDATE`, id).Scan(&locked)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return booking.Order{}, errOrderNotFound(id)
-	}
-	if err != nil {
-		return booking.Order{}, err
-	}
-	return loadOrder(ctx, tx, id, "")
+	return readOrder(ctx, tx, id, "", true)
 }
 
+// loadOrder reads an order, its hold's seats and its tickets in one round
+// trip: the three statements go in one batch, the seats found through the
+// order's hold rather than after reading it.
 func loadOrder(ctx context.Context, q querier, id, customerID string) (booking.Order, error) {
+	return readOrder(ctx, q, id, customerID, false)
+}
+
+func readOrder(ctx context.Context, q querier, id, customerID string, lock bool) (booking.Order, error) {
+	b := &pgx.Batch{}
+	read := queueOrder(b, id, customerID, lock)
+	return read(q.SendBatch(ctx, b).Close())
+}
+
+// queueOrder queues an order's reads on a batch, after whatever the batch
+// holds already, and returns what turns the batch's outcome into the order.
+func queueOrder(b *pgx.Batch, id, customerID string, lock bool) func(error) (booking.Order, error) {
 	var o booking.Order
 	var providerID, payURL *string
-	err := q.QueryRow(ctx, `
+	if lock {
+		b.Queue(`SELECT id FROM orders WHERE id = $1 FOR UPDATE`, id).QueryRow(func(r pgx.Row) error {
+			var locked string
+			return r.Scan(&locked)
+		})
+	}
+	b.Queue(`
 		SELECT o.id, o.hold_id, o.event_id, o.customer_id, o.status, o.amount_cents, o.currency, o.created_at, o.paid_at,
 		       h.quantity, coalesce(h.zone_id, ''),
 		       p.id, p.provider_payment_id, p.status, p.amount_cents, p.pay_url, p.idempotency_key, p.refund_key
 		FROM orders o JOIN holds h ON h.id = o.hold_id JOIN payments p ON p.order_id = o.id
-		WHERE o.id = $1 AND ($2 = '' OR o.customer_id = $2)`, id, customerID).Scan(
-		&o.ID, &o.HoldID, &o.EventID, &o.CustomerID, (*string)(&o.Status), (*int64)(&o.Amount), &o.Currency, &o.CreatedAt, &o.PaidAt,
-		&o.Quantity, &o.Zone,
-		&o.Payment.ID, &providerID, (*string)(&o.Payment.Status), (*int64)(&o.Payment.Amount), &payURL,
-		&o.Payment.IdempotencyKey, &o.Payment.RefundKey)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return booking.Order{}, errOrderNotFound(id)
-	}
-	if err != nil {
-		return booking.Order{}, err
-	}
-	o.CreatedAt = o.CreatedAt.UTC()
-	if o.PaidAt != nil {
-		t := o.PaidAt.UTC()
-		o.PaidAt = &t
-	}
-	if providerID != nil {
-		o.Payment.ProviderPaymentID = *providerID
-	}
-	if payURL != nil {
-		o.Payment.PayURL = *payURL
-	}
-	rows, err := q.Query(ctx, `SELECT seat_id FROM hold_seats WHERE hold_id = $1 ORDER BY seat_id`, o.HoldID)
-	if err != nil {
-		return booking.Order{}, err
-	}
-	if o.Seats, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-		return booking.Order{}, err
-	}
-	rows, err = q.Query(ctx, `
+		WHERE o.id = $1 AND ($2 = '' OR o.customer_id = $2)`, id, customerID).QueryRow(func(r pgx.Row) error {
+		return r.Scan(
+			&o.ID, &o.HoldID, &o.EventID, &o.CustomerID, (*string)(&o.Status), (*int64)(&o.Amount), &o.Currency, &o.CreatedAt, &o.PaidAt,
+			&o.Quantity, &o.Zone,
+			&o.Payment.ID, &providerID, (*string)(&o.Payment.Status), (*int64)(&o.Payment.Amount), &payURL,
+			&o.Payment.IdempotencyKey, &o.Payment.RefundKey)
+	})
+	b.Queue(`SELECT seat_id FROM hold_seats WHERE hold_id = (SELECT hold_id FROM orders WHERE id = $1) ORDER BY seat_id`, id).Query(func(rows pgx.Rows) error {
+		var err error
+		o.Seats, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	b.Queue(`
 		SELECT t.id, t.order_id, t.event_id, coalesce(t.seat_id, ''), coalesce(t.zone_id, ''), d.code, d.delivered_at
 		FROM tickets t LEFT JOIN deliveries d ON d.ticket_id = t.id
-		WHERE t.order_id = $1 ORDER BY t.seat_id NULLS LAST, t.id`, o.ID)
-	if err != nil {
-		return booking.Order{}, err
-	}
-	o.Tickets, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Ticket, error) {
-		var t booking.Ticket
-		var code *string
-		var at *time.Time
-		if err := r.Scan(&t.ID, &t.OrderID, &t.EventID, &t.Seat, &t.Zone, &code, &at); err != nil {
-			return t, err
-		}
-		if code != nil && at != nil {
-			t.Delivery = &booking.Delivery{TicketID: t.ID, Code: *code, DeliveredAt: at.UTC()}
-		}
-		return t, nil
+		WHERE t.order_id = $1 ORDER BY t.seat_id NULLS LAST, t.id`, id).Query(func(rows pgx.Rows) error {
+		var err error
+		o.Tickets, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Ticket, error) {
+			var t booking.Ticket
+			var code *string
+			var at *time.Time
+			if err := r.Scan(&t.ID, &t.OrderID, &t.EventID, &t.Seat, &t.Zone, &code, &at); err != nil {
+				return t, err
+			}
+			if code != nil && at != nil {
+				t.Delivery = &booking.Delivery{TicketID: t.ID, Code: *code, DeliveredAt: at.UTC()}
+			}
+			return t, nil
+		})
+		return err
 	})
-	return o, err
+	return func(err error) (booking.Order, error) {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return booking.Order{}, errOrderNotFound(id)
+		}
+		if err != nil {
+			return booking.Order{}, err
+		}
+		o.CreatedAt = o.CreatedAt.UTC()
+		if o.PaidAt != nil {
+			t := o.PaidAt.UTC()
+			o.PaidAt = &t
+		}
+		if providerID != nil {
+			o.Payment.ProviderPaymentID = *providerID
+		}
+		if payURL != nil {
+			o.Payment.PayURL = *payURL
+		}
+		return o, nil
+	}
 }
 
 func errOrderNotFound(id string) error {

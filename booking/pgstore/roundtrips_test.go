@@ -85,3 +85,85 @@ func TestHoldRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderRoundTrips counts the round trips of what a shopper does after
+// the hold, once the connection's statements are prepared: the store's part
+// of a checkout (open the order, pin and attach the payment, read the order
+// back), the payment's confirmation, and a read of the order, which the
+// storefront repeats until the tickets arrive.
+func TestOrderRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	rt := &roundTrips{}
+	s, err := pgstore.Open(ctx, pgtest.NewDatabase(t), pgstore.Options{MaxConns: 1, Tracer: rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	e, err := s.CreateEvent(ctx, booking.EventSpec{
+		Name: "Round trips", StartsAt: now.Add(24 * time.Hour), Currency: "EUR",
+		Sections: []booking.SectionSpec{{ID: "A", Rows: 20, SeatsPerRow: 20, Price: 5000}},
+		Zones:    []booking.ZoneSpec{{ID: "FLOOR", Capacity: 1000, Price: 3000}},
+	}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 6
+	var checkout, confirm, read [n]int64
+	for i := range n {
+		req := booking.HoldRequest{EventID: e.ID, CustomerID: fmt.Sprintf("c-%d", i), TTL: 5 * time.Minute, MaxPerCustomer: 8, Section: "A", Quantity: 2}
+		if i%2 == 1 {
+			req.Section, req.Zone = "", "FLOOR"
+		}
+		h, err := s.Hold(ctx, req, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := rt.n.Load()
+		o, err := s.BeginCheckout(ctx, h.ID, h.CustomerID, now.Add(5*time.Minute), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.PinPaymentRequest(ctx, o.ID, []byte(`{"amount":1}`)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AttachPayment(ctx, o.ID, "pay-"+o.ID, "http://127.0.0.1/pay/"+o.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Order(ctx, o.ID, h.CustomerID); err != nil {
+			t.Fatal(err)
+		}
+		checkout[i] = rt.n.Load() - before
+		before = rt.n.Load()
+		paid, err := s.ConfirmPayment(ctx, booking.PaymentConfirmation{ProviderEventID: "ev-" + o.ID, ProviderPaymentID: "pay-" + o.ID, OrderID: o.ID, Amount: o.Amount, MaxPerCustomer: 8}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if paid.Status != booking.OrderPaid || len(paid.Tickets) != 2 {
+			t.Fatalf("confirmed order: %+v", paid)
+		}
+		confirm[i] = rt.n.Load() - before
+		before = rt.n.Load()
+		got, err := s.Order(ctx, o.ID, h.CustomerID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != booking.OrderPaid || len(got.Tickets) != 2 || got.Payment.PayURL == "" || got.Quantity != 2 {
+			t.Fatalf("order read back: %+v", got)
+		}
+		read[i] = rt.n.Load() - before
+	}
+	t.Logf("round trips per checkout %v, per confirmation %v, per order read %v", checkout, confirm, read)
+	for _, c := range []struct {
+		name   string
+		counts [n]int64
+		most   int64
+	}{{"checkout", checkout, 7}, {"confirmation", confirm, 5}, {"order read", read, 1}} {
+		// The last two, one of each kind of hold, have their statements prepared.
+		for _, got := range c.counts[n-2:] {
+			if got > c.most {
+				t.Errorf("%s: %d round trips, want at most %d", c.name, got, c.most)
+			}
+		}
+	}
+}
