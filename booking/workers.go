@@ -68,6 +68,14 @@ func (s *Service) RepublishUndelivered(ctx context.Context, st stream.Stream) (i
 	return n, nil
 }
 
+// DeliveriesRecorder is a store that records an order's deliveries at once,
+// each kept only if the ticket had none, as RecordDelivery does one by one.
+// The delivery consumer is a single loop per process: on a store across the
+// network, one round trip per ticket made it fall behind a busy sale.
+type DeliveriesRecorder interface {
+	RecordDeliveries(ctx context.Context, ds []Delivery) error
+}
+
 // DeliveryGroup is the stream consumer group of the ticket delivery worker.
 const DeliveryGroup = "ticket-delivery"
 
@@ -96,13 +104,20 @@ func (s *Service) deliverTickets(ctx context.Context, m stream.Message) error {
 	if err != nil {
 		return err
 	}
+	var ds []Delivery
 	for _, t := range o.Tickets {
-		if t.Delivery != nil {
-			continue
+		if t.Delivery == nil {
+			ds = append(ds, Delivery{TicketID: t.ID, Code: TicketCode(s.cfg.TicketSecret, t), DeliveredAt: s.cfg.Clock.Now()})
 		}
-		if _, err := s.cfg.Store.RecordDelivery(ctx, Delivery{
-			TicketID: t.ID, Code: TicketCode(s.cfg.TicketSecret, t), DeliveredAt: s.cfg.Clock.Now(),
-		}); err != nil {
+	}
+	if many, ok := s.cfg.Store.(DeliveriesRecorder); ok && len(ds) > 1 {
+		if err := many.RecordDeliveries(ctx, ds); err != nil {
+			return err
+		}
+		ds = nil
+	}
+	for _, d := range ds {
+		if _, err := s.cfg.Store.RecordDelivery(ctx, d); err != nil {
 			return err
 		}
 	}

@@ -65,3 +65,23 @@ func (s *Store) RecordDelivery(ctx context.Context, d booking.Delivery) (bool, e
 	}
 	return tag.RowsAffected() == 1, nil
 }
+
+// RecordDeliveries keeps the first delivery of each ticket, for many
+// tickets in one statement.
+func (s *Store) RecordDeliveries(ctx context.Context, ds []booking.Delivery) error {
+	ids := make([]string, len(ds))
+	codes := make([]string, len(ds))
+	ats := make([]time.Time, len(ds))
+	for i, d := range ds {
+		ids[i], codes[i], ats[i] = d.TicketID, d.Code, d.DeliveredAt
+	}
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO deliveries (ticket_id, code, delivered_at)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[]) ON CONFLICT (ticket_id) DO NOTHING`,
+		ids, codes, ats)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23503" { // foreign key: no such ticket
+		return booking.Errorf(booking.KindNotFound, booking.CodeNotFound, "a ticket of %d does not exist", len(ds))
+	}
+	return classify(err)
+}
