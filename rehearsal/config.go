@@ -24,6 +24,7 @@ type StackConfig struct {
 	FoyerBin, BookingBin string
 	Store                string // memory, redis (a private server) or a loopback redis:// URL
 	DatabaseURL          string // PostgreSQL for the booking service; empty: memory
+	DBMaxConns           int    // the booking service's pool bound on it; 0: its default
 	Rate, Cap            int    // new_users_per_minute, total_active_users
 	Session, Grace       time.Duration
 	HoldTTL              time.Duration // the booking service's hold time
@@ -41,6 +42,8 @@ func (c Config) Validate() error {
 		return errors.New("rehearsal: -workers must be 1 to 10,000")
 	case c.MaxTime <= 0 || c.Arrival < 0 || c.Think < 0:
 		return errors.New("rehearsal: durations must be positive")
+	case c.Stack.DBMaxConns < 0 || c.Stack.DBMaxConns > 1000:
+		return errors.New("rehearsal: -db-max-conns must be 0 to 1000")
 	case c.Jitter < 0 || c.Jitter > 1 || c.Abandon < 0 || c.Late < 0 || c.Abandon+c.Late > 1:
 		return errors.New("rehearsal: -jitter, -abandon and -late are fractions")
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -127,6 +128,9 @@ http://127.0.0.1:%d {
 	}
 	if c.DatabaseURL != "" {
 		args = append(args, "-database-url", c.DatabaseURL)
+		if c.DBMaxConns > 0 {
+			args = append(args, "-db-max-conns", strconv.Itoa(c.DBMaxConns))
+		}
 	}
 	if bookingRedis != "" {
 		args = append(args, "-redis-url", bookingRedis)

@@ -61,28 +61,88 @@ func Open(ctx context.Context, pool *pgxpool.Pool) (*Ledger, error) {
 	return &Ledger{pool: pool}, nil
 }
 
-// Update runs fn in one transaction.
+// Update runs fn in one transaction. Its writes wait and go with the next
+// read, or before COMMIT: nothing in fn needs a write's answer, so a payment
+// created costs one round trip for its reads and one for its writes instead
+// of one for each statement. A write that fails still fails the Update.
 func (l *Ledger) Update(ctx context.Context, fn func(payments.LedgerTx) error) error {
 	return pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
-		return fn(&ledgerTx{ctx: ctx, tx: tx})
+		t := &ledgerTx{ctx: ctx, tx: tx}
+		if err := fn(t); err != nil {
+			return err
+		}
+		return t.flush(nil)
 	})
 }
 
 // ledgerTx carries the context of its Update: LedgerTx methods are called
 // only within it.
 type ledgerTx struct {
-	ctx context.Context
-	tx  pgx.Tx
+	ctx     context.Context
+	tx      pgx.Tx
+	pending []pendingWrite
+}
+
+type pendingWrite struct {
+	sql  string
+	args []any
+}
+
+// flush sends the writes waiting, then the reads queued on b (if any), in
+// one batch.
+func (t *ledgerTx) flush(b *pgx.Batch) error {
+	if len(t.pending) == 0 && b == nil {
+		return nil
+	}
+	all := &pgx.Batch{}
+	for _, w := range t.pending {
+		all.Queue(w.sql, w.args...)
+	}
+	t.pending = t.pending[:0]
+	if b != nil {
+		all.QueuedQueries = append(all.QueuedQueries, b.QueuedQueries...)
+	}
+	return t.tx.SendBatch(t.ctx, all).Close()
+}
+
+func (t *ledgerTx) write(sql string, args ...any) error {
+	t.pending = append(t.pending, pendingWrite{sql: sql, args: args})
+	return nil
+}
+
+// readJSON reads one JSON body into v after the writes waiting.
+func (t *ledgerTx) readJSON(sql, arg string, v any, before ...string) (bool, error) {
+	b := &pgx.Batch{}
+	for _, stmt := range before {
+		b.Queue(stmt, arg)
+	}
+	var body []byte
+	found := true
+	b.Queue(sql, arg).QueryRow(func(r pgx.Row) error {
+		err := r.Scan(&body)
+		if errors.Is(err, pgx.ErrNoRows) {
+			found = false
+			return nil
+		}
+		return err
+	})
+	if err := t.flush(b); err != nil {
+		return false, err
+	}
+	if !found {
+		return false, nil
+	}
+	return true, json.Unmarshal(body, v)
 }
 
 func (t *ledgerTx) Idempotent(key string) (payments.Record, bool, error) {
 	// The lock makes a concurrent first use of the same key wait, then see
-	// this transaction's record.
-	if _, err := t.tx.Exec(t.ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "fakepay:"+key); err != nil {
-		return payments.Record{}, false, err
-	}
+	// this transaction's record: the read is a statement of its own after
+	// the lock (same round trip), so its snapshot is taken once the lock is
+	// held.
 	var r payments.Record
-	ok, err := readJSON(t.ctx, t.tx, `SELECT body FROM fakepay_idempotency WHERE key = $1`, key, &r)
+	ok, err := t.readJSON(`SELECT body FROM fakepay_idempotency WHERE key = $1`, key, &r,
+		`SELECT pg_advisory_xact_lock(hashtextextended('fakepay:' || $1, 0))`)
 	return r, ok, err
 }
 
@@ -91,13 +151,12 @@ func (t *ledgerTx) SaveIdempotent(key string, r payments.Record) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.Exec(t.ctx, `INSERT INTO fakepay_idempotency (key, body) VALUES ($1, $2)`, key, body)
-	return err
+	return t.write(`INSERT INTO fakepay_idempotency (key, body) VALUES ($1, $2)`, key, body)
 }
 
 func (t *ledgerTx) Payment(id string) (payments.Payment, bool, error) {
 	var p payments.Payment
-	ok, err := readJSON(t.ctx, t.tx, `SELECT body FROM fakepay_payments WHERE id = $1 FOR UPDATE`, id, &p)
+	ok, err := t.readJSON(`SELECT body FROM fakepay_payments WHERE id = $1 FOR UPDATE`, id, &p)
 	return p, ok, err
 }
 
@@ -106,17 +165,15 @@ func (t *ledgerTx) SavePayment(p payments.Payment) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.Exec(t.ctx, `
+	return t.write(`
 		INSERT INTO fakepay_payments (id, body) VALUES ($1, $2)
 		ON CONFLICT (id) DO UPDATE SET body = EXCLUDED.body`, p.ID, body)
-	return err
 }
 
 func (t *ledgerTx) Enqueue(d payments.Delivery) error {
-	_, err := t.tx.Exec(t.ctx, `
+	return t.write(`
 		INSERT INTO fakepay_deliveries (id, event_id, body, due, attempts) VALUES ($1, $2, $3, $4, $5)`,
 		d.ID, d.EventID, d.Body, d.Due, d.Attempts)
-	return err
 }
 
 // Payment reads one payment.
