@@ -12,10 +12,11 @@ import (
 )
 
 // BeginCheckout extends an active hold and opens its order and payment, once
-// per hold.
+// per hold, in two round trips: BEGIN and the reads, then the writes and
+// COMMIT.
 func (s *Store) BeginCheckout(ctx context.Context, holdID, customerID string, extendTo, now time.Time) (booking.Order, error) {
 	var o booking.Order
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inBatchTx(ctx, func(tx *batchTx) error {
 		// The hold, locked, and its order if it has one: one round trip.
 		b := &pgx.Batch{}
 		readHold := queueHold(b, holdID, customerID, true)
@@ -28,7 +29,9 @@ func (s *Store) BeginCheckout(ctx context.Context, holdID, customerID string, ex
 			return err
 		}
 		if existing != nil {
-			o, err = loadOrder(ctx, tx, *existing, "")
+			b = &pgx.Batch{}
+			read := queueOrder(b, *existing, "", false)
+			o, err = read(tx.commit(ctx, b))
 			return err
 		}
 		if err := booking.CheckoutAllowed(h, now); err != nil {
@@ -54,7 +57,7 @@ func (s *Store) BeginCheckout(ctx context.Context, holdID, customerID string, ex
 			INSERT INTO payments (id, order_id, status, amount_cents, idempotency_key, refund_key)
 			VALUES ($1, $2, $3, $4, $5, $6)`,
 			o.Payment.ID, o.ID, string(o.Payment.Status), int64(o.Payment.Amount), o.Payment.IdempotencyKey, o.Payment.RefundKey)
-		return tx.SendBatch(ctx, b).Close()
+		return tx.commit(ctx, b)
 	})
 	return o, err
 }
@@ -94,6 +97,69 @@ func (s *Store) AttachPayment(ctx context.Context, orderID, providerPaymentID, p
 // and an outbox message in one transaction, or refund_pending when the
 // places are gone.
 func (s *Store) ConfirmPayment(ctx context.Context, c booking.PaymentConfirmation, now time.Time) (booking.Order, error) {
+	o, err := s.confirmQuick(ctx, c, now)
+	if !errors.Is(err, errCareful) {
+		return o, err
+	}
+	return s.confirmCareful(ctx, c, now)
+}
+
+// confirmQuick is the usual confirmation, in three round trips: a new event
+// for an order awaiting its payment of the right amount, whose hold still
+// has every place. Anything else it rolls back and answers errCareful, and
+// confirmCareful, which handles every case, starts again.
+func (s *Store) confirmQuick(ctx context.Context, c booking.PaymentConfirmation, now time.Time) (booking.Order, error) {
+	var o booking.Order
+	err := s.inBatchTx(ctx, func(tx *batchTx) error {
+		b := &pgx.Batch{}
+		read := queueOrder(b, c.OrderID, "", true)
+		var err error
+		if o, err = read(tx.SendBatch(ctx, b).Close()); err != nil {
+			return err
+		}
+		if o.Status != booking.OrderPendingPayment || c.Amount != o.Amount {
+			return errCareful
+		}
+		b = &pgx.Batch{}
+		var fresh bool
+		b.Queue(recordConfirmation, c.ProviderEventID, o.ID, now, c.ProviderPaymentID, true).QueryRow(func(r pgx.Row) error { return r.Scan(&fresh) })
+		readHold := queueHold(b, o.HoldID, o.CustomerID, true)
+		var stillHeld int
+		b.Queue(countStillHeld, o.HoldID).QueryRow(func(r pgx.Row) error { return r.Scan(&stillHeld) })
+		h, err := readHold(tx.SendBatch(ctx, b).Close())
+		if err != nil {
+			return err
+		}
+		if !fresh || h.Status != booking.HoldActive || stillHeld != len(h.Seats) {
+			return errCareful
+		}
+		b, read, err = sellBatch(h, o, now)
+		if err != nil {
+			return err
+		}
+		o, err = read(tx.commit(ctx, b))
+		return err
+	})
+	return o, err
+}
+
+// recordConfirmation records a provider event and, when it is new and the
+// order awaits it ($5), marks the payment succeeded. It answers whether the
+// event was new.
+const recordConfirmation = `
+	WITH ev AS (
+		INSERT INTO provider_events (id, order_id, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1
+	), pay AS (
+		UPDATE payments SET status = 'succeeded', provider_payment_id = coalesce(provider_payment_id, NULLIF($4, ''))
+		WHERE order_id = $2 AND $5 AND EXISTS (SELECT 1 FROM ev)
+	)
+	SELECT EXISTS (SELECT 1 FROM ev)`
+
+const countStillHeld = `SELECT count(*) FROM seats WHERE hold_id = $1 AND status = 'HELD'`
+
+// confirmCareful applies any confirmation: late, repeated, of another
+// amount, or for a hold that lost places, which it takes again if it can.
+func (s *Store) confirmCareful(ctx context.Context, c booking.PaymentConfirmation, now time.Time) (booking.Order, error) {
 	var o booking.Order
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
@@ -110,20 +176,10 @@ func (s *Store) ConfirmPayment(ctx context.Context, c booking.PaymentConfirmatio
 		pending := o.Status == booking.OrderPendingPayment
 		b := &pgx.Batch{}
 		var fresh bool
-		b.Queue(`
-			WITH ev AS (
-				INSERT INTO provider_events (id, order_id, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1
-			), pay AS (
-				UPDATE payments SET status = 'succeeded', provider_payment_id = coalesce(provider_payment_id, NULLIF($4, ''))
-				WHERE order_id = $2 AND $5 AND EXISTS (SELECT 1 FROM ev)
-			)
-			SELECT EXISTS (SELECT 1 FROM ev)`,
-			c.ProviderEventID, o.ID, now, c.ProviderPaymentID, pending).QueryRow(func(r pgx.Row) error { return r.Scan(&fresh) })
+		b.Queue(recordConfirmation, c.ProviderEventID, o.ID, now, c.ProviderPaymentID, pending).QueryRow(func(r pgx.Row) error { return r.Scan(&fresh) })
 		readHold := queueHold(b, o.HoldID, o.CustomerID, pending)
 		var stillHeld int
-		b.Queue(`SELECT count(*) FROM seats WHERE hold_id = $1 AND status = 'HELD'`, o.HoldID).QueryRow(func(r pgx.Row) error {
-			return r.Scan(&stillHeld)
-		})
+		b.Queue(countStillHeld, o.HoldID).QueryRow(func(r pgx.Row) error { return r.Scan(&stillHeld) })
 		h, err := readHold(tx.SendBatch(ctx, b).Close())
 		if err != nil {
 			return err
@@ -150,7 +206,11 @@ func (s *Store) ConfirmPayment(ctx context.Context, c booking.PaymentConfirmatio
 			o, err = loadOrder(ctx, tx, o.ID, "")
 			return err
 		}
-		o, err = sell(ctx, tx, h, o, now)
+		b, read, err := sellBatch(h, o, now)
+		if err != nil {
+			return err
+		}
+		o, err = read(tx.SendBatch(ctx, b).Close())
 		return err
 	})
 	return o, err
@@ -210,10 +270,11 @@ func (s *Store) retake(ctx context.Context, tx pgx.Tx, h booking.Hold, maxPerCus
 	return err
 }
 
-// sell turns the held places into sold ones with tickets, writes the outbox
-// message and reads the paid order back, all in the caller's transaction and
-// in one round trip: none of its statements needs another's answer.
-func sell(ctx context.Context, tx pgx.Tx, h booking.Hold, o booking.Order, now time.Time) (booking.Order, error) {
+// sellBatch is the batch that turns the held places into sold ones with
+// tickets, writes the outbox message and reads the paid order back, in the
+// caller's transaction and one round trip: none of its statements needs
+// another's answer. read turns the batch's outcome into the order.
+func sellBatch(h booking.Hold, o booking.Order, now time.Time) (b *pgx.Batch, read func(error) (booking.Order, error), err error) {
 	o.Seats, o.Zone, o.Quantity = h.Seats, h.Zone, h.Quantity
 	tickets := booking.NewTickets(o)
 	ids := make([]string, len(tickets))
@@ -224,9 +285,9 @@ func sell(ctx context.Context, tx pgx.Tx, h booking.Hold, o booking.Order, now t
 	}
 	payload, err := json.Marshal(booking.OrderPaidPayload{OrderID: o.ID, EventID: o.EventID, CustomerID: o.CustomerID, TicketIDs: ids})
 	if err != nil {
-		return booking.Order{}, err
+		return nil, nil, err
 	}
-	b := &pgx.Batch{}
+	b = &pgx.Batch{}
 	b.Queue(`
 		UPDATE seats SET status = 'SOLD', hold_id = NULL, held_until = NULL, order_id = $2
 		WHERE hold_id = $1 AND status = 'HELD'`, h.ID, o.ID)
@@ -241,8 +302,7 @@ func sell(ctx context.Context, tx pgx.Tx, h booking.Hold, o booking.Order, now t
 		ids, o.ID, o.EventID, seats, zones)
 	b.Queue(`UPDATE orders SET status = 'paid', paid_at = $2 WHERE id = $1`, o.ID, now)
 	b.Queue(`INSERT INTO outbox (topic, payload, created_at) VALUES ($1, $2, $3)`, booking.TopicOrderPaid, payload, now)
-	read := queueOrder(b, o.ID, "", false)
-	return read(tx.SendBatch(ctx, b).Close())
+	return b, queueOrder(b, o.ID, "", false), nil
 }
 
 func nullable(s string) *string {

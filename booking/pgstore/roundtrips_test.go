@@ -186,7 +186,7 @@ func TestOrderRoundTrips(t *testing.T) {
 		name   string
 		counts [n]int64
 		most   int64
-	}{{"checkout", checkout, 7}, {"confirmation", confirm, 5}, {"order read", read, 1}} {
+	}{{"checkout", checkout, 5}, {"confirmation", confirm, 3}, {"order read", read, 1}} {
 		// The last two, one of each kind of hold, have their statements prepared.
 		for _, got := range c.counts[n-2:] {
 			if got > c.most {
