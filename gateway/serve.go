@@ -28,7 +28,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	stripWaitingRoomHeaders(r.Header)
 	a, err := h.admit(w, r)
 	if err != nil {
-		return h.unavailable(w, r, err)
+		return h.refuse(w, r, err)
 	}
 	if a.token != "" {
 		return h.forward(w, r, next, a.token, a.pass)
@@ -124,12 +124,17 @@ func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
 
 // visit polls the visitor's place if they hold a good ticket, and joins them
 // otherwise. A ticket that is malformed, forged, another room's or expired makes
-// a new visitor; it is never an error.
+// a new visitor; it is never an error. A newcomer from an address over the
+// room's join_limit is refused before anything is made (the limit is weighed
+// here only: polls and admitted requests never reach it).
 func (h *Handler) visit(r *http.Request, ticket string) (waitingroom.Visit, error) {
 	if ticket != "" {
 		if t, err := h.room.OpenTicket(ticket); err == nil {
 			return h.room.Poll(r.Context(), t)
 		}
+	}
+	if err := h.room.AllowJoin(clientAddr(r)); err != nil {
+		return waitingroom.Visit{}, err
 	}
 	return h.room.Join(r.Context())
 }
