@@ -225,6 +225,11 @@ func TestAdminPatchBadBodies(t *testing.T) {
 		{"end before start", `{"event_start": "2026-06-02T10:00:00Z", "event_end": "2026-06-02T09:00:00Z"}`, "invalid_setting", "event_end"},
 		{"pre-queue without start", `{"prequeue_start": "2026-06-02T10:00:00Z"}`, "invalid_setting", "prequeue_start"},
 		{"long title", `{"title": "` + strings.Repeat("x", 201) + `"}`, "invalid_setting", "title"},
+		{"join limit as number", `{"join_limit": 20}`, "invalid_setting", `join_limit: must be a string such as "20/m burst 40"`},
+		{"join limit in words", `{"join_limit": "20 a minute"}`, "invalid_setting", "join_limit"},
+		{"join limit null", `{"join_limit": null}`, "invalid_setting", "join_limit"},
+		{"join limit too high", `{"join_limit": "2000000/m"}`, "invalid_setting", "join_limit"},
+		{"join limit, period too long", `{"join_limit": "1/48h"}`, "invalid_setting", "join_limit"},
 		{"oversized", `{"title": "` + strings.Repeat("x", maxPatchBody) + `"}`, "body_too_large", "KiB"},
 	}
 	e := newAdminEnv(t, nil)

@@ -346,3 +346,36 @@ func TestCaddyJoinLimitTrustedProxies(t *testing.T) {
 		t.Errorf("an untrusted peer forging X-Forwarded-For made %d places, want 3", places)
 	}
 }
+
+// TestCaddyJoinLimitAtRuntime: an operator turns join_limit on in the middle
+// of a flood through the admin API, and off again; the admin view shows it.
+func TestCaddyJoinLimitAtRuntime(t *testing.T) {
+	useTestClock(t)
+	newCaddy(t, caddyConfig(t.TempDir(), `
+	http://localhost:9080 {
+		waiting_room {
+			room runtime-limit
+			queue_all
+		}
+		respond "origin"
+	}`))
+	bot := newPeer(t, "127.0.0.5")
+	if got := bot.flood(base+"/", 50, 4); got.places != 50 {
+		t.Fatalf("no limit yet: %+v, want 50 places", got)
+	}
+	if code, body := adminCall(t, http.MethodPatch, "/waiting-room/runtime-limit", `{"join_limit": "1/h burst 2"}`); code != http.StatusOK {
+		t.Fatalf("PATCH: %d %s", code, body)
+	}
+	if _, body := adminCall(t, http.MethodGet, "/waiting-room/runtime-limit", ""); !strings.Contains(body, `"join_limit":"1/h burst 2"`) {
+		t.Fatalf("admin view: %s, want the limit shown", body)
+	}
+	if got := bot.flood(base+"/", 50, 4); got.places != 2 || got.refused != 48 {
+		t.Fatalf("limited at runtime: %+v, want 2 places", got)
+	}
+	if code, body := adminCall(t, http.MethodPatch, "/waiting-room/runtime-limit", `{"join_limit": "off"}`); code != http.StatusOK {
+		t.Fatalf("PATCH off: %d %s", code, body)
+	}
+	if got := bot.flood(base+"/", 20, 4); got.places != 20 {
+		t.Fatalf("limit turned off: %+v, want 20 places", got)
+	}
+}
