@@ -110,3 +110,26 @@ func TestAllowJoin(t *testing.T) {
 		t.Errorf("tracked %d addresses, want 2 (two /64s)", r.TrackedClients())
 	}
 }
+
+// TestAllowJoinMemoryBound: three times as many addresses as the room keeps
+// leave it keeping MaxTrackedClients, and the one address that keeps
+// knocking stays refused throughout.
+func TestAllowJoinMemoryBound(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("bounded", waitingroom.Settings{JoinLimit: waitingroom.JoinLimit{N: 1, Per: time.Hour}})
+	abuser := netip.MustParseAddr("198.51.100.1")
+	if err := r.AllowJoin(abuser); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 * waitingroom.MaxTrackedClients {
+		var b [16]byte
+		b[0], b[1], b[4], b[5], b[6] = 0x20, 0x01, byte(i>>16), byte(i>>8), byte(i)
+		_ = r.AllowJoin(netip.AddrFrom16(b))
+		if i%64 == 0 && r.AllowJoin(abuser) == nil {
+			t.Fatalf("the abuser was forgotten after %d other addresses", i)
+		}
+	}
+	if n := r.TrackedClients(); n != waitingroom.MaxTrackedClients {
+		t.Fatalf("the room keeps %d addresses, want its bound %d", n, waitingroom.MaxTrackedClients)
+	}
+}
