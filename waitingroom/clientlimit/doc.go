@@ -7,8 +7,9 @@
 // usually given) has a token bucket from golang.org/x/time/rate. The table
 // holds at most a fixed number of them, spread over shards that each keep
 // their own least-recently-used order: when a shard is full, the address
-// seen longest ago is forgotten, and comes back with a full bucket. An
-// address that keeps calling is never the one forgotten.
+// seen longest ago in it is forgotten, and comes back with a full bucket. An
+// address that keeps calling stays, unless a shard's worth of others land in
+// its shard between two of its calls.
 //
 // It must stay free of HTTP and of any notion of rooms: the caller says
 // which address asked and when, and what the limit is.
