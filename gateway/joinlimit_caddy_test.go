@@ -139,15 +139,25 @@ func uniqueRoom(t *testing.T, name string) string {
 	return name + "-" + hex.EncodeToString(b[:])
 }
 
-// joinLimitStores are the stores the attack is run against.
-func joinLimitStores(t *testing.T) map[string]string {
-	return map[string]string{"memory": "store memory", "redis": "store redis " + redisURLFor(t)}
-}
-
-// redisURLFor is the shared Redis, or a skip (a failure under CI) without one.
-func redisURLFor(t *testing.T) string {
-	redistest.Shared(t)
-	return redistest.SharedURL()
+// storeLineFor is the Caddyfile line of a store the attack is run against.
+// On the shared Redis (a skip without one, a failure under CI) the rooms'
+// keys are deleted when the test ends.
+func storeLineFor(t *testing.T, store string, rooms ...string) string {
+	if store == "memory" {
+		return "store memory"
+	}
+	c := redistest.Shared(t)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for _, room := range rooms {
+			iter := c.Scan(ctx, 0, "foyer:{"+room+"}:*", 1000).Iterator()
+			for iter.Next(ctx) {
+				c.Del(ctx, iter.Val())
+			}
+		}
+	})
+	return "store redis " + redistest.SharedURL()
 }
 
 // TestCaddyJoinFlood: one cookieless client against a real Caddy with the
@@ -161,8 +171,8 @@ func TestCaddyJoinFlood(t *testing.T) {
 	for _, store := range []string{"memory", "redis"} {
 		t.Run(store, func(t *testing.T) {
 			clock := useTestClock(t)
-			storeLine := joinLimitStores(t)[store]
 			open, limited := uniqueRoom(t, "flood-open"), uniqueRoom(t, "flood-limited")
+			storeLine := storeLineFor(t, store, open, limited)
 			newCaddy(t, caddyConfig(t.TempDir(), fmt.Sprintf(`
 			http://localhost:9080 {
 				handle /open/* {
