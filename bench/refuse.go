@@ -16,14 +16,14 @@ const refusalBody = `{"error":"join_limited","message":"Too many new places from
 // only request an abusive client sends, against Caddy's respond answering
 // the same 429 with as many bytes. The load comes from one address, which
 // had its one place before the rounds began.
-func Refuse(c Options) error {
+func Refuse(c Options) (Ratio, error) {
 	respondPort, err := serverproc.FreePort()
 	if err != nil {
-		return err
+		return Ratio{}, err
 	}
 	roomPort, err := serverproc.FreePort()
 	if err != nil {
-		return err
+		return Ratio{}, err
 	}
 	cfg := fmt.Sprintf(`{
 	admin off
@@ -49,12 +49,12 @@ http://127.0.0.1:%d {
 	room := fmt.Sprintf("http://127.0.0.1:%d/events/42", roomPort)
 	proc, err := serverproc.StartFoyer(c.Foyer, cfg, respond)
 	if err != nil {
-		return err
+		return Ratio{}, err
 	}
 	defer proc.Stop()
 	// The address's one place.
 	if _, err := joinFans(room, 1); err != nil {
-		return err
+		return Ratio{}, err
 	}
 	refused := func(resp *http.Response) error {
 		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
