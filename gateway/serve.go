@@ -124,12 +124,17 @@ func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
 
 // visit polls the visitor's place if they hold a good ticket, and joins them
 // otherwise. A ticket that is malformed, forged, another room's or expired makes
-// a new visitor; it is never an error.
+// a new visitor; it is never an error. While the room asks newcomers for a
+// proof of work, a new visitor is given the puzzle instead of a place, and
+// joins by answering it (serveJoin).
 func (h *Handler) visit(r *http.Request, ticket string) (waitingroom.Visit, error) {
 	if ticket != "" {
 		if t, err := h.room.OpenTicket(ticket); err == nil {
 			return h.room.Poll(r.Context(), t)
 		}
+	}
+	if st, ok := h.room.NewChallenge(clientAddr(r)); ok {
+		return waitingroom.Visit{Status: st}, nil
 	}
 	return h.room.Join(r.Context())
 }

@@ -27,6 +27,8 @@ func sampleValue(s caddyfileSetting) string {
 			return "2026-12-01T10:00:00Z"
 		case waitingroom.KindChoice:
 			return s.room.Choices[len(s.room.Choices)-1]
+		case waitingroom.KindPhrase:
+			return "pow 20"
 		}
 		return "x"
 	}

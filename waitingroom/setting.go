@@ -20,6 +20,9 @@ const (
 	KindBool                 // on or off; a bare flag in the Caddyfile
 	KindDuration             // Go duration syntax: "90s", "10m"
 	KindTime                 // RFC 3339; empty for none
+	// KindPhrase is a few words with a grammar of their own ("pow 20"): the
+	// Caddyfile line's arguments, one string in JSON; see ParseText.
+	KindPhrase
 )
 
 // SettingDef describes one room setting. The table of them is settingDefs.
@@ -93,6 +96,8 @@ func init() {
 			d.kind = KindDuration
 		case *time.Time:
 			d.kind = KindTime
+		case *Challenge:
+			d.kind = KindPhrase
 		default:
 			panic(fmt.Sprintf("waitingroom: setting %s has a field of unsupported type %T", d.Name, d.field(&s)))
 		}
@@ -125,6 +130,8 @@ func (d *SettingDef) Get(s Settings) any {
 	case *time.Duration:
 		return *p
 	case *time.Time:
+		return *p
+	case *Challenge:
 		return *p
 	}
 	return nil
@@ -161,8 +168,33 @@ func (d *SettingDef) Set(s *Settings, v any) bool {
 		x, ok := v.(time.Time)
 		*p = x
 		return ok
+	case *Challenge:
+		if x, ok := v.(string); ok { // as the configuration writes it
+			c, err := ParseChallenge(x)
+			*p = c
+			return err == nil
+		}
+		x, ok := v.(Challenge)
+		*p = x
+		return ok
 	}
 	return false
+}
+
+// ParseText sets a phrase setting (KindPhrase) from its words, as the
+// Caddyfile and JSON write them, and says what is wrong with them if they do
+// not parse.
+func (d *SettingDef) ParseText(s *Settings, text string) error {
+	p, ok := d.field(s).(*Challenge)
+	if !ok {
+		return settingErr(d.Name, "is not a phrase setting")
+	}
+	c, err := ParseChallenge(text)
+	if err != nil {
+		return settingErr(d.Name, "%v", err)
+	}
+	*p = c
+	return nil
 }
 
 // copyField sets the setting in dst to its value in src.
@@ -180,6 +212,8 @@ func (d *SettingDef) copyField(dst, src *Settings) {
 		*p = *d.field(src).(*time.Duration)
 	case *time.Time:
 		*p = *d.field(src).(*time.Time)
+	case *Challenge:
+		*p = *d.field(src).(*Challenge)
 	}
 }
 
@@ -201,6 +235,8 @@ func (d *SettingDef) isZero(s *Settings) bool {
 		return *p == 0
 	case *time.Time:
 		return p.IsZero()
+	case *Challenge:
+		return !p.On()
 	}
 	return true
 }
@@ -226,6 +262,8 @@ func (d *SettingDef) check(s *Settings) error {
 		if !d.chosen(string(*p)) {
 			return settingErr(d.Name, "must be %s, got %q", d.ChoiceList(), *p)
 		}
+	case *Challenge:
+		return p.check(d.Name)
 	}
 	return nil
 }
@@ -255,6 +293,8 @@ func (d *SettingDef) Limits() string {
 	switch {
 	case d.Max > 0 && d.kind == KindDuration:
 		parts = append(parts, ShortDuration(time.Duration(d.Min))+"–"+ShortDuration(time.Duration(d.Max)))
+	case d.Max > 0 && d.kind == KindPhrase:
+		parts = append(parts, fmt.Sprintf("`<bits>` %d–%d", d.Min, d.Max))
 	case d.Max > 0:
 		parts = append(parts, groupThousands(d.Min)+"–"+groupThousands(d.Max))
 	case d.MaxLen > 0:

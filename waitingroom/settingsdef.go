@@ -1,6 +1,9 @@
 package waitingroom
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // settingDefs describes every room setting once: its public name, what it
 // takes, its default and limits, whether an admin may change it while the room
@@ -78,6 +81,13 @@ var settingDefs = []*SettingDef{
 		Default: DefaultTicketLifetime, Min: int64(time.Minute), Max: int64(7 * 24 * time.Hour),
 		Doc:   "a ticket not seen for this long is void",
 		field: func(s *Settings) any { return &s.TicketLifetime },
+	},
+	{
+		Name: "challenge", Arg: "pow [<bits>] | off", Runtime: true, DefaultDoc: "off",
+		Min: MinPoWBits, Max: MaxPoWBits,
+		Doc: "newcomers solve a proof of work before a place is made: a SHA-256 hash with `<bits>` leading " +
+			"zero bits (default " + strconv.Itoa(DefaultPoWBits) + "); see [Bots and abuse](#bots-and-abuse)",
+		field: func(s *Settings) any { return &s.Challenge },
 	},
 	{
 		Name: "paused", Runtime: true, RuntimeOnly: true,

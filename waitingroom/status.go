@@ -16,6 +16,9 @@ const (
 	StateSoldOut  State = "sold_out"
 	StateClosed   State = "closed"
 	StatePaused   State = "paused"
+	// StateChallenge: a newcomer must solve Status.Challenge before a place
+	// is made for them (see pow.go).
+	StateChallenge State = "challenge"
 )
 
 // Status is the answer to "where am I?", served as JSON and rendered on the page.
@@ -50,6 +53,8 @@ type Status struct {
 	// Reconnecting is set while the room cannot reach its store: the visitor
 	// keeps their place, but nobody is admitted until it is back.
 	Reconnecting bool `json:"reconnecting,omitempty"`
+	// Challenge is the puzzle to solve, in the challenge state.
+	Challenge *ChallengeOffer `json:"challenge,omitempty"`
 }
 
 // Refresh bounds. The longest interval stays well inside the admission grace so
