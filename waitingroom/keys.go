@@ -22,6 +22,7 @@ type SigningKey struct {
 	kid       string
 	ticketKey []byte
 	seedKey   []byte    // keys the MAC of proof-of-work seeds
+	seedMACs  sync.Pool // of keyed HMAC-SHA256 states for seeds
 	macs      sync.Pool // of keyed HMAC-SHA256 states for tickets
 }
 
