@@ -85,3 +85,33 @@ func TestChallengePageForBrowsers(t *testing.T) {
 		t.Errorf("worker: %d %s", rec.Code, rec.Header().Get("Content-Type"))
 	}
 }
+
+// TestSpentTicketSolvesAgain: a fan whose session ended holds a spent ticket;
+// coming back would make a new place, so in a room asking for a proof of
+// work they solve one first. Copies of that ticket mint nothing.
+func TestSpentTicketSolvesAgain(t *testing.T) {
+	h := testHandler(t, Handler{Settings: waitingroom.Settings{Challenge: waitingroom.Challenge{PoWBits: 8}}}, nil)
+	st, _ := h.room.NewChallenge("192.0.2.1")
+	vis, err := h.room.JoinWithAnswer(context.Background(), "192.0.2.1", st.Challenge.Seed, contractFind(t, st.Challenge.Seed, func(z int) bool { return z >= 8 }))
+	if err != nil || vis.Pass == "" {
+		t.Fatalf("first join: %+v %v", vis.Status, err)
+	}
+	// The fan's page claims; the origin ends the session.
+	vis.Ticket.Claimed = true
+	ticket := &http.Cookie{Name: "foyer_ticket", Value: h.room.SealTicket(vis.Ticket)}
+	if err := h.room.Revoke(context.Background(), vis.Admission); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		req := get("/events/1", ticket)
+		req.Header.Set("Accept", "application/json")
+		rec := serve(h, &origin{}, req)
+		var got waitingroom.Status
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || got.State != waitingroom.StateChallenge {
+			t.Fatalf("spent ticket: %d %s, want a challenge", rec.Code, rec.Body)
+		}
+	}
+	if n := h.room.Stats().Joins.Load(); n != 1 {
+		t.Fatalf("%d places, want the first only", n)
+	}
+}

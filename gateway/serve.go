@@ -126,10 +126,13 @@ func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
 // otherwise. A ticket that is malformed, forged, another room's or expired makes
 // a new visitor; it is never an error. While the room asks newcomers for a
 // proof of work, a new visitor is given the puzzle instead of a place, and
-// joins by answering it (serveJoin).
+// joins by answering it (serveJoin). So is the holder of a spent ticket (their
+// session ended): they would get a new place, and copies of one spent ticket
+// must not mint places for free.
 func (h *Handler) visit(r *http.Request, ticket string) (waitingroom.Visit, error) {
 	if ticket != "" {
-		if t, err := h.room.OpenTicket(ticket); err == nil {
+		t, err := h.room.OpenTicket(ticket)
+		if err == nil && (!t.Claimed || !h.room.Settings().Challenge.On()) {
 			return h.room.Poll(r.Context(), t)
 		}
 	}
