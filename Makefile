@@ -44,6 +44,7 @@ bench: build services
 	$(BIN)/onsale bench poll
 	$(BIN)/onsale bench join
 	$(BIN)/onsale bench join -store redis://127.0.0.1:6379
+	$(BIN)/onsale bench challenge
 	$(BIN)/onsale bench redis
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./waitingroom/... ./gateway/
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./booking/pgstore/

@@ -31,6 +31,8 @@ func main() {
 		err = benchPoll(os.Args[3:])
 	case "join":
 		err = benchJoin(os.Args[3:])
+	case "challenge":
+		err = benchChallenge(os.Args[3:])
 	case "redis":
 		err = benchRedis(os.Args[3:])
 	default:
@@ -44,7 +46,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage: onsale rehearsal [flags]
-       onsale bench proxy|poll|join|redis [flags]
+       onsale bench proxy|poll|join|challenge|redis [flags]
 
   rehearsal  a whole on-sale on this machine: the booking service and Foyer
              on loopback, a crowd of simulated fans, and a verdict (sold out,
@@ -54,6 +56,7 @@ func usage() {
           Caddy reverse_proxy to the same upstream, in one run
   poll    status polls of fans in line, against Caddy respond
   join    newcomers joining the line, against Caddy respond
+  challenge  newcomers handed a proof-of-work seed, against Caddy respond
   redis   Redis commands per join, per status poll and per admitted request,
           on a private redis-server
 
@@ -95,6 +98,13 @@ func benchJoin(args []string) error {
 	store := fs.String("store", "", "Redis URL of the room's store (default: memory)")
 	_ = fs.Parse(args)
 	return bench.Join(*c, *store)
+}
+
+func benchChallenge(args []string) error {
+	fs := flag.NewFlagSet("bench challenge", flag.ExitOnError)
+	c := commonFlags(fs)
+	_ = fs.Parse(args)
+	return bench.Challenge(*c)
 }
 
 func benchRedis(args []string) error {
