@@ -17,3 +17,12 @@ const WaitingPage = "waiting/page.html"
 //
 //go:embed waiting/pow-worker.js
 var PoWWorker []byte
+
+// Fairness holds the page of a room's fairness report, an html/template
+// rendered by the gateway once the sale is over.
+//
+//go:embed fairness/fairness.html
+var Fairness embed.FS
+
+// FairnessPage is the path of the fairness report template inside Fairness.
+const FairnessPage = "fairness/fairness.html"
