@@ -86,7 +86,8 @@ var settingDefs = []*SettingDef{
 		Name: "challenge", Arg: "pow [<bits>] | off", Runtime: true, DefaultDoc: "off",
 		Min: MinPoWBits, Max: MaxPoWBits,
 		Doc: "newcomers solve a proof of work before a place is made: a SHA-256 hash with `<bits>` leading " +
-			"zero bits (default " + strconv.Itoa(DefaultPoWBits) + "); see [Bots and abuse](#bots-and-abuse)",
+			"zero bits (default " + strconv.Itoa(DefaultPoWBits) + "); JSON and the admin API: `\"pow 20\"` or `\"off\"`; " +
+			"see [Bots and abuse](#bots-and-abuse)",
 		field: func(s *Settings) any { return &s.Challenge },
 	},
 	{
