@@ -13,15 +13,15 @@ import (
 // Challenge measures handing newcomers a proof-of-work seed (challenge pow,
 // the default bits) against `respond`: what a room asking for proof of work
 // pays per newcomer before any answer, with nothing stored.
-func Challenge(c Options) error {
+func Challenge(c Options) (Ratio, error) {
 	site, err := startRoomSite(c.Foyer, "", "challenge pow")
 	if err != nil {
-		return err
+		return Ratio{}, err
 	}
 	defer site.proc.Stop()
 	status := site.room + "/_waiting-room/status"
 	if err := expectChallenge(status); err != nil {
-		return err
+		return Ratio{}, err
 	}
 	fmt.Printf("challenge vs respond: %d conns, %d rounds of %.0fs\n", c.Conns, c.Rounds, c.RoundSecs)
 	return compare(c,
