@@ -190,7 +190,11 @@ func powConfig(storage, room, store string) string {
 		respond "origin"
 	}`, room, store))
 	// Caddy's client IP honours X-Forwarded-For from trusted proxies only.
-	return strings.Replace(cfg, "grace_period 1ns", "grace_period 1ns\n\t\tservers {\n\t\t\ttrusted_proxies static 127.0.0.2/32\n\t\t}", 1)
+	const anchor = "grace_period 1ns"
+	if !strings.Contains(cfg, anchor) {
+		panic("caddyConfig's global options changed: place trusted_proxies anew")
+	}
+	return strings.Replace(cfg, anchor, anchor+"\n\t\tservers {\n\t\t\ttrusted_proxies static 127.0.0.2/32\n\t\t}", 1)
 }
 
 func TestPoWContractMemoryStore(t *testing.T) {
