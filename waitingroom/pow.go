@@ -109,7 +109,8 @@ func (r *Room) NewChallenge(client string) (Status, bool) {
 // JoinWithAnswer checks a newcomer's answer to a seed and, when it is right
 // and the seed was not answered on this node before, joins them as Join does.
 // A refused answer is one of the Err* above and makes no place; checking it
-// costs at most two HMACs and one SHA-256, and no store call.
+// costs an HMAC per key of the room at most (one, unless a rotation is under
+// way) and one SHA-256, and no store call.
 func (r *Room) JoinWithAnswer(ctx context.Context, client, seed, nonce string) (Visit, error) {
 	now := r.now()
 	id, err := r.checkAnswer(clientKey(client), seed, nonce, now)
