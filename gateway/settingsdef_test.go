@@ -170,7 +170,8 @@ func TestPatchKnowsEverySetting(t *testing.T) {
 		}
 		s, _ := lookupCaddyfileSetting(d.Name)
 		raw := map[waitingroom.Kind]string{waitingroom.KindInt: "7", waitingroom.KindBool: "true",
-			waitingroom.KindDuration: `"7m"`, waitingroom.KindString: `"x"`, waitingroom.KindTime: `""`}[d.Kind()]
+			waitingroom.KindDuration: `"7m"`, waitingroom.KindString: `"x"`, waitingroom.KindTime: `""`,
+			waitingroom.KindPhrase: `"pow 20"`}[d.Kind()]
 		if d.Kind() == waitingroom.KindChoice {
 			raw = `"` + sampleValue(s) + `"`
 		}
