@@ -76,17 +76,15 @@ func (h *Handler) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	return h.writeStatus(w, vis.Status)
 }
 
-// holdsPlace reports whether the visitor has a good pass or ticket of this
-// room, so that joining again would make a second place.
+// holdsPlace reports whether the visitor has a good pass or holds a place
+// with their ticket, so that joining again would make a second place. A
+// spent ticket holds none: its holder solved the puzzle to come back.
 func (h *Handler) holdsPlace(ticket, pass string) bool {
 	if _, ok := h.validPass(pass); ok {
 		return true
 	}
-	if ticket == "" {
-		return false
-	}
-	_, err := h.room.OpenTicket(ticket)
-	return err == nil
+	_, ok := h.heldTicket(ticket)
+	return ok
 }
 
 // refuseAnswer answers a refused join with its 4xx, or a failed join as any

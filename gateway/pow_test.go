@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -113,5 +114,19 @@ func TestSpentTicketSolvesAgain(t *testing.T) {
 	}
 	if n := h.room.Stats().Joins.Load(); n != 1 {
 		t.Fatalf("%d places, want the first only", n)
+	}
+	// Their answer, sent with the spent ticket, makes their new place.
+	st, _ = h.room.NewChallenge("192.0.2.1")
+	body := answerBody(st.Challenge.Seed, contractFind(t, st.Challenge.Seed, func(z int) bool { return z >= 8 }))
+	req := httptest.NewRequest(http.MethodPost, "http://example.test/_waiting-room/join", strings.NewReader(body))
+	req.RemoteAddr = "192.0.2.1:4000"
+	req.AddCookie(ticket)
+	rec := serve(h, &origin{}, req)
+	var got waitingroom.Status
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || rec.Code != http.StatusOK || got.State != waitingroom.StateQueued || cookieFrom(rec, "foyer_ticket") == nil {
+		t.Fatalf("answer with a spent ticket: %d %s, want a new place in line", rec.Code, rec.Body)
+	}
+	if n := h.room.Stats().Joins.Load(); n != 2 {
+		t.Fatalf("%d places, want 2", n)
 	}
 }

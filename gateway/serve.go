@@ -141,16 +141,27 @@ func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
 // session ended): they would get a new place, and copies of one spent ticket
 // must not mint places for free.
 func (h *Handler) visit(r *http.Request, ticket string) (waitingroom.Visit, error) {
-	if ticket != "" {
-		t, err := h.room.OpenTicket(ticket)
-		if err == nil && (!t.Claimed || !h.room.Settings().Challenge.On()) {
-			return h.room.Poll(r.Context(), t)
-		}
+	if t, ok := h.heldTicket(ticket); ok {
+		return h.room.Poll(r.Context(), t)
 	}
 	if st, ok := h.room.NewChallenge(clientAddr(r)); ok {
 		return waitingroom.Visit{Status: st}, nil
 	}
 	return h.room.Join(r.Context())
+}
+
+// heldTicket opens the visitor's ticket if it holds a place: a valid ticket of
+// the room, and, while newcomers are asked for a proof of work, not a spent
+// one.
+func (h *Handler) heldTicket(ticket string) (waitingroom.Ticket, bool) {
+	if ticket == "" {
+		return waitingroom.Ticket{}, false
+	}
+	t, err := h.room.OpenTicket(ticket)
+	if err != nil || t.Claimed && h.room.Settings().Challenge.On() {
+		return waitingroom.Ticket{}, false
+	}
+	return t, true
 }
 
 // forward sends an admitted request on to the origin with the pass, and acts on
