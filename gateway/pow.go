@@ -49,8 +49,8 @@ func (h *Handler) serveJoin(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Allow", "POST")
 		return writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "join takes POST with a JSON body {\"seed\": ..., \"nonce\": ...}.")
 	}
-	if ticket, pass := h.ourCookies(r); h.holdsPlace(ticket, pass) {
-		return h.serveStatus(w, r)
+	if done, err := h.joinedAlready(w, r); done {
+		return err
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAnswerBody))
 	if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
@@ -76,15 +76,28 @@ func (h *Handler) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	return h.writeStatus(w, vis.Status)
 }
 
-// holdsPlace reports whether the visitor has a good pass or holds a place
-// with their ticket, so that joining again would make a second place. A
-// spent ticket holds none: its holder solved the puzzle to come back.
-func (h *Handler) holdsPlace(ticket, pass string) bool {
-	if _, ok := h.validPass(pass); ok {
-		return true
+// joinedAlready answers, as a status poll does, a visitor who holds a good
+// pass or a ticket with a place, and reports whether it did: joining again
+// would make them a second place. A visitor whose ticket is spent is asked
+// for the puzzle by that poll (nothing is written then), and answers as a
+// newcomer does.
+func (h *Handler) joinedAlready(w http.ResponseWriter, r *http.Request) (bool, error) {
+	ticket, pass := h.ourCookies(r)
+	_, passOK := h.validPass(pass)
+	_, ticketErr := h.room.OpenTicket(ticket)
+	if !passOK && (ticket == "" || ticketErr != nil) {
+		return false, nil
 	}
-	_, ok := h.heldTicket(ticket)
-	return ok
+	a, err := h.admit(w, r)
+	if err != nil {
+		r.Header.Set("Accept", "application/json")
+		return true, h.unavailable(w, r, err)
+	}
+	st := h.statusOf(a)
+	if st.State == waitingroom.StateChallenge {
+		return false, nil
+	}
+	return true, h.writeStatus(w, st)
 }
 
 // refuseAnswer answers a refused join with its 4xx, or a failed join as any

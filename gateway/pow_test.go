@@ -97,14 +97,16 @@ func TestSpentTicketSolvesAgain(t *testing.T) {
 	if err != nil || vis.Pass == "" {
 		t.Fatalf("first join: %+v %v", vis.Status, err)
 	}
-	// The fan's page claims; the origin ends the session.
+	// The origin ends the session. Both the fan's ticket (claimed) and a
+	// copy taken before the claim are spent.
+	unclaimed := &http.Cookie{Name: "foyer_ticket", Value: h.room.SealTicket(vis.Ticket)}
 	vis.Ticket.Claimed = true
 	ticket := &http.Cookie{Name: "foyer_ticket", Value: h.room.SealTicket(vis.Ticket)}
 	if err := h.room.Revoke(context.Background(), vis.Admission); err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
-		req := get("/events/1", ticket)
+	for _, ck := range []*http.Cookie{ticket, unclaimed, ticket, unclaimed} {
+		req := get("/events/1", ck)
 		req.Header.Set("Accept", "application/json")
 		rec := serve(h, &origin{}, req)
 		var got waitingroom.Status

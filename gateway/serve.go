@@ -63,7 +63,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, erro
 		// included, rather than hold anyone while the store is down.
 		return h.passThrough(w, r)
 	}
-	vis, err := h.visit(r, ticket)
+	vis, was, opened, err := h.visit(r, ticket)
 	if errors.Is(err, waitingroom.ErrStoreUnavailable) && !errors.Is(err, waitingroom.ErrSettling) && h.OnStoreFailure == storeFailureOpen {
 		// The store failed just now. A room settling after a loss has a
 		// store: it holds newcomers whatever the failure mode.
@@ -72,7 +72,9 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, erro
 	if err != nil {
 		return admission{}, err
 	}
-	h.setTicket(w, r, vis)
+	if !opened || h.room.MustReseal(was, vis.Ticket) {
+		h.setTicket(w, r, vis)
+	}
 	if vis.Pass != "" {
 		h.setPass(w, r, vis.Pass, vis.Admission)
 	}
@@ -133,35 +135,26 @@ func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
 	return p, true
 }
 
-// visit polls the visitor's place if they hold a good ticket, and joins them
-// otherwise. A ticket that is malformed, forged, another room's or expired makes
-// a new visitor; it is never an error. While the room asks newcomers for a
-// proof of work, a new visitor is given the puzzle instead of a place, and
-// joins by answering it (serveJoin). So is the holder of a spent ticket (their
-// session ended): they would get a new place, and copies of one spent ticket
-// must not mint places for free.
-func (h *Handler) visit(r *http.Request, ticket string) (waitingroom.Visit, error) {
-	if t, ok := h.heldTicket(ticket); ok {
-		return h.room.Poll(r.Context(), t)
+// visit polls the visitor's place with their ticket, or joins them to the
+// line. It returns the ticket their cookie held, if it opened. A ticket that
+// is malformed, forged, another room's or expired makes a new visitor; it is
+// never an error. While the room asks newcomers for a proof of work, a new
+// visitor is given the puzzle instead of a place, and joins by answering it
+// (serveJoin); so is one whose ticket is spent (the room knows their address
+// from the context, see waitingroom.WithClient).
+func (h *Handler) visit(r *http.Request, ticket string) (vis waitingroom.Visit, was waitingroom.TicketCookie, opened bool, err error) {
+	client := clientAddr(r)
+	if ticket != "" {
+		if c, err := h.room.OpenTicketCookie(ticket); err == nil {
+			vis, err := h.room.Poll(waitingroom.WithClient(r.Context(), client), c.Ticket)
+			return vis, c, true, err
+		}
 	}
-	if st, ok := h.room.NewChallenge(clientAddr(r)); ok {
-		return waitingroom.Visit{Status: st}, nil
+	if st, ok := h.room.NewChallenge(client); ok {
+		return waitingroom.Visit{Status: st}, waitingroom.TicketCookie{}, false, nil
 	}
-	return h.room.Join(r.Context())
-}
-
-// heldTicket opens the visitor's ticket if it holds a place: a valid ticket of
-// the room, and, while newcomers are asked for a proof of work, not a spent
-// one.
-func (h *Handler) heldTicket(ticket string) (waitingroom.Ticket, bool) {
-	if ticket == "" {
-		return waitingroom.Ticket{}, false
-	}
-	t, err := h.room.OpenTicket(ticket)
-	if err != nil || t.Claimed && h.room.Settings().Challenge.On() {
-		return waitingroom.Ticket{}, false
-	}
-	return t, true
+	vis, err = h.room.Join(r.Context())
+	return vis, waitingroom.TicketCookie{}, false, err
 }
 
 // forward sends an admitted request on to the origin with the pass, and acts on

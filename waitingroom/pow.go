@@ -238,3 +238,27 @@ func clientKey(addr string) string {
 	}
 	return ip.String()
 }
+
+// clientCtxKey carries the client's address to the room's request paths.
+type clientCtxKey struct{}
+
+// WithClient tells the room, through the context of a request, the address
+// of the client making it (Caddy's client IP). Poll needs it to hand a
+// visitor whose ticket is spent a proof-of-work seed bound to that address.
+func WithClient(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, clientCtxKey{}, addr)
+}
+
+// rejoin gives a visitor whose ticket is spent (their session ended, or
+// their turn passed) a new place at the back, as Join does. While the room
+// asks newcomers for a proof of work it gives them the puzzle instead: a
+// spent ticket, which anyone may copy, is no free pass to new places.
+func (r *Room) rejoin(ctx context.Context) (Visit, error) {
+	client, _ := ctx.Value(clientCtxKey{}).(string)
+	if st, ok := r.NewChallenge(client); ok {
+		return Visit{Status: st, Rejoined: true}, nil
+	}
+	vis, err := r.Join(ctx)
+	vis.Rejoined = true
+	return vis, err
+}
