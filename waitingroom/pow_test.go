@@ -309,3 +309,34 @@ func BenchmarkPoWSolve(b *testing.B) {
 		solve(b, st.Challenge.Seed, waitingroom.DefaultPoWBits)
 	}
 }
+
+// TestSpentTicketGetsThePuzzle: a visitor whose session ended comes back
+// with their ticket; in a room asking for a proof of work the poll hands
+// them a seed for their address, not a free new place.
+func TestSpentTicketGetsThePuzzle(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("pow", powSettings(8))
+	st, _ := r.NewChallenge("192.0.2.1")
+	vis, err := r.JoinWithAnswer(e.ctx, "192.0.2.1", st.Challenge.Seed, solve(t, st.Challenge.Seed, 8))
+	if err != nil || vis.Pass == "" {
+		t.Fatalf("%+v %v", vis.Status, err)
+	}
+	if err := r.Revoke(e.ctx, vis.Admission); err != nil {
+		t.Fatal(err)
+	}
+	spent := vis.Ticket
+	spent.Claimed = true
+	ctx := waitingroom.WithClient(e.ctx, "192.0.2.1")
+	for _, tk := range []waitingroom.Ticket{spent, vis.Ticket} {
+		again, err := r.Poll(ctx, tk)
+		if err != nil || again.Status.State != waitingroom.StateChallenge || again.Ticket.Room != "" || !again.Rejoined {
+			t.Fatalf("spent ticket: %+v %v, want the puzzle and no ticket", again, err)
+		}
+		if _, err := r.JoinWithAnswer(e.ctx, "192.0.2.2", again.Status.Challenge.Seed, solve(t, again.Status.Challenge.Seed, 8)); !errors.Is(err, waitingroom.ErrSeedInvalid) {
+			t.Fatalf("the seed answered from another address: %v", err)
+		}
+	}
+	if seq := e.snapshot(r).Seq; seq != 1 {
+		t.Fatalf("%d places, want the first only", seq)
+	}
+}
