@@ -340,3 +340,38 @@ func TestSpentTicketGetsThePuzzle(t *testing.T) {
 		t.Fatalf("%d places, want the first only", seq)
 	}
 }
+
+// TestRightAnswersSpendTheJoinLimit: with both defences on, a right answer
+// makes a place and so spends the address's join allowance; over it the
+// answer is refused as a limited join, no place is made, and the same seed
+// is still good once the allowance is back. Handing out seeds spends nothing.
+func TestRightAnswersSpendTheJoinLimit(t *testing.T) {
+	e := newEnv(t)
+	s := powSettings(8)
+	s.TotalActiveUsers = 100
+	s.JoinLimit = waitingroom.JoinLimit{N: 1, Per: time.Minute, Burst: 1}
+	r := e.node("pow-limited", s)
+	var seeds []string
+	for range 3 {
+		st, ok := r.NewChallenge("192.0.2.7")
+		if !ok {
+			t.Fatal("no challenge")
+		}
+		seeds = append(seeds, st.Challenge.Seed)
+	}
+	if _, err := r.JoinWithAnswer(e.ctx, "192.0.2.7", seeds[0], solve(t, seeds[0], 8)); err != nil {
+		t.Fatalf("first right answer: %v", err)
+	}
+	_, err := r.JoinWithAnswer(e.ctx, "192.0.2.7", seeds[1], solve(t, seeds[1], 8))
+	var limited *waitingroom.JoinLimitedError
+	if !errors.As(err, &limited) {
+		t.Fatalf("second right answer within the minute: %v, want a limited join", err)
+	}
+	if seq := e.snapshot(r).Seq; seq != 1 {
+		t.Fatalf("%d places, want 1", seq)
+	}
+	e.clock.Advance(time.Minute)
+	if _, err := r.JoinWithAnswer(e.ctx, "192.0.2.7", seeds[1], solve(t, seeds[1], 8)); err != nil {
+		t.Fatalf("the refused seed once the allowance is back: %v", err)
+	}
+}
