@@ -79,6 +79,7 @@ func (lr liveRoom) lead() (*waitingroom.Room, waitingroom.Info) {
 // reads as a counter reset.
 type nodeStats struct {
 	Joins          uint64 `json:"joins"`
+	JoinsLimited   uint64 `json:"joins_limited"`
 	DirectAdmits   uint64 `json:"direct_admits"`
 	Polls          uint64 `json:"polls"`
 	Claims         uint64 `json:"claims"`
@@ -86,6 +87,8 @@ type nodeStats struct {
 	Revokes        uint64 `json:"revokes"`
 	StoreErrors    uint64 `json:"store_errors"`
 	Reseeds        uint64 `json:"reseeds"`
+	Challenges     uint64 `json:"challenges"`
+	AnswersRefused uint64 `json:"answers_refused"`
 }
 
 func (lr liveRoom) stats() nodeStats {
@@ -93,6 +96,7 @@ func (lr liveRoom) stats() nodeStats {
 	for _, r := range lr.rooms {
 		s := r.Stats()
 		n.Joins += s.Joins.Load()
+		n.JoinsLimited += s.JoinsLimited.Load()
 		n.DirectAdmits += s.DirectAdmits.Load()
 		n.Polls += s.Polls.Load()
 		n.Claims += s.Claims.Load()
@@ -100,6 +104,8 @@ func (lr liveRoom) stats() nodeStats {
 		n.Revokes += s.Revokes.Load()
 		n.StoreErrors += s.StoreErrors.Load()
 		n.Reseeds += s.Reseeds.Load()
+		n.Challenges += s.Challenges.Load()
+		n.AnswersRefused += s.AnswersRefused.Load()
 	}
 	return n
 }

@@ -33,6 +33,10 @@ func main() {
 		err = benchPoll(os.Args[3:])
 	case "join":
 		err = benchJoin(os.Args[3:])
+	case "refuse":
+		err = benchRefuse(os.Args[3:])
+	case "challenge":
+		err = benchChallenge(os.Args[3:])
 	case "redis":
 		err = benchRedis(os.Args[3:])
 	case "wrk":
@@ -50,7 +54,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage: onsale rehearsal [flags]
-       onsale bench proxy|poll|join|redis|wrk|numbers [flags]
+       onsale bench proxy|poll|join|refuse|challenge|redis|wrk|numbers [flags]
 
   rehearsal  a whole on-sale on this machine: the booking service and Foyer
              on loopback, a crowd of simulated fans, and a verdict (sold out,
@@ -60,6 +64,8 @@ func usage() {
           Caddy reverse_proxy to the same upstream, in one run
   poll    status polls of fans in line, against Caddy respond
   join    newcomers joining the line, against Caddy respond
+  refuse  newcomers over their join_limit (429), against Caddy respond 429
+  challenge  newcomers handed a proof-of-work seed, against Caddy respond
   redis   Redis commands per join, per status poll and per admitted request,
           on a private redis-server
   wrk     the admitted request, the poll and the join again, measured by wrk
@@ -108,6 +114,22 @@ func benchJoin(args []string) error {
 	store := fs.String("store", "", "Redis URL of the room's store (default: memory)")
 	_ = fs.Parse(args)
 	_, err := bench.Join(*c, *store)
+	return err
+}
+
+func benchRefuse(args []string) error {
+	fs := flag.NewFlagSet("bench refuse", flag.ExitOnError)
+	c := commonFlags(fs)
+	_ = fs.Parse(args)
+	_, err := bench.Refuse(*c)
+	return err
+}
+
+func benchChallenge(args []string) error {
+	fs := flag.NewFlagSet("bench challenge", flag.ExitOnError)
+	c := commonFlags(fs)
+	_ = fs.Parse(args)
+	_, err := bench.Challenge(*c)
 	return err
 }
 
