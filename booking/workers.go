@@ -70,11 +70,14 @@ func (s *Service) RepublishUndelivered(ctx context.Context, st stream.Stream) (i
 
 // DeliveriesRecorder is a store that records an order's deliveries at once,
 // each kept only if the ticket had none, as RecordDelivery does one by one.
-// The delivery consumer is a single loop per process: on a store across the
-// network, one round trip per ticket made it fall behind a busy sale.
+// On a store across the network, one round trip per ticket made the
+// delivery loops fall behind a busy sale.
 type DeliveriesRecorder interface {
 	RecordDeliveries(ctx context.Context, ds []Delivery) error
 }
+
+// deliveryConsumers is how many delivery loops a process runs.
+const deliveryConsumers = 4
 
 // DeliveryGroup is the stream consumer group of the ticket delivery worker.
 const DeliveryGroup = "ticket-delivery"
@@ -156,14 +159,22 @@ func (s *Service) RunWorkers(ctx context.Context, st stream.Stream, consumer str
 			s.cfg.Logger.Warn("refund retrier", "error", err)
 		}
 	})
-	go func() {
-		for ctx.Err() == nil {
-			if err := st.Consume(ctx, DeliveryGroup, consumer, s.DeliverTickets); err != nil && ctx.Err() == nil {
-				s.cfg.Logger.Warn("ticket delivery", "error", err)
-				time.Sleep(time.Second)
+	// Several consumers of the group per process: each delivery waits on
+	// the store a few times, and one at a time fell behind a busy sale on
+	// PostgreSQL (the fans' sessions, revoked only once their tickets are
+	// delivered, then held the room's places). The group hands each message
+	// to one of them.
+	for i := range deliveryConsumers {
+		name := fmt.Sprintf("%s/%d", consumer, i)
+		go func() {
+			for ctx.Err() == nil {
+				if err := st.Consume(ctx, DeliveryGroup, name, s.DeliverTickets); err != nil && ctx.Err() == nil {
+					s.cfg.Logger.Warn("ticket delivery", "error", err)
+					time.Sleep(time.Second)
+				}
 			}
-		}
-	}()
+		}()
+	}
 }
 
 func every(ctx context.Context, d time.Duration, fn func()) {
