@@ -2,6 +2,7 @@ package payments
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -366,24 +367,13 @@ func (f *Fake) DeliverDue(ctx context.Context) (accepted, refused int) {
 		slices.Reverse(batch)
 	}
 	results := make([]bool, len(batch))
-	if opts.Concurrent {
-		var wg sync.WaitGroup
-		for i, d := range batch {
-			wg.Go(func() { results[i] = f.send(ctx, d, now) })
-		}
-		wg.Wait()
-	} else {
-		for i, d := range batch {
-			results[i] = f.send(ctx, d, now)
-		}
-	}
-	for i, d := range batch {
+	deliver := func(i int) {
+		d := batch[i]
+		results[i] = f.send(ctx, d, now)
 		var err error
 		if results[i] {
-			accepted++
 			err = f.ledger.Acknowledge(ctx, d.ID)
 		} else {
-			refused++
 			err = f.ledger.Reschedule(ctx, d.ID, now.Add(Backoff(d.Attempts+1)), d.Attempts+1)
 		}
 		if err != nil {
@@ -392,10 +382,76 @@ func (f *Fake) DeliverDue(ctx context.Context) (accepted, refused int) {
 			f.cfg.Logger.Warn("recording a webhook delivery", "delivery", d.ID, "error", err)
 		}
 	}
+	var wg sync.WaitGroup
+	if opts.Concurrent {
+		for i := range batch {
+			wg.Go(func() { deliver(i) })
+		}
+	} else {
+		// One payment's events go in the batch's order, one after another;
+		// different payments' go side by side, a few at once, as a real
+		// provider's do. One at a time, a busy sale's payments waited tens of
+		// seconds for their webhook, and the fans' sessions with them.
+		queues := byPayment(batch)
+		work := make(chan []int)
+		for range min(webhookSenders, len(queues)) {
+			wg.Go(func() {
+				for q := range work {
+					for _, i := range q {
+						deliver(i)
+					}
+				}
+			})
+		}
+		for _, q := range queues {
+			work <- q
+		}
+		close(work)
+	}
+	wg.Wait()
+	for _, ok := range results {
+		if ok {
+			accepted++
+		} else {
+			refused++
+		}
+	}
 	f.mu.Lock()
 	f.sent += accepted
 	f.mu.Unlock()
 	return accepted, refused
+}
+
+// webhookSenders is how many payments' webhooks are sent at once.
+const webhookSenders = 8
+
+// byPayment splits a batch into one queue of indexes per payment, each in
+// the batch's order; queues come in the order of their first delivery. A
+// body that names no payment is a queue of its own.
+func byPayment(batch []Delivery) [][]int {
+	var queues [][]int
+	at := map[string]int{}
+	for i, d := range batch {
+		var ev struct {
+			Data struct {
+				Object struct {
+					ID      string `json:"id"`
+					Payment string `json:"payment"` // a refund's payment
+				} `json:"object"`
+			} `json:"data"`
+		}
+		key := ""
+		if json.Unmarshal(d.Body, &ev) == nil {
+			key = cmp.Or(ev.Data.Object.Payment, ev.Data.Object.ID)
+		}
+		if q, ok := at[key]; ok && key != "" {
+			queues[q] = append(queues[q], i)
+			continue
+		}
+		at[key] = len(queues)
+		queues = append(queues, []int{i})
+	}
+	return queues
 }
 
 func (f *Fake) send(ctx context.Context, d Delivery, now time.Time) bool {

@@ -2,7 +2,9 @@ package payments
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -176,5 +178,88 @@ func TestFakeLedgerDown(t *testing.T) {
 		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
 			t.Fatalf("%s pay page with the ledger down = %d %v", req.Method, rec.Code, rec.Header())
 		}
+	}
+}
+
+// TestFakeDeliversPaymentsSideBySide: while the receiver is slow with one
+// payment's webhook, the other payments' webhooks arrive; one payment's
+// events still come one at a time, in order.
+func TestFakeDeliversPaymentsSideBySide(t *testing.T) {
+	secret := []byte("whsec")
+	release := make(chan struct{})
+	var mu sync.Mutex
+	inFlight := map[string]int{} // by payment
+	var order []string           // event types of the slow payment, as received
+	others := make(chan string, 64)
+	var slow string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var ev Event
+		if err := json.Unmarshal(body, &ev); err != nil {
+			t.Errorf("webhook body: %v", err)
+			return
+		}
+		p, err := ev.Payment()
+		if err != nil {
+			t.Errorf("webhook payment: %v", err)
+			return
+		}
+		mu.Lock()
+		inFlight[p.ID]++
+		if inFlight[p.ID] > 1 {
+			t.Errorf("payment %s: two webhooks in flight at once", p.ID)
+		}
+		isSlow := p.ID == slow
+		if isSlow {
+			order = append(order, ev.Type)
+		}
+		mu.Unlock()
+		if isSlow {
+			<-release
+		} else {
+			others <- p.ID
+		}
+		mu.Lock()
+		inFlight[p.ID]--
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	f := NewFake(FakeConfig{Secret: secret, WebhookURL: srv.URL, Delivery: DeliveryOptions{Copies: 2}})
+	ctx := context.Background()
+	var ids []string
+	for i := range 4 {
+		p, err := f.CreatePayment(ctx, CreateParams{Amount: 100, Currency: "EUR"}, fmt.Sprintf("k%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Pay(p.ID); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+	}
+	slow = ids[0]
+	done := make(chan [2]int)
+	go func() {
+		a, r := f.DeliverDue(ctx)
+		done <- [2]int{a, r}
+	}()
+	// The three other payments' webhooks, while the first payment's is
+	// held up.
+	seen := map[string]bool{}
+	for len(seen) < 3 {
+		select {
+		case id := <-others:
+			seen[id] = true
+		case <-time.After(10 * time.Second):
+			t.Fatal("the other payments' webhooks waited behind the slow one")
+		}
+	}
+	close(release)
+	got := <-done
+	if got[1] != 0 || got[0] == 0 || got[0]%4 != 0 {
+		t.Fatalf("delivered %v, want all accepted, as many for each payment", got)
+	}
+	if len(order) != got[0]/4 {
+		t.Fatalf("the slow payment's webhooks: %v of %d", order, got[0])
 	}
 }
