@@ -251,6 +251,8 @@ func TestFakeDeliversPaymentsSideBySide(t *testing.T) {
 		case id := <-others:
 			seen[id] = true
 		case <-time.After(10 * time.Second):
+			close(release) // so that the receiver can close
+			<-done
 			t.Fatal("the other payments' webhooks waited behind the slow one")
 		}
 	}
