@@ -39,6 +39,10 @@ const (
 	DefaultSessionDuration   = 10 * time.Minute
 	DefaultAdmissionGrace    = 30 * time.Second
 	DefaultTicketLifetime    = 12 * time.Hour
+	// DefaultWaitingIdleTimeout is six times the longest a waiting page waits
+	// between two polls: a fan who lost a few polls to a bad connection is
+	// still counted.
+	DefaultWaitingIdleTimeout = 2 * time.Minute
 )
 
 // Settings are everything that governs a room. The configuration gives a room
@@ -68,6 +72,14 @@ type Settings struct {
 	// AdmissionGrace is how long an admitted visitor has to claim their session
 	// before the slot is counted as abandoned and freed.
 	AdmissionGrace time.Duration `json:"admission_grace,omitempty"`
+	// WaitingIdleTimeout is how long a waiting place may go unseen (no poll,
+	// no page, no live WebSocket) before it counts as a ghost: left out of
+	// every position and skipped by the controller without a slot.
+	WaitingIdleTimeout time.Duration `json:"waiting_idle_timeout,omitempty"`
+	// SessionIdleTimeout ends a session that sent no request through the room
+	// for this long, freeing its slot. Zero: off (a session lasts its
+	// SessionDuration).
+	SessionIdleTimeout time.Duration `json:"session_idle_timeout,omitempty"`
 	// TicketLifetime is how long a ticket stays valid after it was last seen.
 	TicketLifetime time.Duration `json:"ticket_lifetime,omitempty"`
 	// Paused stops admission; waiting visitors keep their place.

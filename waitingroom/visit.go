@@ -78,6 +78,10 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 // with no store call, unless they have reached the front; then it claims their
 // session (one store call) and returns the pass.
 func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
+	if t.Claimed && r.idled.has(t.Visitor.String()) {
+		// Their session idled out: they come back as a lapsed admission.
+		return r.reclaim(ctx, t)
+	}
 	if t.Claimed {
 		// Their session ended (or was ended): the ticket is spent.
 		vis, err := r.Join(ctx)
@@ -89,6 +93,7 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 	r.stats.Polls.Add(1)
 	r.noteTicket(v, t)
 	st, t := v.status(t, now)
+	r.markWaiting(t, st)
 	if st.Reconnecting && st.State == StateQueued {
 		// This node's view is stale: other nodes may have moved the line
 		// past this fan already. Ask again soon (the next poll may reach a
@@ -131,7 +136,40 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 // store call, and no claim even when their turn has come (the page they return
 // to claims). It serves pushes over live connections.
 func (r *Room) Peek(t Ticket) (Status, Ticket) {
-	return r.view.Load().status(t, r.now())
+	st, t := r.view.Load().status(t, r.now())
+	// A live connection is a fan watching: their place is seen.
+	r.markWaiting(t, st)
+	return st, t
+}
+
+// reclaim claims again for a fan whose session idled out: the store lets them
+// in at the front as an admission that lapsed, when a slot is free.
+func (r *Room) reclaim(ctx context.Context, t Ticket) (Visit, error) {
+	now := r.now()
+	v := r.view.Load()
+	st := Status{Room: r.id, Title: v.settings.Title, State: StateQueued, Waiting: v.waiting()}
+	zero := uint64(0)
+	st.Position, st.Progress = &zero, 1
+	if !v.healthy {
+		st.Reconnecting = true
+		return r.holding(st, t), nil
+	}
+	res, err := r.store.Claim(ctx, r.id, t.Visitor.String(), t.Place, now, v.settings.limitsAt(now))
+	if err != nil {
+		r.storeFailed()
+		st.Reconnecting = true
+		return r.holding(st, t), nil
+	}
+	switch res.Status {
+	case Claimed:
+		r.stats.Claims.Add(1)
+		return r.admitted(t, res.Expires, now)
+	case Full:
+		return r.holding(st, t), nil
+	}
+	vis, err := r.Join(ctx)
+	vis.Rejoined = true
+	return vis, err
 }
 
 // holding tells a visitor at the front to stay on the page a moment longer.
@@ -186,6 +224,11 @@ func (r *Room) CheckPass(token string) (Pass, error) {
 		r.stats.PassesRejected.Add(1)
 		return Pass{}, fmt.Errorf("%w: revoked", ErrInvalidPass)
 	}
+	if r.idled.voids(p) {
+		r.stats.PassesRejected.Add(1)
+		return Pass{}, fmt.Errorf("%w: its session idled out", ErrInvalidPass)
+	}
+	r.beats.session(p.Subject)
 	r.notePass(p)
 	return p, nil
 }

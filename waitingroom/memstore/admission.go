@@ -64,6 +64,12 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 	if ses, ok := r.live[visitor]; ok {
 		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: ses.expires}, nil
 	}
+	if _, ok := r.idled[visitor]; ok && place < r.c.Serving {
+		// Their session idled out: they come back as an admission that
+		// lapsed, to the front when a slot is free.
+		delete(r.idled, visitor)
+		return r.lapsed(visitor, now, lim), nil
+	}
 	if at, ok := r.finished[visitor]; ok && now.Before(at) {
 		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
 	}
@@ -90,14 +96,19 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 		}
 		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}, nil
 	}
-	// The admission lapsed unclaimed: the visitor goes to the front, into a slot
-	// no one else holds. The controller keeps one slot back for each returner.
+	// The admission lapsed unclaimed (or the place was skipped as a ghost).
+	return r.lapsed(visitor, now, lim), nil
+}
+
+// lapsed lets in a visitor whose admission lapsed: at the front, into a slot
+// no one else holds. The controller keeps one slot back for each returner.
+func (r *memRoom) lapsed(visitor string, now time.Time, lim waitingroom.Limits) waitingroom.ClaimResult {
 	delete(r.returners, visitor)
 	if len(r.live)+r.pending+len(r.returners) >= lim.Cap {
 		r.returners[visitor] = now
-		return waitingroom.ClaimResult{Status: waitingroom.Full}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.Full}
 	}
-	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}, nil
+	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}
 }
 
 // Release implements waitingroom.Store.
@@ -109,9 +120,9 @@ func (s *Store) Release(_ context.Context, name, visitor, passID string, passExp
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ses, ok := r.live[visitor]; ok {
-		heap.Remove(&r.sessions, ses.index)
-		delete(r.live, visitor)
+		removeSession(r, ses)
 	}
+	delete(r.seen, visitor)
 	if passID != "" && passExpiry.After(now) {
 		r.revCursor++
 		r.revoked = append(r.revoked, waitingroom.Revocation{Cursor: r.revCursor, PassID: passID, ExpiresAt: passExpiry})
@@ -140,6 +151,7 @@ func (r *memRoom) open(visitor string, now time.Time, lim waitingroom.Limits) ti
 		r.live[visitor] = ses
 	}
 	r.c.Claimed++
+	r.seen[visitor] = now
 	forgetAt := exp.Add(lim.Retention)
 	r.finished[visitor] = forgetAt
 	r.finishedQ = append(r.finishedQ, forget{visitor: visitor, at: forgetAt})
@@ -161,9 +173,15 @@ func (r *memRoom) releaseHeld() {
 
 // batchOf finds the unexpired admission batch holding place, if any.
 func (r *memRoom) batchOf(place uint64) *waitingroom.Batch {
-	i := sort.Search(len(r.batches), func(i int) bool { return r.batches[i].Start+r.batches[i].Count > place })
+	i := sort.Search(len(r.batches), func(i int) bool { return r.batches[i].End() > place })
 	if i < len(r.batches) && r.batches[i].Start <= place {
 		return &r.batches[i]
 	}
 	return nil
+}
+
+// removeSession ends a live session before its time.
+func removeSession(r *memRoom, ses *session) {
+	heap.Remove(&r.sessions, ses.index)
+	delete(r.live, ses.visitor)
 }

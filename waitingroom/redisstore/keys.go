@@ -12,7 +12,16 @@ var keyNames = [...]string{
 	"returners",  // sorted set: late returners by when they last asked
 	"revoked",    // sorted set: revoked passes by cursor
 	"revokedexp", // sorted set: the same revocations by expiry, to trim them
+	"seen",       // sorted set: live sessions by their last use
+	"idled",      // sorted set: visitors whose sessions idled out, by when
+	"hb",         // not a key: heartbeat windows are "hb:<window>:<block>" bitmaps
+	"hbtmp",      // scratch bitmap of one step: the union of the windows over a block
+	"livecounts", // string: live places per block from serving on, 16 bits each
+	"livehead",   // string: live places bit by bit from serving on, near the front
 }
+
+// hbKey is the index of "hb" among the keys.
+const hbKey = 9
 
 // roomKeys returns the keys of room under prefix.
 func roomKeys(prefix, room string) []string {

@@ -13,12 +13,30 @@ local exp = redis.call('ZSCORE', live, visitor)
 if exp then
 	return {0, tonumber(exp)} -- idempotent: the live session
 end
+local m = redis.call('HMGET', meta, 'serving', 'pending', 'forgot')
+local pending = num(m[2])
+
+-- The admission lapsed unclaimed (or the place was skipped as a ghost, or the
+-- session idled out): the visitor goes to the front, into a slot no one else
+-- holds. The controller keeps one slot back for each returner.
+local function lapsed()
+	redis.call('ZREM', idled, visitor)
+	redis.call('ZREM', returners, visitor)
+	if redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
+		redis.call('ZADD', returners, int(now), visitor)
+		redis.call('PEXPIRE', returners, ttl)
+		return {2, 0}
+	end
+	return {0, open_session(visitor, now, session, retention, ttl)}
+end
+
+if redis.call('ZSCORE', idled, visitor) and place < num(m[1]) then
+	return lapsed() -- their session idled out
+end
 local forget = redis.call('ZSCORE', finished, visitor)
 if forget and now < tonumber(forget) then
 	return {3, 0}
 end
-local m = redis.call('HMGET', meta, 'serving', 'pending', 'forgot')
-local pending = num(m[2])
 if place >= num(m[1]) then
 	return {1, 0}
 end
@@ -32,18 +50,18 @@ end
 -- with the greatest start at or below place, if it reaches that far.
 local b = redis.call('ZREVRANGEBYSCORE', batches, int(place), '-inf', 'LIMIT', 0, 1)
 if #b > 0 then
-	local start, count, claimed, at, restored = parse_batch(b[1])
+	local start, count, claimed, at, restored, span = parse_batch(b[1])
 	-- Every place of an admission restored after a loss was claimed before
 	-- it: this is one of them again, whose session ended.
-	if restored and place < start + count and claimed >= count then
+	if restored and place < start + span and claimed >= count then
 		return {3, 0}
 	end
 	-- A batch with every slot claimed has none left for this place: it was
 	-- claimed already, by this visitor before the store forgot them.
-	if place < start + count and claimed < count then
+	if place < start + span and claimed < count then
 		-- Add before removing: a set emptied for a moment would be deleted
 		-- and come back without its TTL.
-		redis.call('ZADD', batches, int(start), batch(start, count, claimed + 1, at, restored))
+		redis.call('ZADD', batches, int(start), batch(start, count, claimed + 1, at, restored, span))
 		redis.call('ZREM', batches, b[1])
 		if restored then
 			-- One of the sessions a held slot stood for: it takes that slot.
@@ -58,13 +76,4 @@ if #b > 0 then
 		return {0, open_session(visitor, now, session, retention, ttl)}
 	end
 end
-
--- The admission lapsed unclaimed: the visitor goes to the front, into a slot
--- no one else holds. The controller keeps one slot back for each returner.
-redis.call('ZREM', returners, visitor)
-if redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
-	redis.call('ZADD', returners, int(now), visitor)
-	redis.call('PEXPIRE', returners, ttl)
-	return {2, 0}
-end
-return {0, open_session(visitor, now, session, retention, ttl)}
+return lapsed()
