@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"math/bits"
+	"sort"
 	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
@@ -205,19 +206,33 @@ func (r *memRoom) countLiveness(young uint64) waitingroom.Liveness {
 // slots, and records each so that nodes refuse its passes and a claim from its
 // visitor is a lapsed admission.
 func (r *memRoom) idleOut(now time.Time, lim waitingroom.Limits) {
+	// In the order of their last use, then of their names, as the Redis
+	// store's sorted set gives them: cursors follow it.
+	var idle []string
 	for v, at := range r.seen {
 		ses, live := r.live[v]
 		switch {
 		case !live:
 			delete(r.seen, v)
 		case lim.SessionIdle > 0 && !now.Before(at.Add(lim.SessionIdle)):
-			removeSession(r, ses)
-			delete(r.seen, v)
-			r.idled[v] = now
-			r.c.IdledOut++
-			r.revCursor++
-			r.revoked = append(r.revoked, waitingroom.Revocation{Cursor: r.revCursor, Visitor: v, IdledAt: now, ExpiresAt: ses.expires})
+			idle = append(idle, ses.visitor)
 		}
+	}
+	sort.Slice(idle, func(i, j int) bool {
+		a, b := r.seen[idle[i]], r.seen[idle[j]]
+		if !a.Equal(b) {
+			return a.Before(b)
+		}
+		return idle[i] < idle[j]
+	})
+	for _, v := range idle {
+		ses := r.live[v]
+		removeSession(r, ses)
+		delete(r.seen, v)
+		r.idled[v] = now
+		r.c.IdledOut++
+		r.revCursor++
+		r.revoked = append(r.revoked, waitingroom.Revocation{Cursor: r.revCursor, Visitor: v, IdledAt: now, ExpiresAt: ses.expires})
 	}
 	for v, at := range r.idled {
 		if !now.Before(at.Add(lim.Retention)) {

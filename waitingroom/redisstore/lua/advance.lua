@@ -63,8 +63,14 @@ if session_idle > 0 then
 		redis.call('ZREM', seen, v)
 	end
 end
--- Whoever was last seen a whole session ago has no session any more.
-redis.call('ZREMRANGEBYSCORE', seen, '-inf', '(' .. int(now - session))
+-- Whoever was last seen a whole session ago has most likely no session any
+-- more (a session may outlast the current length if it was shortened): drop
+-- their entries, a bounded few per step.
+for _, v in ipairs(redis.call('ZRANGEBYSCORE', seen, '-inf', '(' .. int(now - session), 'LIMIT', 0, 1000)) do
+	if not redis.call('ZSCORE', live, v) then
+		redis.call('ZREM', seen, v)
+	end
+end
 redis.call('ZREMRANGEBYSCORE', idled, '-inf', int(now - retention))
 
 -- Batches are in admission order, so the lapsed ones are at the head.
