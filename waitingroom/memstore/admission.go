@@ -66,8 +66,7 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 	}
 	if _, ok := r.idled[visitor]; ok && place < r.c.Serving {
 		// Their session idled out: they come back as an admission that
-		// lapsed, to the front when a slot is free.
-		delete(r.idled, visitor)
+		// lapsed, to the front when a slot is free (and stay one until then).
 		return r.lapsed(visitor, now, lim), nil
 	}
 	if at, ok := r.finished[visitor]; ok && now.Before(at) {
@@ -108,6 +107,7 @@ func (r *memRoom) lapsed(visitor string, now time.Time, lim waitingroom.Limits) 
 		r.returners[visitor] = now
 		return waitingroom.ClaimResult{Status: waitingroom.Full}
 	}
+	delete(r.idled, visitor)
 	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}
 }
 

@@ -20,13 +20,13 @@ local pending = num(m[2])
 -- session idled out): the visitor goes to the front, into a slot no one else
 -- holds. The controller keeps one slot back for each returner.
 local function lapsed()
-	redis.call('ZREM', idled, visitor)
 	redis.call('ZREM', returners, visitor)
 	if redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
 		redis.call('ZADD', returners, int(now), visitor)
 		redis.call('PEXPIRE', returners, ttl)
 		return {2, 0}
 	end
+	redis.call('ZREM', idled, visitor) -- back in: no longer idled out
 	return {0, open_session(visitor, now, session, retention, ttl)}
 end
 
