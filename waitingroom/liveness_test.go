@@ -414,3 +414,61 @@ func TestRestartedNodeKeepsFansLive(t *testing.T) {
 }
 
 var _ = fmt.Sprint
+
+// TestHeartbeatsCostOneRoundTripPerNodePerSecond: 10,000 fans polling
+// through two nodes cost each node at most one store round trip a second for
+// their heartbeats, counted on a private redis-server with INFO
+// commandstats against the same nodes ticking with nobody polling.
+func TestHeartbeatsCostOneRoundTripPerNodePerSecond(t *testing.T) {
+	srv := redistest.StartServer(t, nil)
+	admin := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	t.Cleanup(func() { admin.Close() })
+	calls := func() (scripts, setbits int64) {
+		c := redistest.CommandCalls(context.Background(), t, admin)
+		return c["evalsha"] + c["eval"], c["setbit"]
+	}
+	var stores [2]waitingroom.Store
+	for i := range stores {
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr})
+		t.Cleanup(func() { c.Close() })
+		s, err := redisstore.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores[i] = s
+	}
+	e := newTwoNodes(t, stores, waitingroom.Settings{NewUsersPerMinute: 600, TotalActiveUsers: 100, QueueAll: true})
+	fans := e.fans(10_000)
+	e.run(5*time.Second, nil) // settle: the draw of script loads and first reads
+
+	const seconds = 20
+	before, _ := calls()
+	e.run(seconds*time.Second, nil)
+	idle, _ := calls()
+	_, marksBefore := calls()
+	beatsBefore := e.a.Stats().Beats.Load() + e.b.Stats().Beats.Load()
+	for i, f := range fans {
+		// Spread over the page's interval, as fans who came at different
+		// moments are: some poll in every half second.
+		f.next = e.clock.Now().Add(time.Duration(i%26) * 500 * time.Millisecond)
+	}
+	e.run(seconds*time.Second, fans)
+	busy, marksAfter := calls()
+
+	polls := e.a.Stats().Polls.Load() + e.b.Stats().Polls.Load()
+	extra := (busy - idle) - (idle - before)
+	beats := e.a.Stats().Beats.Load() + e.b.Stats().Beats.Load() - beatsBefore
+	t.Logf("%d polls in %d s: %d script calls idle, %d with the fans polling; %d heartbeat flushes, %d marks",
+		polls, seconds, idle-before, busy-idle, beats, marksAfter-marksBefore)
+	if polls < 10_000 {
+		t.Fatalf("only %d polls: the fans did not poll", polls)
+	}
+	// The two periods may differ by a controller step per node, as their
+	// seconds fall.
+	if beats > 2*seconds || extra > int64(beats)+2 {
+		t.Fatalf("heartbeats cost %d round trips (%d flushes) in %d s on 2 nodes; at most one a node a second", extra, beats, seconds)
+	}
+	if marksAfter-marksBefore < 10_000 {
+		t.Fatalf("%d marks written for 10,000 fans polling for %d s", marksAfter-marksBefore, seconds)
+	}
+}
