@@ -70,6 +70,8 @@ func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 		end = r.drawnEnd()
 		if r.c.Serving >= end && r.c.Seq > r.c.Serving {
 			r.epochs = nextEpoch(r.epochs, r.c.Serving, r.c.Seq-r.c.Serving)
+			e := r.epochs[len(r.epochs)-1]
+			r.history = append(r.history, waitingroom.HistoryEntry{Kind: waitingroom.HistoryDraw, Start: e.Start, Count: e.Size, Number: e.Number, At: now})
 			end = r.c.Seq
 			// Places drawn now are not their keys: the beats so far, given
 			// by key, say nothing of them.
@@ -86,6 +88,9 @@ func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 	if got > 0 {
 		r.batches = append(r.batches, waitingroom.Batch{Start: r.c.Serving, Count: got, Span: spanOf(serving-r.c.Serving, got), At: now})
 	}
+	// The line reached every place up to serving: the live ones went in,
+	// the ghosts lost their turn then (and come back as lapsed admissions).
+	r.history = waitingroom.AppendAdmission(r.history, r.c.Serving, serving-r.c.Serving, now)
 	r.c.Skipped += serving - r.c.Serving - got
 	r.c.Serving = serving
 	r.c.Admitted += got

@@ -47,6 +47,7 @@ type memRoom struct {
 	heldLeft    int // held placeholders "held:0".."held:<heldLeft-1>" not yet given to a claim
 	revoked     []waitingroom.Revocation
 	revCursor   int64
+	history     []waitingroom.HistoryEntry // the public history, oldest first
 
 	// Liveness (see liveness.go): the places seen per heartbeat window, the
 	// counter at each window's first step, the last use of each session,

@@ -12,6 +12,7 @@ var keyNames = [...]string{
 	"returners",  // sorted set: late returners by when they last asked
 	"revoked",    // sorted set: revoked passes by cursor
 	"revokedexp", // sorted set: the same revocations by expiry, to trim them
+	"history",    // list: the public history, admissions and draws, oldest first
 	"seen",       // sorted set: live sessions by their last use
 	"idled",      // sorted set: visitors whose sessions idled out, by when
 	"hb",         // not a key: heartbeat windows are "hb:<window>:<block>" bitmaps
@@ -21,7 +22,7 @@ var keyNames = [...]string{
 }
 
 // hbKey is the index of "hb" among the keys.
-const hbKey = 9
+const hbKey = 10
 
 // roomKeys returns the keys of room under prefix.
 func roomKeys(prefix, room string) []string {

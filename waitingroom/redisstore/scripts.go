@@ -36,6 +36,8 @@ var (
 	saveOverridesSrc string
 	//go:embed lua/beat.lua
 	beatSrc string
+	//go:embed lua/history.lua
+	historySrc string
 )
 
 var (
@@ -47,11 +49,12 @@ var (
 	snapshotScript      = newScript(snapshotSrc)
 	drawSeedScript      = newScript(drawSeedSrc)
 	saveOverridesScript = newScript(saveOverridesSrc)
+	historyScript       = newScript(historySrc)
 	beatScript          = newScript(beatSrc)
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, releaseScript, advanceScript,
-		snapshotScript, drawSeedScript, saveOverridesScript, beatScript,
+		snapshotScript, drawSeedScript, saveOverridesScript, historyScript, beatScript,
 	}
 )
 

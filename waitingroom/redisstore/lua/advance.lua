@@ -179,6 +179,7 @@ local function admit()
 			end
 			redis.call('HSET', meta, 'epochs', format_epochs(epochs))
 			redis.call('HDEL', meta, 'wseq')
+			record_draw(serving, seq - serving, number + 1, now)
 			drawn_end = seq
 		end
 		end_ = math.max(drawn_end, serving)
@@ -196,6 +197,9 @@ local function admit()
 		if to - serving > got then
 			redis.call('HINCRBY', meta, 'skipped', int(to - serving - got))
 		end
+		-- The line reached every place up to to: the live ones went in, the
+		-- ghosts lost their turn then (and come back as lapsed admissions).
+		record_admission(serving, to - serving, now)
 		redis.call('HSET', meta, 'serving', int(to))
 		serving = to
 		pending = pending + got
