@@ -86,6 +86,7 @@ type nodeStats struct {
 	Revokes        uint64 `json:"revokes"`
 	StoreErrors    uint64 `json:"store_errors"`
 	Reseeds        uint64 `json:"reseeds"`
+	Heartbeats     uint64 `json:"heartbeats"`
 }
 
 func (lr liveRoom) stats() nodeStats {
@@ -100,6 +101,7 @@ func (lr liveRoom) stats() nodeStats {
 		n.Revokes += s.Revokes.Load()
 		n.StoreErrors += s.StoreErrors.Load()
 		n.Reseeds += s.Reseeds.Load()
+		n.Heartbeats += s.Beats.Load()
 	}
 	return n
 }
