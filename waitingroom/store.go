@@ -134,7 +134,7 @@ const BeatWindows = 5
 
 // BeatWindow is the heartbeat window for an idle timeout.
 func BeatWindow(idle time.Duration) time.Duration {
-	return max(time.Second, (idle/4).Truncate(time.Second))
+	return max(time.Second, (idle / 4).Truncate(time.Second))
 }
 
 // LiveBlock is how many places one live count covers (Liveness.Counts), and
