@@ -13,7 +13,7 @@ if win > 0 and np > 0 then
 	local idx = math.floor(now / win)
 	-- A window is looked at while it is among the last WINDOWS; then it goes
 	-- (relative to the caller's clock, as every time here).
-	local expire_in = int(math.floor(((idx + WINDOWS + 1) * win - now) / 1000))
+	local expire_in = int(math.floor(((idx + WINDOWS) * win - now) / 1000))
 	local ready = {}
 	for i = 4, 3 + np do
 		local p = tonumber(ARGV[i])
