@@ -20,7 +20,7 @@ import (
 // twoNodes is a room served by two nodes, on one store: a memory store both
 // share, or one Redis each reaches with a client of its own.
 type twoNodes struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	clock  interface{ Now() time.Time }
 	adv    func(time.Duration)
@@ -59,7 +59,7 @@ var backends = []backend{
 	}},
 }
 
-func newTwoNodes(t *testing.T, stores [2]waitingroom.Store, s waitingroom.Settings) *twoNodes {
+func newTwoNodes(t testing.TB, stores [2]waitingroom.Store, s waitingroom.Settings) *twoNodes {
 	c := newClock()
 	e := &twoNodes{t: t, ctx: context.Background(), clock: c, adv: c.Advance, stores: stores, key: mustKey(t), s: s, room: "live"}
 	e.a, e.b = e.node(0), e.node(1)
@@ -471,4 +471,53 @@ func TestHeartbeatsCostOneRoundTripPerNodePerSecond(t *testing.T) {
 	if marksAfter-marksBefore < 10_000 {
 		t.Fatalf("%d marks written for 10,000 fans polling for %d s", marksAfter-marksBefore, seconds)
 	}
+}
+
+// BenchmarkStoreRoundTripsUnderPollingFans: 100,000 fans polling through two
+// nodes on a private redis-server for 20 s of room time; it reports the
+// store round trips (scripts run, INFO commandstats) per node per second:
+// all of them, and those the heartbeats added over the same nodes with nobody
+// polling. A poll itself costs none.
+func BenchmarkStoreRoundTripsUnderPollingFans(b *testing.B) {
+	srv := redistest.StartServer(b, nil)
+	admin := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer admin.Close()
+	scripts := func() int64 {
+		c := redistest.CommandCalls(context.Background(), b, admin)
+		return c["evalsha"] + c["eval"]
+	}
+	var total, beats float64
+	for iter := range b.N {
+		var stores [2]waitingroom.Store
+		for i := range stores {
+			c := redis.NewClient(&redis.Options{Addr: srv.Addr})
+			defer c.Close()
+			s, err := redisstore.New(c, redisstore.WithPrefix(fmt.Sprintf("b%d", iter)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			stores[i] = s
+		}
+		e := newBenchNodes(b, stores)
+		fans := e.fans(100_000)
+		e.run(5*time.Second, nil)
+		const seconds = 20
+		s0 := scripts()
+		e.run(seconds*time.Second, nil)
+		s1 := scripts()
+		for i, f := range fans {
+			f.next = e.clock.Now().Add(time.Duration(i%26) * 500 * time.Millisecond)
+		}
+		e.run(seconds*time.Second, fans)
+		s2 := scripts()
+		total += float64(s2-s1) / (2 * seconds)
+		beats += float64((s2-s1)-(s1-s0)) / (2 * seconds)
+	}
+	b.ReportMetric(total/float64(b.N), "round-trips/node/s")
+	b.ReportMetric(beats/float64(b.N), "heartbeat-round-trips/node/s")
+	b.ReportMetric(0, "ns/op")
+}
+
+func newBenchNodes(b *testing.B, stores [2]waitingroom.Store) *twoNodes {
+	return newTwoNodes(b, stores, waitingroom.Settings{NewUsersPerMinute: 600, TotalActiveUsers: 100, QueueAll: true})
 }
