@@ -10,7 +10,8 @@
 //
 // # Data
 //
-// A room is seven keys, "<prefix>:{<room>}:<name>" (see keys.go). The braces are
+// A room is a dozen keys, "<prefix>:{<room>}:<name>" (see keys.go), and its
+// heartbeat windows. The braces are
 // the Cluster hash tag: a room lives on one shard, rooms spread over shards.
 // The meta hash holds the counters (seq, serving, admitted, claimed, abandoned),
 // the rate credit, the last controller tick, the draw, the seed, the runtime
@@ -19,13 +20,19 @@
 // created blank); its presence is the room's existence. Sorted
 // sets hold what is bounded by the cap or by time: live sessions by end,
 // finished visitors by when to forget them, the admission batches of the grace
-// window, late returners, and revoked passes. A fan who waits is nothing but
-// the number in their ticket: joining bumps a counter and stores no entry.
+// window, late returners, revoked passes (and sessions that idled out), and
+// each live session's last use. A fan who waits is the number in their ticket
+// and, while liveness is on, one bit per heartbeat window: "hb:<window>:<block>"
+// bitmaps of 31,744 places, written only from serving on and expiring once
+// no controller step looks at them (lua/lib.lua); joining bumps a counter and
+// stores no entry. Each controller step leaves the live counts for the nodes
+// in two small strings.
 //
 // # Costs
 //
 // Every operation is one Lua script, hence atomic and one round trip: Join,
-// Claim, Release, Advance, Snapshot, DrawSeed and SaveOverrides. Overrides is a
+// Claim, Release, Advance, Snapshot, DrawSeed, SaveOverrides and Beat (one a
+// second per node, for every fan it saw). Overrides is a
 // single HMGET. Scripts go by EVALSHA and fall back to EVAL; LoadScripts puts
 // them on every shard ahead of time. Advance runs on every node every second;
 // the tick it records makes all but the first call of a second a no-op, so no
