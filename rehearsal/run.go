@@ -2,7 +2,10 @@ package rehearsal
 
 import (
 	"context"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,6 +64,9 @@ func (r *rehearsal) run(parent context.Context) {
 			}
 		})
 	}
+	if c.Bots > 0 {
+		wg.Go(func() { r.sendBots(ctx) })
+	}
 	watchDone := make(chan struct{})
 	var watchers sync.WaitGroup
 	watchers.Go(func() { r.watch(watchDone) })
@@ -81,4 +87,47 @@ func (r *rehearsal) run(parent context.Context) {
 		}
 	}
 	r.workers = workers
+}
+
+// sendBots makes c.Bots places as a client without cookies would: each
+// request a new visitor who never comes back. They are spread over the
+// arrival window, a few in flight at a time.
+func (r *rehearsal) sendBots(ctx context.Context) {
+	n := r.cfg.Bots
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for i := range n {
+		at := time.Duration(int64(r.cfg.Arrival) * int64(i) / int64(n))
+		if wait := at - r.now(); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return
+			}
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.st.base+r.eventPath, nil)
+			if err != nil {
+				return
+			}
+			resp, err := r.client.Do(req)
+			if err != nil {
+				return
+			}
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			for _, ck := range resp.Cookies() {
+				if strings.HasSuffix(ck.Name, "_ticket") {
+					r.bots.Add(1)
+				}
+			}
+		})
+	}
 }
