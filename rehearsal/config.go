@@ -15,7 +15,7 @@ type Config struct {
 	Workers               int           // requests in flight at most
 	Seed                  uint64        // seed of the crowd's behaviours
 	// Bots make places without cookies: each request a new visitor, never
-	// seen again, sent over the arrival window beside the fans.
+	// seen again, sent before the fans arrive.
 	Bots int
 	// CompareLiveness plays the sale a second time with liveness out of
 	// reach (waiting_idle_timeout of an hour: no place is judged in a

@@ -31,6 +31,11 @@ func (r *rehearsal) run(parent context.Context) {
 	ctx, finish := context.WithCancel(timed)
 	defer finish()
 
+	if c.Bots > 0 {
+		// The bots come first: the fans queue behind their places, as
+		// behind a crowd of clients that made places and never came back.
+		r.sendBots(timed)
+	}
 	r.ours0 = r.ourCPU()
 	r.busy0, r.total0, _ = machineCPU()
 	r.t0 = time.Now()
@@ -64,9 +69,6 @@ func (r *rehearsal) run(parent context.Context) {
 			}
 		})
 	}
-	if c.Bots > 0 {
-		wg.Go(func() { r.sendBots(ctx) })
-	}
 	watchDone := make(chan struct{})
 	var watchers sync.WaitGroup
 	watchers.Go(func() { r.watch(watchDone) })
@@ -90,22 +92,14 @@ func (r *rehearsal) run(parent context.Context) {
 }
 
 // sendBots makes c.Bots places as a client without cookies would: each
-// request a new visitor who never comes back. They are spread over the
-// arrival window, a few in flight at a time.
+// request a new visitor who never comes back, 16 in flight at a time, before
+// the fans arrive.
 func (r *rehearsal) sendBots(ctx context.Context) {
 	n := r.cfg.Bots
 	sem := make(chan struct{}, 16)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for i := range n {
-		at := time.Duration(int64(r.cfg.Arrival) * int64(i) / int64(n))
-		if wait := at - r.now(); wait > 0 {
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				return
-			}
-		}
+	for range n {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():

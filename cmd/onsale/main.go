@@ -195,7 +195,7 @@ func rehearsalFlags(args []string) (rehearsal.Config, error) {
 	fs.Float64Var(&c.Late, "late", 0.01, "share of fans who step away for twice the grace, then return")
 	fs.IntVar(&c.Workers, "workers", 256, "requests in flight at most (the fans share their connections)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the crowd's behaviours")
-	fs.IntVar(&c.Bots, "bots", 0, "places made by bots without cookies (a new visitor each request, never back), over the arrival window")
+	fs.IntVar(&c.Bots, "bots", 0, "places made by bots without cookies (a new visitor each request, never back), before the fans arrive")
 	fs.DurationVar(&c.Stack.WaitingIdle, "waiting-idle-timeout", 0, "the room's waiting_idle_timeout (0: its default)")
 	fs.BoolVar(&c.CompareLiveness, "compare-liveness", false, "play the sale again with liveness out of reach, and compare sell-out time and slots spent on ghosts")
 	fs.StringVar(&c.Stack.FoyerBin, "foyer", "bin/foyer", "path of the foyer binary")
