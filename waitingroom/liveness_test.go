@@ -413,7 +413,6 @@ func TestRestartedNodeKeepsFansLive(t *testing.T) {
 	}
 }
 
-var _ = fmt.Sprint
 
 // TestHeartbeatsCostOneRoundTripPerNodePerSecond: 10,000 fans polling
 // through two nodes cost each node at most one store round trip a second for
