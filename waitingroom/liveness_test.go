@@ -3,6 +3,7 @@ package waitingroom_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -519,4 +520,49 @@ func BenchmarkStoreRoundTripsUnderPollingFans(b *testing.B) {
 
 func newBenchNodes(b *testing.B, stores [2]waitingroom.Store) *twoNodes {
 	return newTwoNodes(b, stores, waitingroom.Settings{NewUsersPerMinute: 600, TotalActiveUsers: 100, QueueAll: true})
+}
+
+// TestHeartbeatsUnderContention: polls, pushes and admitted requests mark
+// from many goroutines while the node flushes; run with -race.
+func TestHeartbeatsUnderContention(t *testing.T) {
+	s := memstore.New()
+	e := newTwoNodes(t, [2]waitingroom.Store{s, s}, waitingroom.Settings{NewUsersPerMinute: 60, TotalActiveUsers: 10, QueueAll: true})
+	in := e.fans(1)[0] // walks in
+	fans := e.fans(200)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				f := fans[(g*31+i)%len(fans)]
+				if i%2 == 0 {
+					if _, err := e.a.Poll(e.ctx, f.t); err != nil {
+						t.Error(err)
+						return
+					}
+				} else {
+					e.a.Peek(f.t)
+				}
+				if in.pass != "" {
+					_, _ = e.a.CheckPass(in.pass)
+				}
+			}
+		})
+	}
+	for range 20 {
+		e.adv(500 * time.Millisecond)
+		if err := e.a.Tick(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	wg.Wait()
+	if e.a.Stats().Beats.Load() == 0 {
+		t.Fatal("no heartbeat was sent")
+	}
 }
