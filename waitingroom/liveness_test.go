@@ -414,7 +414,6 @@ func TestRestartedNodeKeepsFansLive(t *testing.T) {
 	}
 }
 
-
 // TestHeartbeatsCostOneRoundTripPerNodePerSecond: 10,000 fans polling
 // through two nodes cost each node at most one store round trip a second for
 // their heartbeats, counted on a private redis-server with INFO
@@ -529,11 +528,15 @@ func TestHeartbeatsUnderContention(t *testing.T) {
 	e := newTwoNodes(t, [2]waitingroom.Store{s, s}, waitingroom.Settings{NewUsersPerMinute: 60, TotalActiveUsers: 10, QueueAll: true})
 	in := e.fans(1)[0] // walks in
 	fans := e.fans(200)
-	done := make(chan struct{})
+	done, busy := make(chan struct{}), make(chan struct{})
+	var once sync.Once
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
 			for i := 0; ; i++ {
+				if i == 100 {
+					once.Do(func() { close(busy) })
+				}
 				select {
 				case <-done:
 					return
@@ -554,6 +557,7 @@ func TestHeartbeatsUnderContention(t *testing.T) {
 			}
 		})
 	}
+	<-busy // ticks while the marks pour in
 	for range 20 {
 		e.adv(500 * time.Millisecond)
 		if err := e.a.Tick(e.ctx); err != nil {
