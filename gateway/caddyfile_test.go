@@ -52,6 +52,15 @@ func TestCaddyfileErrors(t *testing.T) {
 		"status code not number": "waiting_room { queued_status_code teapot }",
 		"previous keys, no path": "waiting_room {\n previous_signing_keys\n }",
 		"time not RFC 3339":      "waiting_room {\n event_start tomorrow\n }",
+		"join limit, no period":  "waiting_room { join_limit 20 }",
+		"join limit, no value":   "waiting_room {\n join_limit\n }",
+		"join limit, bad period": "waiting_room { join_limit 20/week }",
+		"join limit, bad burst":  "waiting_room { join_limit 20/m burst many }",
+		"join limit, extra word": "waiting_room { join_limit 20/m burst 4 please }",
+		"challenge alone":        "waiting_room {\n challenge\n }",
+		"challenge of a kind":    "waiting_room { challenge captcha }",
+		"pow bits not a number":  "waiting_room { challenge pow many }",
+		"pow with two numbers":   "waiting_room { challenge pow 18 20 }",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -78,6 +87,10 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		{`{"room": "r", "session_duration": 1}`, "session_duration"},
 		{`{"room": "r", "session_duration": "forever"}`, "session_duration"},
 		{`{"room": "r", "total_active_users": "many"}`, "total_active_users"},
+		{`{"room": "r", "challenge": "pow 40"}`, "challenge"},
+		{`{"room": "r", "challenge": "pow 7"}`, "challenge"},
+		{`{"room": "r", "challenge": 18}`, "challenge"},
+		{`{"room": "r", "challenge": "captcha"}`, "challenge"},
 		{`{"room": "r", "queue_all": "yes"}`, "queue_all"},
 		{`{"room": "r", "title": 5}`, "title"},
 		{`{"room": "r", "colour": "blue"}`, "colour"},
@@ -90,6 +103,10 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		{`{"room": "r", "store": {"backend": "redis"}}`, "store"},
 		{`{"room": "r", "previous_signing_keys": [""]}`, "previous_signing_keys"},
 		{`{"room": "r", "previous_signing_keys": ["1", "2", "3", "4", "5"]}`, "previous_signing_keys"},
+		{`{"room": "r", "join_limit": 20}`, "join_limit"},
+		{`{"room": "r", "join_limit": "20 a minute"}`, "join_limit"},
+		{`{"room": "r", "join_limit": "2000000/m"}`, "join_limit"},
+		{`{"room": "r", "join_limit": "1/100ms"}`, "join_limit"},
 	}
 	if err := (&Handler{Room: "r", PreviousSigningKeys: []string{"old.pem"}}).Validate(); err != nil {
 		t.Errorf("a valid handler: %v", err)

@@ -79,6 +79,7 @@ func (lr liveRoom) lead() (*waitingroom.Room, waitingroom.Info) {
 // reads as a counter reset.
 type nodeStats struct {
 	Joins          uint64 `json:"joins"`
+	JoinsLimited   uint64 `json:"joins_limited"`
 	DirectAdmits   uint64 `json:"direct_admits"`
 	Polls          uint64 `json:"polls"`
 	Claims         uint64 `json:"claims"`
@@ -87,6 +88,8 @@ type nodeStats struct {
 	StoreErrors    uint64 `json:"store_errors"`
 	Reseeds        uint64 `json:"reseeds"`
 	Heartbeats     uint64 `json:"heartbeats"`
+	Challenges     uint64 `json:"challenges"`
+	AnswersRefused uint64 `json:"answers_refused"`
 }
 
 func (lr liveRoom) stats() nodeStats {
@@ -94,6 +97,7 @@ func (lr liveRoom) stats() nodeStats {
 	for _, r := range lr.rooms {
 		s := r.Stats()
 		n.Joins += s.Joins.Load()
+		n.JoinsLimited += s.JoinsLimited.Load()
 		n.DirectAdmits += s.DirectAdmits.Load()
 		n.Polls += s.Polls.Load()
 		n.Claims += s.Claims.Load()
@@ -102,6 +106,8 @@ func (lr liveRoom) stats() nodeStats {
 		n.StoreErrors += s.StoreErrors.Load()
 		n.Reseeds += s.Reseeds.Load()
 		n.Heartbeats += s.Beats.Load()
+		n.Challenges += s.Challenges.Load()
+		n.AnswersRefused += s.AnswersRefused.Load()
 	}
 	return n
 }

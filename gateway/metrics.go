@@ -59,6 +59,7 @@ var (
 	descHealthy   = roomDesc("store_healthy", "1 while this node reaches the room's store, 0 otherwise.")
 
 	descJoins          = roomDesc("joins_total", "Visitors given a ticket by this node.")
+	descJoinsLimited   = roomDesc("joins_limited_total", "Newcomers this node refused by join_limit (no place made).")
 	descDirectAdmits   = roomDesc("direct_admits_total", "Visitors this node let straight in on joining.")
 	descPolls          = roomDesc("polls_total", "Status answers given by this node.")
 	descClaims         = roomDesc("claims_total", "Sessions opened by a claim on this node.")
@@ -66,15 +67,17 @@ var (
 	descRevokes        = roomDesc("revokes_total", "Sessions the origin ended through this node.")
 	descStoreErrors    = roomDesc("store_errors_total", "Store calls from this node that failed.")
 	descReseeds        = roomDesc("reseeds_total", "Times this node found the store had lost the room and re-seeded it.")
+	descChallenges     = roomDesc("challenges_total", "Proof-of-work seeds this node handed to newcomers.")
+	descAnswersRefused = roomDesc("answers_refused_total", "Answers to seeds this node refused (wrong, stale, replayed, malformed).")
 	descUnsent         = roomDesc("revocations_unsent", "Revocations this node took (and enforces) that the store has yet to record.")
 	descHeartbeats     = roomDesc("heartbeats_total", "Heartbeat flushes this node sent to the store (at most one a second).")
 )
 
 var allDescs = []*prometheus.Desc{
 	descWaiting, descPlaces, descActive, descPending, descReturning, descAdmitted, descClaimed,
-	descAbandoned, descSkipped, descIdledOut, descETA, descHealthy, descJoins, descDirectAdmits, descPolls,
+	descAbandoned, descSkipped, descIdledOut, descETA, descHealthy, descJoins, descJoinsLimited, descDirectAdmits, descPolls,
 	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds,
-	descUnsent, descHeartbeats,
+	descUnsent, descChallenges, descAnswersRefused, descHeartbeats,
 }
 
 // Describe implements prometheus.Collector.
@@ -116,6 +119,7 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		gauge(descHealthy, healthy)
 		counter(descJoins, n.Joins)
+		counter(descJoinsLimited, n.JoinsLimited)
 		counter(descDirectAdmits, n.DirectAdmits)
 		counter(descPolls, n.Polls)
 		counter(descClaims, n.Claims)
@@ -124,6 +128,8 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descStoreErrors, n.StoreErrors)
 		counter(descReseeds, n.Reseeds)
 		counter(descHeartbeats, n.Heartbeats)
+		counter(descChallenges, n.Challenges)
+		counter(descAnswersRefused, n.AnswersRefused)
 		unsent := 0
 		for _, r := range lr.rooms {
 			unsent += r.Unsent()

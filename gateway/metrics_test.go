@@ -73,6 +73,7 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 		"abandoned_total":       0,
 		"store_healthy":         1,
 		"joins_total":           6, // both handles
+		"joins_limited_total":   0, // no join_limit
 		"direct_admits_total":   1,
 		"polls_total":           0, // joining is not polling
 		"claims_total":          0,
@@ -81,6 +82,8 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 		"store_errors_total":    0,
 		"reseeds_total":         0,
 		"revocations_unsent":    0,
+		"challenges_total":      0, // the room asks nothing of newcomers
+		"answers_refused_total": 0,
 		// Four places; until a pace is measured, places go in at the rate
 		// (1/s) while slots are free, and 98 of the 100 are.
 		"last_in_line_eta_seconds": 4,

@@ -27,6 +27,10 @@ type pageData struct {
 	StatusURL string
 	WSURL     string
 	DrawURL   string
+	// JoinURL and WorkerURL are where a newcomer in the challenge state
+	// sends their answer, and the script that finds it.
+	JoinURL   string
+	WorkerURL string
 	// Refresh is the no-JavaScript reload interval, and the first poll's delay.
 	Refresh      int
 	Position     string
@@ -62,6 +66,8 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 		StatusURL: prefix + "/status",
 		WSURL:     prefix + "/ws",
 		DrawURL:   prefix + "/draw",
+		JoinURL:   prefix + "/join",
+		WorkerURL: prefix + "/pow-worker.js",
 		Refresh:   st.RefreshSeconds,
 		Progress:  int(math.Round(st.Progress * 100)),
 		ETA:       formatETA(st.ETASeconds),
@@ -86,12 +92,19 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 		d.Lead = lead("Places are given by a fair random draw: when the group ahead is in, everyone waiting, you included, is drawn into the next one. Arriving a moment earlier or later makes no difference.")
 		d.Position = "in the next draw"
 		d.ShowFigures, d.ShowProgress, d.KeepOpen = true, true, true
+	case st.State == waitingroom.StateQueued && st.Returned:
+		d.Headline = "You're next"
+		d.Lead = lead("Your turn came while you were away. You are at the front of the line, and go in as soon as a place frees.")
+		d.ShowFigures, d.ShowProgress, d.Determinate, d.KeepOpen = true, true, true, true
 	case st.State == waitingroom.StateQueued:
 		d.Headline = "You're in line"
 		if st.Position != nil && *st.Position == 0 {
 			d.Headline = "You're next"
 		}
 		d.Lead = lead("Thanks for your patience. We let people in a few at a time so that the site stays fast for everyone.")
+		if st.TurnPassed {
+			d.Lead = lead("Your turn came while you were away and has passed, so you have a new place in line.")
+		}
 		d.ShowFigures, d.ShowProgress, d.Determinate, d.KeepOpen = true, true, true, true
 	case st.State == waitingroom.StatePrequeue:
 		d.Headline = "You're registered"
@@ -107,6 +120,9 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 	case st.State == waitingroom.StatePaused:
 		d.Headline = "The line is paused"
 		d.Lead = lead("The sale is paused for a moment. You keep your place, and the line moves again as soon as it resumes.")
+		if st.Returned {
+			d.Lead = lead("The sale is paused for a moment. Your turn came while you were away: you keep your place at the front, and go in first when it resumes.")
+		}
 		d.ShowFigures, d.ShowProgress, d.Determinate, d.KeepOpen = true, true, true, true
 	case st.State == waitingroom.StateSoldOut:
 		d.Headline = "Sold out"
@@ -118,6 +134,10 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 	case st.State == waitingroom.StateClosed:
 		d.Headline = "This sale is closed"
 		d.Lead = lead("The sale is not taking new visitors.")
+	case st.State == waitingroom.StateChallenge:
+		d.Headline = "One moment"
+		d.Lead = lead("Before you join the line, your browser solves a small puzzle that keeps bots out. It takes a second or two, and then you have your place.")
+		d.Refresh = 0 // the page's script answers; a reload would only bring a new puzzle
 	case st.State == waitingroom.StateAdmitted:
 		d.Headline = "It's your turn"
 		d.Lead = lead("Taking you to the site…")

@@ -34,6 +34,9 @@ type rehearsal struct {
 	procs       procWatch
 	maxGor      atomic.Int64
 
+	series []secondSample // the sale, second by second (written by watch only)
+	report *reportFile    // where the HTML report goes, when one was asked for
+
 	pg                *pgWatch      // the booking database's backends, when it is PostgreSQL
 	busy0, total0     time.Duration // the machine's CPU time at the start
 	busyRun, totalRun time.Duration // and over the run
@@ -100,19 +103,28 @@ func Run(ctx context.Context, c Config, release func()) error {
 		return err
 	}
 	c.Stack.Grace = c.Grace
+	// The report's file is made first, so that a path it cannot be written
+	// to is known before a sale is played for nothing.
+	report, err := createReport(c.Report)
+	if err != nil {
+		return err
+	}
+	if report != nil {
+		defer report.close()
+	}
 	if !c.CompareLiveness {
-		_, err := runOnce(ctx, c, release)
+		_, err := runOnce(ctx, c, release, report)
 		return err
 	}
 	fmt.Println("=== with liveness")
-	with, err := runOnce(ctx, c, nil)
+	with, err := runOnce(ctx, c, nil, report)
 	if err != nil || ctx.Err() != nil {
 		return err
 	}
 	without := c
 	without.Stack.WaitingIdle = time.Hour // no place is judged within a rehearsal
 	fmt.Println("\n=== without liveness (waiting_idle_timeout 1h: no place is judged)")
-	wo, err := runOnce(ctx, without, release)
+	wo, err := runOnce(ctx, without, release, nil)
 	if err != nil {
 		return err
 	}
@@ -129,7 +141,7 @@ type runSummary struct {
 	abandoned, skipped uint64
 }
 
-func runOnce(ctx context.Context, c Config, release func()) (runSummary, error) {
+func runOnce(ctx context.Context, c Config, release func(), report *reportFile) (runSummary, error) {
 	st, err := startStack(c.Stack)
 	if err != nil {
 		return runSummary{}, err
@@ -144,6 +156,7 @@ func runOnce(ctx context.Context, c Config, release func()) (runSummary, error) 
 		},
 		notes: map[string]int{}, subs: map[string]int32{}, orders: map[string]orderSeen{},
 	}
+	r.report = report
 	if r.eventID, r.capacity, err = st.createEvent(r.client, c.Seats, c.Standing); err != nil {
 		return runSummary{}, err
 	}

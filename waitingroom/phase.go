@@ -47,15 +47,24 @@ func (s Settings) drawn() bool { return s.ShuffleAtEventStart || s.QueueingMetho
 // limitsAt are the Limits store calls run with.
 func (s Settings) limitsAt(now time.Time) Limits {
 	return Limits{
-		Rate:        s.NewUsersPerMinute,
-		Cap:         s.TotalActiveUsers,
-		Session:     s.SessionDuration,
-		Grace:       s.AdmissionGrace,
-		Retention:   s.TicketLifetime,
-		Open:        s.admitting(now),
-		CloseDraw:   s.ShuffleAtEventStart && !s.EventStart.IsZero() && !now.Before(s.EventStart),
-		Reshuffle:   s.QueueingMethod == Random,
-		WaitingIdle: s.WaitingIdleTimeout,
-		SessionIdle: s.SessionIdleTimeout,
+		Rate:         s.NewUsersPerMinute,
+		Cap:          s.TotalActiveUsers,
+		Session:      s.SessionDuration,
+		Grace:        s.AdmissionGrace,
+		ReturnWindow: s.ReturnWindow,
+		Retention:    s.TicketLifetime,
+		Open:         s.admitting(now),
+		CloseDraw:    s.ShuffleAtEventStart && !s.EventStart.IsZero() && !now.Before(s.EventStart),
+		Reshuffle:    s.QueueingMethod == Random,
+		WaitingIdle:  s.WaitingIdleTimeout,
+		SessionIdle:  s.SessionIdleTimeout,
 	}
+}
+
+// placesOpen reports whether a newcomer who joins at now is given a place
+// (or, in the pre-queue, a registration): not before the pre-queue opens,
+// not once the room has ended, is sold out or rejects newcomers.
+func (s Settings) placesOpen(now time.Time) bool {
+	p := s.PhaseAt(now)
+	return !s.SoldOut && s.QueueingMethod != Reject && p != NotYetOpen && p != Ended
 }

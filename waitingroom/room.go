@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/foyer-dev/foyer/internal/loop"
+	"github.com/foyer-dev/foyer/waitingroom/clientlimit"
 )
 
 // Config describes a room to NewRoom.
@@ -55,6 +56,9 @@ type Room struct {
 	idled    idleOuts
 	beats    beats
 	joins    joinBatcher
+	// clients are the join_limit's buckets per client address, made at the
+	// first join the limit weighs (see clientjoins.go).
+	clients atomic.Pointer[clientlimit.Table]
 	// joinsDown is set when a join failed on the store, and cleared by the
 	// next good refresh: meanwhile newcomers are refused at once.
 	joinsDown atomic.Bool
@@ -62,8 +66,10 @@ type Room struct {
 	// record (see revoke.go).
 	unsent revokeOutbox
 	// declaring is set while a sold-out declaration is on its way to the store.
-	declaring  atomic.Bool
-	stats      Stats
+	declaring atomic.Bool
+	stats     Stats
+	// spent are the proof-of-work seeds answered on this node.
+	spent      spentSeeds
 	resumed    bool
 	ann        announcements
 	rememberFn func(Memo)

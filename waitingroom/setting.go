@@ -20,6 +20,10 @@ const (
 	KindBool                 // on or off; a bare flag in the Caddyfile
 	KindDuration             // Go duration syntax: "90s", "10m"
 	KindTime                 // RFC 3339; empty for none
+	KindRate                 // a JoinLimit: "<n>/<period> [burst <b>]"; "off" for none
+	// KindPhrase is a few words with a grammar of their own ("pow 20"): the
+	// Caddyfile line's arguments, one string in JSON; see ParseText.
+	KindPhrase
 )
 
 // SettingDef describes one room setting. The table of them is settingDefs.
@@ -95,6 +99,10 @@ func init() {
 			d.kind = KindDuration
 		case *time.Time:
 			d.kind = KindTime
+		case *JoinLimit:
+			d.kind = KindRate
+		case *Challenge:
+			d.kind = KindPhrase
 		default:
 			panic(fmt.Sprintf("waitingroom: setting %s has a field of unsupported type %T", d.Name, d.field(&s)))
 		}
@@ -127,6 +135,9 @@ func (d *SettingDef) Get(s Settings) any {
 	case *time.Duration:
 		return *p
 	case *time.Time:
+		return *p
+	case *JoinLimit:
+	case *Challenge:
 		return *p
 	}
 	return nil
@@ -163,8 +174,37 @@ func (d *SettingDef) Set(s *Settings, v any) bool {
 		x, ok := v.(time.Time)
 		*p = x
 		return ok
+	case *JoinLimit:
+		x, ok := v.(JoinLimit)
+		*p = x
+		return ok
+	case *Challenge:
+		if x, ok := v.(string); ok { // as the configuration writes it
+			c, err := ParseChallenge(x)
+			*p = c
+			return err == nil
+		}
+		x, ok := v.(Challenge)
+		*p = x
+		return ok
 	}
 	return false
+}
+
+// ParseText sets a phrase setting (KindPhrase) from its words, as the
+// Caddyfile and JSON write them, and says what is wrong with them if they do
+// not parse.
+func (d *SettingDef) ParseText(s *Settings, text string) error {
+	p, ok := d.field(s).(*Challenge)
+	if !ok {
+		return settingErr(d.Name, "is not a phrase setting")
+	}
+	c, err := ParseChallenge(text)
+	if err != nil {
+		return settingErr(d.Name, "%v", err)
+	}
+	*p = c
+	return nil
 }
 
 // copyField sets the setting in dst to its value in src.
@@ -182,6 +222,10 @@ func (d *SettingDef) copyField(dst, src *Settings) {
 		*p = *d.field(src).(*time.Duration)
 	case *time.Time:
 		*p = *d.field(src).(*time.Time)
+	case *JoinLimit:
+		*p = *d.field(src).(*JoinLimit)
+	case *Challenge:
+		*p = *d.field(src).(*Challenge)
 	}
 }
 
@@ -203,6 +247,10 @@ func (d *SettingDef) isZero(s *Settings) bool {
 		return *p == 0
 	case *time.Time:
 		return p.IsZero()
+	case *JoinLimit:
+		return p.IsZero()
+	case *Challenge:
+		return !p.On()
 	}
 	return true
 }
@@ -235,6 +283,12 @@ func (d *SettingDef) check(s *Settings) error {
 		if !d.chosen(string(*p)) {
 			return settingErr(d.Name, "must be %s, got %q", d.ChoiceList(), *p)
 		}
+	case *JoinLimit:
+		if err := p.check(); err != nil {
+			return settingErr(d.Name, "%v", err)
+		}
+	case *Challenge:
+		return p.check(d.Name)
 	}
 	return nil
 }
@@ -266,10 +320,14 @@ func (d *SettingDef) Limits() string {
 		parts = append(parts, "0 (off) or "+ShortDuration(time.Duration(d.Min))+"–"+ShortDuration(time.Duration(d.Max)))
 	case d.Max > 0 && d.kind == KindDuration:
 		parts = append(parts, ShortDuration(time.Duration(d.Min))+"–"+ShortDuration(time.Duration(d.Max)))
+	case d.Max > 0 && d.kind == KindPhrase:
+		parts = append(parts, fmt.Sprintf("`<bits>` %d–%d", d.Min, d.Max))
 	case d.Max > 0:
 		parts = append(parts, groupThousands(d.Min)+"–"+groupThousands(d.Max))
 	case d.MaxLen > 0:
 		parts = append(parts, fmt.Sprintf("at most %d characters", d.MaxLen))
+	case d.kind == KindRate:
+		parts = append(parts, joinLimitBounds)
 	}
 	if d.Rule != "" {
 		parts = append(parts, d.Rule)
@@ -305,6 +363,8 @@ func (d *SettingDef) Syntax() string {
 		return d.Name + " <d>"
 	case KindTime:
 		return d.Name + " <RFC 3339>"
+	case KindRate:
+		return d.Name + " <n>/<period> [burst <b>]"
 	}
 	arg := d.Arg
 	if arg == "" {

@@ -39,6 +39,7 @@ const (
 	DefaultSessionDuration   = 10 * time.Minute
 	DefaultAdmissionGrace    = 30 * time.Second
 	DefaultTicketLifetime    = 12 * time.Hour
+	DefaultReturnWindow      = 2 * time.Minute
 	// DefaultWaitingIdleTimeout is six times the longest a waiting page waits
 	// between two polls: a fan who lost a few polls to a bad connection is
 	// still counted.
@@ -72,6 +73,11 @@ type Settings struct {
 	// AdmissionGrace is how long an admitted visitor has to claim their session
 	// before the slot is counted as abandoned and freed.
 	AdmissionGrace time.Duration `json:"admission_grace,omitempty"`
+	// ReturnWindow is how long after their grace ended a visitor whose
+	// admission lapsed unclaimed may still come back at the front. After it
+	// their turn has passed and they rejoin at the back, so an early ticket
+	// cannot be banked and cashed in ahead of the line later.
+	ReturnWindow time.Duration `json:"return_window,omitempty"`
 	// WaitingIdleTimeout is how long a waiting place may go unseen (no poll,
 	// no page, no live WebSocket) before it counts as a ghost: left out of
 	// every position and skipped by the controller without a slot.
@@ -82,8 +88,14 @@ type Settings struct {
 	SessionIdleTimeout time.Duration `json:"session_idle_timeout,omitempty"`
 	// TicketLifetime is how long a ticket stays valid after it was last seen.
 	TicketLifetime time.Duration `json:"ticket_lifetime,omitempty"`
+	// Challenge is what a newcomer must solve before a place is made for
+	// them: nothing (off), or a proof of work of a number of bits.
+	Challenge Challenge `json:"challenge,omitzero"`
 	// Paused stops admission; waiting visitors keep their place.
 	Paused bool `json:"paused,omitempty"`
+	// JoinLimit caps the new places one client address may take from one
+	// node; zero is no limit.
+	JoinLimit JoinLimit `json:"join_limit,omitzero"`
 	// SoldOut shows the sold-out page to everyone waiting and to new visitors.
 	SoldOut bool `json:"sold_out,omitempty"`
 }

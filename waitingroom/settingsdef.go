@@ -1,6 +1,9 @@
 package waitingroom
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // settingDefs describes every room setting once: its public name, what it
 // takes, its default and limits, whether an admin may change it while the room
@@ -74,6 +77,13 @@ var settingDefs = []*SettingDef{
 		field: func(s *Settings) any { return &s.AdmissionGrace },
 	},
 	{
+		Name: "return_window", Runtime: true,
+		Default: DefaultReturnWindow, Min: int64(10 * time.Second), Max: int64(time.Hour),
+		Doc: "how long after their grace a fan who did not turn up may still come back at the front " +
+			"(only while the room admits); later, their turn has passed and they rejoin at the back",
+		field: func(s *Settings) any { return &s.ReturnWindow },
+	},
+	{
 		Name:    "waiting_idle_timeout",
 		Default: DefaultWaitingIdleTimeout, Min: int64(time.Minute), Max: int64(time.Hour),
 		Doc: "a place whose holder has not been seen (poll, page, WebSocket) for this long is a ghost: " +
@@ -93,6 +103,20 @@ var settingDefs = []*SettingDef{
 		Default: DefaultTicketLifetime, Min: int64(time.Minute), Max: int64(7 * 24 * time.Hour),
 		Doc:   "a ticket not seen for this long is void",
 		field: func(s *Settings) any { return &s.TicketLifetime },
+	},
+	{
+		Name: "join_limit", Runtime: true, DefaultDoc: "off",
+		Doc: "new places one client address may take from one node, n per period, in bursts of up to b (default n); " +
+			"polls and admitted fans are never limited: see [Bots and abuse](#bots-and-abuse)",
+		field: func(s *Settings) any { return &s.JoinLimit },
+	},
+	{
+		Name: "challenge", Arg: "pow [<bits>] | off", Runtime: true, DefaultDoc: "off",
+		Min: MinPoWBits, Max: MaxPoWBits,
+		Doc: "newcomers solve a proof of work before a place is made: a SHA-256 hash with `<bits>` leading " +
+			"zero bits (default " + strconv.Itoa(DefaultPoWBits) + "); JSON and the admin API: `\"pow 20\"` or `\"off\"`; " +
+			"see [Bots and abuse](#bots-and-abuse)",
+		field: func(s *Settings) any { return &s.Challenge },
 	},
 	{
 		Name: "paused", Runtime: true, RuntimeOnly: true,

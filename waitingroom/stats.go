@@ -6,6 +6,7 @@ import "sync/atomic"
 // the core needs no metrics library; the gateway exports them.
 type Stats struct {
 	Joins          atomic.Uint64 // visitors given a ticket
+	JoinsLimited   atomic.Uint64 // newcomers refused by join_limit
 	DirectAdmits   atomic.Uint64 // visitors let straight in on joining
 	Polls          atomic.Uint64 // status answers
 	Claims         atomic.Uint64 // sessions opened by a claim
@@ -14,4 +15,6 @@ type Stats struct {
 	StoreErrors    atomic.Uint64 // store calls that failed
 	Reseeds        atomic.Uint64 // times the store was found to have lost the room
 	Beats          atomic.Uint64 // heartbeat flushes sent to the store
+	Challenges     atomic.Uint64 // proof-of-work seeds handed to newcomers
+	AnswersRefused atomic.Uint64 // answers to seeds refused (wrong, stale, replayed, malformed)
 }

@@ -45,12 +45,30 @@ func (st Status) AppendJSON(b []byte) []byte {
 		b = append(b, `,"draw_index":`...)
 		b = strconv.AppendUint(b, *st.DrawIndex, 10)
 	}
+	if st.AwaitingDraw {
+		b = append(b, `,"awaiting_draw":true`...)
+	}
 	if st.SessionEnds != nil {
 		b = append(b, `,"session_ends":`...)
 		b = appendJSONTime(b, *st.SessionEnds)
 	}
 	if st.Reconnecting {
 		b = append(b, `,"reconnecting":true`...)
+	}
+	if st.Returned {
+		b = append(b, `,"returned":true`...)
+	}
+	if st.TurnPassed {
+		b = append(b, `,"turn_passed":true`...)
+	}
+	if c := st.Challenge; c != nil {
+		b = append(b, `,"challenge":{"algorithm":`...)
+		b = appendJSONString(b, c.Algorithm)
+		b = append(b, `,"seed":`...)
+		b = appendJSONString(b, c.Seed)
+		b = append(b, `,"bits":`...)
+		b = strconv.AppendInt(b, int64(c.Bits), 10)
+		b = append(b, '}')
 	}
 	return append(b, '}')
 }

@@ -18,7 +18,8 @@ type Visit struct {
 	Pass      string
 	Admission Pass
 	// Rejoined is set when the visitor's old ticket was spent (their session had
-	// ended) and they were given a new place at the back.
+	// ended) and they were given a new place at the back, or, while the room
+	// asks for a proof of work, the puzzle to earn one.
 	Rejoined bool
 }
 
@@ -35,7 +36,7 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 	t := Ticket{Room: r.id, Visitor: NewVisitorID(), Joined: now, Seen: now}
 	// Visitors who come before the pre-queue opens, after the room closed, or to a
 	// sold-out or rejecting room get no place: there is no line to join.
-	if s.SoldOut || s.QueueingMethod == Reject || s.PhaseAt(now) == NotYetOpen || s.PhaseAt(now) == Ended {
+	if !s.placesOpen(now) {
 		st, _ := v.status(t, now)
 		return Visit{Status: st}, nil
 	}
@@ -84,9 +85,7 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 	}
 	if t.Claimed {
 		// Their session ended (or was ended): the ticket is spent.
-		vis, err := r.Join(ctx)
-		vis.Rejoined = true
-		return vis, err
+		return r.rejoin(ctx)
 	}
 	now := r.now()
 	v := r.view.Load()
@@ -123,11 +122,22 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 	case Claimed:
 		r.stats.Claims.Add(1)
 		return r.admitted(t, res.Expires, now)
-	case Finished:
-		vis, err := r.Join(ctx)
-		vis.Rejoined = true
+	case Finished, Passed:
+		vis, err := r.rejoin(ctx)
+		vis.Status.TurnPassed = res.Status == Passed
 		return vis, err
-	default: // NotYet (this node's view ran ahead of the store) or Full
+	case Full:
+		// Back within the return window: at the front, for the next slot.
+		vis := r.holding(st, t)
+		vis.Status.Returned = true
+		return vis, nil
+	case Held:
+		// Back within the return window, but the room admits nobody: held
+		// with everyone, and first in when it admits again.
+		st.State, st.Returned = StatePaused, true
+		st.RefreshSeconds = v.maxRefresh()
+		return Visit{Status: st, Ticket: t}, nil
+	default: // NotYet: this node's view ran ahead of the store
 		return r.holding(st, t), nil
 	}
 }
@@ -136,10 +146,29 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 // store call, and no claim even when their turn has come (the page they return
 // to claims). It serves pushes over live connections.
 func (r *Room) Peek(t Ticket) (Status, Ticket) {
-	st, t := r.view.Load().status(t, r.now())
+	v, now := r.view.Load(), r.now()
+	st, t := v.status(t, now)
+	if st.State == StateAdmitted && !v.settings.admitting(now) && !v.inGrace(t.Place) {
+		// Below serving but not among the admissions still in their grace:
+		// a fan whose admission lapsed, whom a room admitting nobody does not
+		// let in. Telling them "admitted" would send their page to claim, be
+		// held, and come back here for the same answer, again and again.
+		st.State, st.RefreshSeconds = StatePaused, v.maxRefresh()
+	}
 	// A live connection is a fan watching: their place is seen.
 	r.markWaiting(t, st)
 	return st, t
+}
+
+// inGrace reports whether place is among the admissions still within their
+// grace window, as this node last saw them.
+func (v *view) inGrace(place uint64) bool {
+	for _, b := range v.snap.Batches {
+		if place >= b.Start && place < b.End() {
+			return true
+		}
+	}
+	return false
 }
 
 // reclaim claims again for a fan whose session idled out: the store lets them
@@ -164,7 +193,7 @@ func (r *Room) reclaim(ctx context.Context, t Ticket) (Visit, error) {
 	case Claimed:
 		r.stats.Claims.Add(1)
 		return r.admitted(t, res.Expires, now)
-	case Full:
+	case Full, Held:
 		return r.holding(st, t), nil
 	}
 	vis, err := r.Join(ctx)
@@ -179,10 +208,13 @@ func (r *Room) holding(st Status, t Ticket) Visit {
 	return Visit{Status: st, Ticket: t}
 }
 
-// admitted signs the pass for a visitor who holds a session.
+// admitted signs the pass for a visitor who holds a session. Every pass of one
+// session has the same id (SessionPassID), whoever claimed it and on whichever
+// node: a ticket shared among clients shares its session, and the origin's
+// revoke of any of its passes refuses them all.
 func (r *Room) admitted(t Ticket, expires time.Time, now time.Time) (Visit, error) {
 	p := Pass{
-		ID:        NewPassID(),
+		ID:        SessionPassID(r.id, t.Visitor.String(), expires),
 		Room:      r.id,
 		Subject:   t.Visitor.String(),
 		OrderKey:  t.Place,

@@ -32,6 +32,10 @@ func main() {
 		err = benchPoll(os.Args[3:])
 	case "join":
 		err = benchJoin(os.Args[3:])
+	case "refuse":
+		err = benchRefuse(os.Args[3:])
+	case "challenge":
+		err = benchChallenge(os.Args[3:])
 	case "redis":
 		err = benchRedis(os.Args[3:])
 	case "wrk":
@@ -49,7 +53,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage: onsale rehearsal [flags]
-       onsale bench proxy|poll|join|redis|wrk|numbers [flags]
+       onsale bench proxy|poll|join|refuse|challenge|redis|wrk|numbers [flags]
 
   rehearsal  a whole on-sale on this machine: the booking service and Foyer
              on loopback, a crowd of simulated fans, and a verdict (sold out,
@@ -59,6 +63,8 @@ func usage() {
           Caddy reverse_proxy to the same upstream, in one run
   poll    status polls of fans in line, against Caddy respond
   join    newcomers joining the line, against Caddy respond
+  refuse  newcomers over their join_limit (429), against Caddy respond 429
+  challenge  newcomers handed a proof-of-work seed, against Caddy respond
   redis   Redis commands per join, per status poll and per admitted request,
           on a private redis-server
   wrk     the admitted request, the poll and the join again, measured by wrk
@@ -107,6 +113,22 @@ func benchJoin(args []string) error {
 	store := fs.String("store", "", "Redis URL of the room's store (default: memory)")
 	_ = fs.Parse(args)
 	_, err := bench.Join(*c, *store)
+	return err
+}
+
+func benchRefuse(args []string) error {
+	fs := flag.NewFlagSet("bench refuse", flag.ExitOnError)
+	c := commonFlags(fs)
+	_ = fs.Parse(args)
+	_, err := bench.Refuse(*c)
+	return err
+}
+
+func benchChallenge(args []string) error {
+	fs := flag.NewFlagSet("bench challenge", flag.ExitOnError)
+	c := commonFlags(fs)
+	_ = fs.Parse(args)
+	_, err := bench.Challenge(*c)
 	return err
 }
 
@@ -198,6 +220,7 @@ func rehearsalFlags(args []string) (rehearsal.Config, error) {
 	fs.IntVar(&c.Bots, "bots", 0, "places made by bots without cookies (a new visitor each request, never back), before the fans arrive")
 	fs.DurationVar(&c.Stack.WaitingIdle, "waiting-idle-timeout", 0, "the room's waiting_idle_timeout (0: its default)")
 	fs.BoolVar(&c.CompareLiveness, "compare-liveness", false, "play the sale again with liveness out of reach, and compare sell-out time and slots spent on ghosts")
+	fs.StringVar(&c.Report, "report", "", "also write an HTML report with charts (the line, latency over time, the sell-out, the order of admission) to this file")
 	fs.StringVar(&c.Stack.FoyerBin, "foyer", "bin/foyer", "path of the foyer binary")
 	fs.StringVar(&c.Stack.BookingBin, "booking", "bin/booking", "path of the booking binary")
 	fs.StringVar(&c.Stack.Store, "store", "memory", "the room's store: memory, redis (a private redis-server, also the booking outbox's stream) or a loopback redis:// URL")

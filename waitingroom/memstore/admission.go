@@ -68,7 +68,7 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 	if _, ok := r.idled[visitor]; ok && place < r.c.Serving {
 		// Their session idled out: they come back as an admission that
 		// lapsed, to the front when a slot is free (and stay one until then).
-		return r.lapsed(visitor, now, lim), nil
+		return r.claimIdled(visitor, now, lim), nil
 	}
 	if at, ok := r.finished[visitor]; ok && now.Before(at) {
 		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
@@ -96,20 +96,43 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 		}
 		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}, nil
 	}
-	// The admission lapsed unclaimed (or the place was skipped as a ghost).
-	return r.lapsed(visitor, now, lim), nil
+	return r.claimLapsed(visitor, place, now, lim), nil
 }
 
-// lapsed lets in a visitor whose admission lapsed: at the front, into a slot
-// no one else holds. The controller keeps one slot back for each returner.
-func (r *memRoom) lapsed(visitor string, now time.Time, lim waitingroom.Limits) waitingroom.ClaimResult {
+// claimLapsed answers a visitor whose admission lapsed unclaimed. Within the
+// return window after their grace (or while they hold a returner's slot,
+// having come back in time) they go to the front, into a slot no one else
+// holds: the controller keeps one back for each returner. Never while the room
+// admits nobody; and after the window their turn has passed.
+func (r *memRoom) claimLapsed(visitor string, place uint64, now time.Time, lim waitingroom.Limits) waitingroom.ClaimResult {
+	asked, returning := r.returners[visitor]
+	returning = returning && now.Sub(asked) < waitingroom.ReturnerWindow
 	delete(r.returners, visitor)
+	// The controller reached the place within a grace still running (it was
+	// skipped as a ghost, or its batch's slots are taken), or it lapsed
+	// within the return window.
+	if !returning && r.batchOf(place) == nil && !r.mayReturn(place, now, lim) {
+		return waitingroom.ClaimResult{Status: waitingroom.Passed}
+	}
+	if !lim.Open {
+		r.returners[visitor] = now
+		return waitingroom.ClaimResult{Status: waitingroom.Held}
+	}
 	if len(r.live)+r.pending+len(r.returners) >= lim.Cap {
 		r.returners[visitor] = now
 		return waitingroom.ClaimResult{Status: waitingroom.Full}
 	}
-	delete(r.idled, visitor)
 	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}
+}
+
+// mayReturn reports whether place lapsed less than the return window ago.
+func (r *memRoom) mayReturn(place uint64, now time.Time, lim waitingroom.Limits) bool {
+	i := sort.Search(len(r.lapsed), func(i int) bool { return r.lapsed[i].start > place }) - 1
+	if i < 0 {
+		return false
+	}
+	l := r.lapsed[i]
+	return place < l.start+l.count && now.Before(l.at.Add(lim.ReturnWindow))
 }
 
 // Release implements waitingroom.Store.
@@ -185,4 +208,27 @@ func (r *memRoom) batchOf(place uint64) *waitingroom.Batch {
 func removeSession(r *memRoom, ses *session) {
 	heap.Remove(&r.sessions, ses.index)
 	delete(r.live, ses.visitor)
+}
+
+// claimIdled answers a visitor whose session idled out, as an admission that
+// lapsed when it did: within the return window after the idle-out (or while
+// holding a returner's slot, having come back in time) at the front; never
+// while the room admits nobody; after the window, their turn has passed.
+func (r *memRoom) claimIdled(visitor string, now time.Time, lim waitingroom.Limits) waitingroom.ClaimResult {
+	asked, returning := r.returners[visitor]
+	returning = returning && now.Sub(asked) < waitingroom.ReturnerWindow
+	delete(r.returners, visitor)
+	if !returning && !now.Before(r.idled[visitor].Add(lim.ReturnWindow)) {
+		delete(r.idled, visitor)
+		return waitingroom.ClaimResult{Status: waitingroom.Passed}
+	}
+	if !lim.Open || len(r.live)+r.pending+len(r.returners) >= lim.Cap {
+		r.returners[visitor] = now
+		if !lim.Open {
+			return waitingroom.ClaimResult{Status: waitingroom.Held}
+		}
+		return waitingroom.ClaimResult{Status: waitingroom.Full}
+	}
+	delete(r.idled, visitor)
+	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}
 }

@@ -2,6 +2,8 @@ package memstore
 
 import (
 	"context"
+	"slices"
+	"sort"
 	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
@@ -42,6 +44,13 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 		}
 		r.c.Abandoned += lapsed
 		r.batches = r.batches[1:]
+		if lapsed > 0 || b.End() > b.Start+b.Count {
+			// The ghosts skipped among its places lapse with it.
+			r.addLapse(lapse{start: b.Start, count: b.End() - b.Start, at: b.At.Add(lim.Grace)})
+		}
+	}
+	for len(r.lapsed) > 0 && !now.Before(r.lapsed[0].at.Add(lim.ReturnWindow)) {
+		r.lapsed = r.lapsed[1:]
 	}
 	if lim.CloseDraw && !r.drawClosed {
 		r.drawClosed = true
@@ -87,6 +96,10 @@ func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 	serving, got := r.admitLive(r.c.Serving, end, r.judgeFrom(now, lim), n)
 	if got > 0 {
 		r.batches = append(r.batches, waitingroom.Batch{Start: r.c.Serving, Count: got, Span: spanOf(serving-r.c.Serving, got), At: now})
+	} else if serving > r.c.Serving {
+		// Ghosts only: their turn passed now; one who comes back within the
+		// return window is a lapsed admission.
+		r.addLapse(lapse{start: r.c.Serving, count: serving - r.c.Serving, at: now})
 	}
 	// The line reached every place up to serving: the live ones went in,
 	// the ghosts lost their turn then (and come back as lapsed admissions).
@@ -104,6 +117,19 @@ func spanOf(span, count uint64) uint64 {
 		return 0
 	}
 	return span
+}
+
+// lapse is an admission whose grace ended at with places unclaimed: their
+// holders may come back at the front until the return window has passed.
+type lapse struct {
+	start, count uint64
+	at           time.Time
+}
+
+// addLapse records an admission that lapsed, in the order of places.
+func (r *memRoom) addLapse(l lapse) {
+	i := sort.Search(len(r.lapsed), func(i int) bool { return r.lapsed[i].start >= l.start })
+	r.lapsed = slices.Insert(r.lapsed, i, l)
 }
 
 // drawnEnd is the first key no draw has placed yet.

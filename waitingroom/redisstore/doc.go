@@ -20,13 +20,18 @@
 // created blank); its presence is the room's existence. Sorted
 // sets hold what is bounded by the cap or by time: live sessions by end,
 // finished visitors by when to forget them, the admission batches of the grace
-// window, late returners, revoked passes (and sessions that idled out), and
-// each live session's last use. A fan who waits is the number in their ticket
-// and, while liveness is on, one bit per heartbeat window: "hb:<window>:<block>"
-// bitmaps of 31,744 places, written only from serving on and expiring once
-// no controller step looks at them (lua/lib.lua); joining bumps a counter and
-// stores no entry. Each controller step leaves the live counts for the nodes
-// in two small strings.
+// window, the admissions that lapsed within the return window (one member per
+// controller step that left places unclaimed: at most 120, about 4 KB, with
+// the default two minutes; 3,600, about 450 KB, with the longest window of an
+// hour), late returners, revoked passes (and sessions that idled out), and
+// each live session's last use. A session's pass id is derived from its end
+// (waitingroom.SessionPassID), so no key holds it. A list holds the public
+// history, one entry per controller step. A fan who waits is the number in
+// their ticket and, while liveness is on, one bit per heartbeat window:
+// "hb:<window>:<block>" bitmaps of 31,744 places, written only from serving on
+// and expiring once no controller step looks at them (lua/lib.lua); joining
+// bumps a counter and stores no entry. Each controller step leaves the live
+// counts for the nodes in two small strings.
 //
 // # Costs
 //

@@ -13,6 +13,7 @@ var keyNames = [...]string{
 	"revoked",    // sorted set: revoked passes by cursor
 	"revokedexp", // sorted set: the same revocations by expiry, to trim them
 	"history",    // list: the public history, admissions and draws, oldest first
+	"lapsed",     // sorted set: admissions whose grace ended within the return window, by first place
 	"seen",       // sorted set: live sessions by their last use
 	"idled",      // sorted set: visitors whose sessions idled out, by when
 	"hb",         // not a key: heartbeat windows are "hb:<window>:<block>" bitmaps
@@ -22,7 +23,7 @@ var keyNames = [...]string{
 }
 
 // hbKey is the index of "hb" among the keys.
-const hbKey = 10
+const hbKey = 11
 
 // roomKeys returns the keys of room under prefix.
 func roomKeys(prefix, room string) []string {

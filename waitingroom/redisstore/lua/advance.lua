@@ -3,8 +3,8 @@
 -- given second a no-op, so no node has to be the leader.
 -- ARGV: now (µs), tick (unix s), open (0/1), close draw (0/1), rate (per
 -- minute), cap, grace (µs), returner window (µs), max catch-up ticks, ttl (ms),
--- reshuffle (0/1), session idle (µs, 0: off), heartbeat window (µs, 0: no
--- place is judged), retention (µs), session (µs)
+-- reshuffle (0/1), return window (µs), session idle (µs, 0: off), heartbeat
+-- window (µs, 0: no place is judged), retention (µs), session (µs)
 -- Returns 1 when it stepped, 0 when this second was already stepped, nil when
 -- the room is unknown.
 local last = redis.call('HGET', meta, 'tick')
@@ -21,8 +21,8 @@ if last == 0 or elapsed > tonumber(ARGV[9]) then
 	elapsed = 1 -- a stalled controller does not release a burst
 end
 redis.call('HSET', meta, 'tick', int(tick))
-local session_idle, win = tonumber(ARGV[12]), tonumber(ARGV[13])
-local retention, session = tonumber(ARGV[14]), tonumber(ARGV[15])
+local session_idle, win = tonumber(ARGV[13]), tonumber(ARGV[14])
+local retention, session = tonumber(ARGV[15]), tonumber(ARGV[16])
 
 -- A room whose controller runs is alive: keep all its keys, once this step
 -- has written them. One that nobody steps any more vanishes after the ttl.
@@ -81,7 +81,7 @@ while true do
 	if #head == 0 then
 		break
 	end
-	local _, count, claimed, at, restored = parse_batch(head[1])
+	local start, count, claimed, at, restored, span = parse_batch(head[1])
 	if now < at + grace then
 		break
 	end
@@ -90,6 +90,25 @@ while true do
 	end
 	abandoned = abandoned + (count - claimed)
 	redis.call('ZREM', batches, head[1])
+	if count > claimed or span > count then
+		-- The ghosts skipped among its places lapse with it.
+		redis.call('ZADD', lapsed, int(start), lapse(start, span, at + grace))
+		redis.call('PEXPIRE', lapsed, ARGV[10])
+	end
+end
+-- Lapsed admissions whose return window has passed: their holders rejoin at
+-- the back, so the record goes.
+local window = tonumber(ARGV[12])
+while true do
+	local head = redis.call('ZRANGE', lapsed, 0, 0)
+	if #head == 0 then
+		break
+	end
+	local _, _, at = parse_lapse(head[1])
+	if now < at + window then
+		break
+	end
+	redis.call('ZREM', lapsed, head[1])
 end
 if abandoned > 0 then
 	redis.call('HINCRBY', meta, 'abandoned', int(abandoned))
@@ -193,6 +212,11 @@ local function admit()
 		if got > 0 then
 			redis.call('ZADD', batches, int(serving), batch(serving, got, 0, now, false, to - serving))
 			redis.call('HINCRBY', meta, 'admitted', int(got))
+		elseif to > serving then
+			-- Ghosts only: their turn passed now; one who comes back within
+			-- the return window is a lapsed admission.
+			redis.call('ZADD', lapsed, int(serving), lapse(serving, to - serving, now))
+			redis.call('PEXPIRE', lapsed, ARGV[10])
 		end
 		if to - serving > got then
 			redis.call('HINCRBY', meta, 'skipped', int(to - serving - got))

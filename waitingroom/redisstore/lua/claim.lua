@@ -1,7 +1,8 @@
 -- Claim: open a session for a visitor whose place is below serving.
--- ARGV: now, visitor, place, cap, session, retention (µs), ttl (ms)
--- Returns {status, session end}: 0 claimed, 1 not yet, 2 full, 3 finished;
--- nil when the room is unknown.
+-- ARGV: now, visitor, place, cap, session, retention (µs), ttl (ms),
+-- returner window (µs), return window (µs), open (0/1)
+-- Returns {status, session end}: 0 claimed, 1 not yet, 2 full, 3 finished,
+-- 4 held, 5 passed; nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
 	return false
 end
@@ -16,22 +17,29 @@ end
 local m = redis.call('HMGET', meta, 'serving', 'pending', 'forgot')
 local pending = num(m[2])
 
--- The admission lapsed unclaimed (or the place was skipped as a ghost, or the
--- session idled out): the visitor goes to the front, into a slot no one else
--- holds. The controller keeps one slot back for each returner.
-local function lapsed()
+-- A session that idled out comes back as an admission that lapsed: within
+-- the return window after the idle-out (or while holding a returner's slot,
+-- having come back in time) at the front, into a slot no one else holds;
+-- never while the room admits nobody; after the window, rejoining at the back.
+local idle_at = redis.call('ZSCORE', idled, visitor)
+if idle_at and place < num(m[1]) then
+	local asked = redis.call('ZSCORE', returners, visitor)
+	local returning = asked and now - tonumber(asked) < tonumber(ARGV[8])
 	redis.call('ZREM', returners, visitor)
-	if redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
+	if not returning and now >= tonumber(idle_at) + tonumber(ARGV[9]) then
+		redis.call('ZREM', idled, visitor)
+		return {5, 0}
+	end
+	if ARGV[10] ~= '1' or redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
 		redis.call('ZADD', returners, int(now), visitor)
 		redis.call('PEXPIRE', returners, ttl)
+		if ARGV[10] ~= '1' then
+			return {4, 0}
+		end
 		return {2, 0}
 	end
-	redis.call('ZREM', idled, visitor) -- back in: no longer idled out
+	redis.call('ZREM', idled, visitor)
 	return {0, open_session(visitor, now, session, retention, ttl)}
-end
-
-if redis.call('ZSCORE', idled, visitor) and place < num(m[1]) then
-	return lapsed() -- their session idled out
 end
 local forget = redis.call('ZSCORE', finished, visitor)
 if forget and now < tonumber(forget) then
@@ -76,4 +84,40 @@ if #b > 0 then
 		return {0, open_session(visitor, now, session, retention, ttl)}
 	end
 end
-return lapsed()
+
+-- The admission lapsed unclaimed. Within the return window after its grace
+-- (or while holding a returner's slot, having come back in time) the visitor
+-- goes to the front, into a slot no one else holds: the controller keeps one
+-- back for each returner. Never while the room admits nobody; and after the
+-- window their turn has passed.
+local asked = redis.call('ZSCORE', returners, visitor)
+local returning = asked and now - tonumber(asked) < tonumber(ARGV[8])
+redis.call('ZREM', returners, visitor)
+if not returning then
+	local l = redis.call('ZREVRANGEBYSCORE', lapsed, int(place), '-inf', 'LIMIT', 0, 1)
+	local within = false
+	if #b > 0 then
+		-- The controller reached the place within the grace still running
+		-- (it was skipped as a ghost, or its batch's slots are taken).
+		local start, _, _, _, _, span = parse_batch(b[1])
+		within = place < start + span
+	end
+	if not within and #l > 0 then
+		local start, count, at = parse_lapse(l[1])
+		within = place < start + count and now < at + tonumber(ARGV[9])
+	end
+	if not within then
+		return {5, 0}
+	end
+end
+if ARGV[10] ~= '1' then
+	redis.call('ZADD', returners, int(now), visitor)
+	redis.call('PEXPIRE', returners, ttl)
+	return {4, 0}
+end
+if redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
+	redis.call('ZADD', returners, int(now), visitor)
+	redis.call('PEXPIRE', returners, ttl)
+	return {2, 0}
+end
+return {0, open_session(visitor, now, session, retention, ttl)}
