@@ -289,6 +289,7 @@ type Counters struct {
 	Abandoned uint64 `json:"abandoned"` // admitted places never claimed in time
 	Skipped   uint64 `json:"skipped"`   // ghost places passed over without a slot
 	IdledOut  uint64 `json:"idled_out"` // sessions ended for want of requests
+	Returned  uint64 `json:"returned"`  // lapsed fans let in at the front within return_window
 }
 
 // Max returns the field-wise maximum.
@@ -301,6 +302,7 @@ func (c Counters) Max(o Counters) Counters {
 		Abandoned: max(c.Abandoned, o.Abandoned),
 		Skipped:   max(c.Skipped, o.Skipped),
 		IdledOut:  max(c.IdledOut, o.IdledOut),
+		Returned:  max(c.Returned, o.Returned),
 	}
 }
 
