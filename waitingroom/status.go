@@ -69,22 +69,33 @@ func (v *view) waiting() uint64 {
 	return uint64(math.Round(float64(v.snap.Seq-min(v.snap.Serving, v.snap.Seq)) * v.showUp))
 }
 
-// waitFor estimates the seconds until the places ahead have gone in: at the
-// measured pace once the queue has moved for a while; otherwise at what the
-// settings allow, which is the rate while slots are free (a room that just
-// opened fills at the rate) and then the cap turning over once a session.
-func (v *view) waitFor(places float64) float64 {
-	if v.servingRate > 0 {
-		return places / v.servingRate
+// waitFor estimates the seconds until places more places have gone in, from
+// the pace the store recorded (the same on every node: see Pace), never faster
+// than the rate limit allows. ok is false when nothing measured supports a
+// figure, and while the store cannot be reached (nobody is admitted then).
+func (v *view) waitFor(places float64) (float64, bool) {
+	if !v.healthy {
+		return 0, false
 	}
-	s := v.settings
-	rate := float64(s.NewUsersPerMinute) / 60
-	turnover := min(rate, float64(s.TotalActiveUsers)/s.SessionDuration.Seconds())
-	free := float64(max(0, s.TotalActiveUsers-v.snap.Active-v.snap.Pending))
-	if places <= free {
-		return places / rate
+	return v.snap.Pace.Wait(places, float64(v.settings.NewUsersPerMinute)/60)
+}
+
+// eta rounds an estimate up to the second for the status, nil when unknown.
+func eta(sec float64, ok bool) *int64 {
+	if !ok {
+		return nil
 	}
-	return free/rate + (places-free)/turnover
+	e := int64(math.Ceil(sec))
+	return &e
+}
+
+// refreshFor asks often near the front, seldom far back: the load of polling
+// falls on those it matters least to. Without an estimate, halfway.
+func (v *view) refreshFor(eta *int64) int {
+	if eta == nil {
+		return max(minRefresh, v.maxRefresh()/2)
+	}
+	return max(minRefresh, min(v.maxRefresh(), int(*eta/4)))
 }
 
 // status computes a visitor's status from the node's view, with no store call,
@@ -161,19 +172,18 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		st.State = StatePrequeue
 		start := s.EventStart
 		st.OpensAt = &start
-		eta := int64(math.Ceil(start.Sub(now).Seconds() + v.waitFor(float64(places+1))))
-		st.ETASeconds = &eta
+		// Nobody moves before the start; after it, the line moves at the
+		// pace it is measured to, once it has been.
+		wait, ok := v.waitFor(float64(places + 1))
+		st.ETASeconds = eta(start.Sub(now).Seconds()+wait, ok)
 		return st.refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
 	case s.Paused || s.QueueAll:
 		st.State = StatePaused
 		return st.refreshIn(v.maxRefresh()), t
 	}
 	st.State = StateQueued
-	eta := int64(math.Ceil(v.waitFor(float64(places + 1))))
-	st.ETASeconds = &eta
-	// Ask often near the front, seldom far back: the load of polling falls on
-	// those it matters least to.
-	return st.refreshIn(max(minRefresh, min(v.maxRefresh(), int(eta/4)))), t
+	st.ETASeconds = eta(v.waitFor(float64(places + 1)))
+	return st.refreshIn(v.refreshFor(st.ETASeconds)), t
 }
 
 // roundProgress keeps four decimals: finer means nothing to a progress bar.
@@ -203,9 +213,8 @@ func (v *view) awaitingDraw(st Status) Status {
 	end := v.drawnEnd()
 	before := end - min(end, v.snap.Serving)
 	pool := v.snap.Seq - min(v.snap.Seq, max(end, v.snap.Serving))
-	eta := int64(math.Ceil(v.waitFor(float64(before) + float64(pool+1)/2)))
-	st.ETASeconds = &eta
-	return st.refreshIn(max(minRefresh, min(v.maxRefresh(), int(eta/4))))
+	st.ETASeconds = eta(v.waitFor(float64(before) + float64(pool+1)/2))
+	return st.refreshIn(v.refreshFor(st.ETASeconds))
 }
 
 // drawnEnd is the first key no draw has placed.

@@ -66,6 +66,11 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 		waiting = end - min(end, r.c.Serving)
 	}
 	n := admissible(r.credit, r.free(lim), waiting)
+	if waiting > 0 {
+		r.pace = r.pace.Step(elapsed, n)
+	} else {
+		r.pace.Still = 0
+	}
 	if n == 0 {
 		return nil
 	}

@@ -111,6 +111,6 @@ func (s *Store) Advance(ctx context.Context, room string, now time.Time, lim wai
 	_, err := s.run(ctx, "advance", advanceScript, room,
 		now.UnixMicro(), now.Unix(), lim.Open, lim.CloseDraw, lim.Rate, lim.Cap,
 		lim.Grace.Microseconds(), waitingroom.ReturnerWindow.Microseconds(),
-		waitingroom.MaxCatchUpTicks, s.ttlMillis(), lim.Reshuffle)
+		waitingroom.MaxCatchUpTicks, s.ttlMillis(), lim.Reshuffle, waitingroom.PaceDecay)
 	return err
 }

@@ -25,13 +25,13 @@ func (s *Store) Snapshot(ctx context.Context, room string, now time.Time, revoke
 
 // parseSnapshot reads the reply of snapshot.lua.
 func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
-	const fixed = 15 // the numbers, the incarnation, the epochs, what survives a loss
+	const fixed = 16 // the numbers, the incarnation, the epochs, what survives a loss, the pace
 	a, ok := v.([]any)
 	if !ok || len(a) < fixed+1 {
 		return waitingroom.Snapshot{}, fmt.Errorf("unexpected reply %T", v)
 	}
-	var u [fixed - 3]uint64
-	for i := range fixed - 3 {
+	var u [12]uint64
+	for i := range len(u) {
 		if i == 6 {
 			continue // the credit, a float
 		}
@@ -64,6 +64,9 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 		Epochs:      epochs,
 	}
 	if err := parseSurvivors(str(a[14]), &snap, now); err != nil {
+		return waitingroom.Snapshot{}, err
+	}
+	if snap.Pace, err = parsePace(str(a[15])); err != nil {
 		return waitingroom.Snapshot{}, err
 	}
 	nb, err := toInt(a[fixed])
@@ -153,4 +156,20 @@ func parseRevocation(m string, now time.Time) (waitingroom.Revocation, error) {
 		return waitingroom.Revocation{}, fmt.Errorf("malformed revocation %q", m)
 	}
 	return waitingroom.Revocation{Cursor: c, PassID: id, ExpiresAt: fromMicros(e, now)}, nil
+}
+
+// parsePace reads the pace field, "places:seconds:moves:still".
+func parsePace(s string) (waitingroom.Pace, error) {
+	f := strings.Split(s, ":")
+	if len(f) != 4 {
+		return waitingroom.Pace{}, fmt.Errorf("malformed pace %q", s)
+	}
+	places, err1 := strconv.ParseFloat(f[0], 64)
+	secs, err2 := strconv.ParseFloat(f[1], 64)
+	moves, err3 := strconv.ParseFloat(f[2], 64)
+	still, err4 := strconv.ParseInt(f[3], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+		return waitingroom.Pace{}, fmt.Errorf("malformed pace %q", s)
+	}
+	return waitingroom.Pace{Places: places, Seconds: secs, Moves: moves, Still: still}, nil
 }

@@ -3,7 +3,7 @@
 -- given second a no-op, so no node has to be the leader.
 -- ARGV: now (µs), tick (unix s), open (0/1), close draw (0/1), rate (per
 -- minute), cap, grace (µs), returner window (µs), max catch-up ticks, ttl (ms),
--- reshuffle (0/1)
+-- reshuffle (0/1), pace decay per second
 -- Returns 1 when it stepped, 0 when this second was already stepped, nil when
 -- the room is unknown.
 local last = redis.call('HGET', meta, 'tick')
@@ -107,6 +107,30 @@ end
 if credit >= 1 and room > 0 and waiting > 0 then
 	n = math.min(math.floor(credit), room, waiting)
 end
+-- The pace record, as waitingroom.Pace.Step keeps it: the same arithmetic as
+-- the memory store, with the decay passed in.
+local pm = redis.call('HMGET', meta, 'pace_places', 'pace_secs', 'pace_moves', 'pace_still')
+local places, secs, moves, still = num(pm[1]), num(pm[2]), num(pm[3]), num(pm[4])
+if waiting > 0 then
+	local decay = tonumber(ARGV[12])
+	for _ = 1, elapsed do
+		places = places * decay
+		secs = secs * decay
+		moves = moves * decay
+	end
+	places = places + n
+	secs = secs + elapsed
+	if n > 0 then
+		moves = moves + 1
+		still = 0
+	else
+		still = still + elapsed
+	end
+else
+	still = 0
+end
+redis.call('HSET', meta, 'pace_places', float(places), 'pace_secs', float(secs),
+	'pace_moves', float(moves), 'pace_still', int(still))
 if n > 0 then
 	redis.call('ZADD', batches, int(serving), batch(serving, n, 0, now))
 	redis.call('HINCRBY', meta, 'serving', int(n))

@@ -2,7 +2,7 @@
 -- ARGV: now (µs), revocation cursor
 -- Returns {seq, serving, admitted, claimed, abandoned, pending, credit, drawn,
 -- draw size, version, active, returning, incarnation, epochs,
--- "forgotten:settle until:blank", number of batches, batch..., revocation...}, each batch being "start:count:claimed:at" and each
+-- "forgotten:settle until:blank", "pace places:seconds:moves:still", number of batches, batch..., revocation...}, each batch being "start:count:claimed:at" and each
 -- revocation
 -- "cursor:expiry:pass id"; nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
@@ -24,7 +24,11 @@ local bs = redis.call('ZRANGE', batches, 0, -1)
 out[15] = (redis.call('HGET', meta, 'forgot') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'settle') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'blank') or '0')
-out[16] = #bs
+out[16] = (redis.call('HGET', meta, 'pace_places') or '0') .. ':' ..
+	(redis.call('HGET', meta, 'pace_secs') or '0') .. ':' ..
+	(redis.call('HGET', meta, 'pace_moves') or '0') .. ':' ..
+	(redis.call('HGET', meta, 'pace_still') or '0')
+out[17] = #bs
 for _, m in ipairs(bs) do
 	out[#out + 1] = m
 end
