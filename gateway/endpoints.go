@@ -37,5 +37,8 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
 		r.Header.Set("Accept", "application/json")
 		return h.unavailable(w, r, err)
 	}
+	if r.URL.RawQuery == "page" {
+		return h.writePageStatus(w, a.status)
+	}
 	return h.writeStatus(w, a.status)
 }

@@ -76,8 +76,15 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request) error {
 	}
 }
 
+// livePush is a live update: the status, and the page's words for it.
+type livePush struct {
+	waitingroom.Status
+	Page pageView `json:"page"`
+}
+
 func (h *Handler) push(ctx context.Context, conn *websocket.Conn, st waitingroom.Status) error {
-	msg, err := json.Marshal(st)
+	view, _ := pageViewOf(st, false)
+	msg, err := json.Marshal(livePush{st, view})
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,10 @@ type Status struct {
 	ETASeconds *int64 `json:"eta_seconds"`
 	// RefreshSeconds is when to ask again.
 	RefreshSeconds int `json:"refresh_seconds"`
-	// Progress runs from 0 at the visitor's first look to 1 at the front.
+	// Progress is how far through their own wait the visitor is: the share of
+	// the places between their first look and their turn (their own
+	// included) that have gone in. 0 at the first look, 1 only once admitted:
+	// at the front they still wait for their own turn.
 	Progress float64 `json:"progress"`
 	// Waiting is the estimated number of people waiting in the room.
 	Waiting uint64 `json:"waiting"`
@@ -50,6 +53,9 @@ type Status struct {
 	// Reconnecting is set while the room cannot reach its store: the visitor
 	// keeps their place, but nobody is admitted until it is back.
 	Reconnecting bool `json:"reconnecting,omitempty"`
+	// QueueAll is set, with state paused, when the operator holds everyone
+	// (queue_all) rather than pausing the sale: nobody is let in yet.
+	QueueAll bool `json:"queue_all,omitempty"`
 }
 
 // Refresh bounds. The longest interval stays well inside the admission grace so
@@ -161,11 +167,8 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		t.FirstAhead = ahead + 1
 	}
 	st.Position = &ahead
-	if first := t.FirstAhead - 1; first > 0 {
-		st.Progress = roundProgress(1 - float64(ahead)/float64(first))
-	} else {
-		st.Progress = 1
-	}
+	first := t.FirstAhead - 1
+	st.Progress = roundProgress(float64(first-min(first, ahead)) / float64(first+1))
 
 	switch {
 	case phase == Prequeue:
@@ -178,7 +181,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		st.ETASeconds = eta(start.Sub(now).Seconds()+wait, ok)
 		return st.refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
 	case s.Paused || s.QueueAll:
-		st.State = StatePaused
+		st.State, st.QueueAll = StatePaused, s.QueueAll && !s.Paused
 		return st.refreshIn(v.maxRefresh()), t
 	}
 	st.State = StateQueued
@@ -207,7 +210,7 @@ func (v *view) awaitingDraw(st Status) Status {
 	st.AwaitingDraw = true
 	st.State = StateQueued
 	if v.settings.Paused || v.settings.QueueAll {
-		st.State = StatePaused
+		st.State, st.QueueAll = StatePaused, v.settings.QueueAll && !v.settings.Paused
 		return st.refreshIn(v.maxRefresh())
 	}
 	end := v.drawnEnd()
