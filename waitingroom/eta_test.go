@@ -284,3 +284,44 @@ func ExamplePace_Wait() {
 	// 29 s true
 	// 340 s true
 }
+
+// TestProgressIsThisFansWait: a fan at the front who is told minutes more is
+// not shown a full bar; with an estimate the bar is the time waited over the
+// whole wait, without one the places gone since their first look, their own
+// turn counted.
+func TestProgressIsThisFansWait(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("progress", waitingroom.Settings{NewUsersPerMinute: 6, TotalActiveUsers: 100, QueueAll: true})
+	var fans []waitingroom.Ticket
+	for range 4 {
+		fans = append(fans, e.join(r).Ticket)
+	}
+	fan := fans[3]
+	st, fan := r.Peek(fan)
+	if st.Progress != 0 {
+		t.Fatalf("first look: progress %v, want 0", st.Progress)
+	}
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{}, "queue_all")); err != nil {
+		t.Fatal(err)
+	}
+	// One place every ten seconds: after 25 s, three are in and the fan is
+	// at the front, with ten seconds or so to go.
+	e.step(25, r)
+	st, _ = r.Peek(fan)
+	if *st.Position != 0 || st.ETASeconds == nil {
+		t.Fatalf("at the front: %d ahead, eta %v", *st.Position, st.ETASeconds)
+	}
+	waited := e.clock.Now().Sub(fan.Joined).Seconds()
+	want := waited / (waited + float64(*st.ETASeconds))
+	if st.Progress >= 1 || st.Progress < want-0.01 || st.Progress > want+0.01 {
+		t.Errorf("at the front, %v s waited and %d s to go: progress %v, want %.2f", waited, *st.ETASeconds, st.Progress, want)
+	}
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{Paused: true}, "paused")); err != nil {
+		t.Fatal(err)
+	}
+	// Paused, no estimate: three of the four places between the first look
+	// and the fan's turn are gone.
+	if st, _ = r.Peek(fan); st.Progress != 0.75 {
+		t.Errorf("paused at the front: progress %v, want 0.75", st.Progress)
+	}
+}

@@ -31,10 +31,11 @@ type Status struct {
 	ETASeconds *int64 `json:"eta_seconds"`
 	// RefreshSeconds is when to ask again.
 	RefreshSeconds int `json:"refresh_seconds"`
-	// Progress is how far through their own wait the visitor is: the share of
-	// the places between their first look and their turn (their own
-	// included) that have gone in. 0 at the first look, 1 only once admitted:
-	// at the front they still wait for their own turn.
+	// Progress is how far through their own wait the visitor is, 1 only once
+	// admitted: with an estimate, the time waited over the time waited plus
+	// the estimate; without one, the share of the places between their
+	// first look and their turn (their own included) that have gone in. A
+	// fan at the front told "about 3 minutes" is not shown a full bar.
 	Progress float64 `json:"progress"`
 	// Waiting is the estimated number of people waiting in the room.
 	Waiting uint64 `json:"waiting"`
@@ -186,6 +187,10 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 	}
 	st.State = StateQueued
 	st.ETASeconds = eta(v.waitFor(float64(places + 1)))
+	if st.ETASeconds != nil {
+		waited := max(0, now.Sub(t.Joined).Seconds())
+		st.Progress = roundProgress(min(0.99, waited/(waited+float64(*st.ETASeconds))))
+	}
 	return st.refreshIn(v.refreshFor(st.ETASeconds)), t
 }
 
