@@ -48,6 +48,7 @@ type memRoom struct {
 	heldLeft    int // held placeholders "held:0".."held:<heldLeft-1>" not yet given to a claim
 	revoked     []waitingroom.Revocation
 	revCursor   int64
+	history     []waitingroom.HistoryEntry // the public history, oldest first
 
 	// What survives a loss (see waitingroom.Seed).
 	forgotten uint64

@@ -100,6 +100,7 @@ if ARGV[11] == '1' then
 			table.remove(epochs, 1)
 		end
 		redis.call('HSET', meta, 'epochs', format_epochs(epochs))
+		record_draw(serving, waiting, number + 1, now)
 		drawn_end = serving + waiting
 	end
 	waiting = drawn_end - math.min(drawn_end, serving)
@@ -133,6 +134,7 @@ redis.call('HSET', meta, 'pace_places', float(places), 'pace_secs', float(secs),
 	'pace_moves', float(moves), 'pace_still', int(still))
 if n > 0 then
 	redis.call('ZADD', batches, int(serving), batch(serving, n, 0, now))
+	record_admission(serving, n, now)
 	redis.call('HINCRBY', meta, 'serving', int(n))
 	redis.call('HINCRBY', meta, 'admitted', int(n))
 	pending = pending + n

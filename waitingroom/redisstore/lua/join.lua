@@ -35,6 +35,8 @@ if ARGV[2] == '1' then
 			slots = slots - 1
 		end
 		if admitted > 0 then
+			record_admission(first, admitted, now)
+			redis.call('PEXPIRE', history, ARGV[6])
 			redis.call('HINCRBY', meta, 'serving', admitted)
 			redis.call('HINCRBY', meta, 'admitted', admitted)
 			redis.call('HSET', meta, 'credit', float(credit))

@@ -1,8 +1,8 @@
 -- Shared head of every script. Each script receives the room's keys in the
 -- order keys.go builds them; all carry the room's hash tag, so a script touches
 -- one Cluster slot only. Times are integer microseconds, passed by the caller.
-local meta, live, finished, batches, returners, revoked, revokedexp =
-	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local meta, live, finished, batches, returners, revoked, revokedexp, history =
+	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 
 -- Redis formats large Lua numbers in exponent notation, which INCRBY and
 -- friends refuse; every integer written goes through int.
@@ -81,4 +81,28 @@ local function format_epochs(epochs)
 		parts[i] = int(e[1]) .. ':' .. int(e[2]) .. ':' .. int(e[3])
 	end
 	return table.concat(parts, ',')
+end
+
+-- The public history (waitingroom/history.go) is a list of entries
+-- "a:start:count:at" (an admission) and "d:start:size:number:at" (a draw of
+-- the random method), times in µs. An admission that continues the last
+-- entry within the same second extends it, so admissions on the spot cost
+-- one entry a second, not one a visitor; the memory store does the same.
+local function record_admission(start, n, now)
+	if n <= 0 then
+		return
+	end
+	local last = redis.call('LINDEX', history, -1)
+	if last then
+		local s, c, at = string.match(last, '^a:(%d+):(%d+):(%-?%d+)$')
+		if s and tonumber(s) + tonumber(c) == start and math.floor(tonumber(at) / 1000000) == math.floor(now / 1000000) then
+			redis.call('LSET', history, -1, 'a:' .. s .. ':' .. int(tonumber(c) + n) .. ':' .. at)
+			return
+		end
+	end
+	redis.call('RPUSH', history, 'a:' .. int(start) .. ':' .. int(n) .. ':' .. int(now))
+end
+
+local function record_draw(start, size, number, now)
+	redis.call('RPUSH', history, 'd:' .. int(start) .. ':' .. int(size) .. ':' .. int(number) .. ':' .. int(now))
 end
