@@ -27,7 +27,9 @@ type Status struct {
 	// between two polls of the same visitor. Null while it cannot be known (before
 	// the pre-queue's draw).
 	Position *uint64 `json:"position"`
-	// ETASeconds is the estimated wait; null when the queue is not moving.
+	// ETASeconds is the estimated wait, from the pace the store measured
+	// (see Pace); null when the line is not moving or nothing measured
+	// supports a figure.
 	ETASeconds *int64 `json:"eta_seconds"`
 	// RefreshSeconds is when to ask again.
 	RefreshSeconds int `json:"refresh_seconds"`
