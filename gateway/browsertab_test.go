@@ -161,11 +161,14 @@ type shown struct {
 	Valuenow string `json:"valuenow"`
 	Notice   bool   `json:"notice"`
 	Live     string `json:"live"`
+	// Ready is the document's readyState: a page read while it loads
+	// shows only its first part.
+	Ready string `json:"ready"`
 }
 
 const readPage = `(function () {
   var m = document.getElementById("room");
-  if (!m) { return JSON.stringify({text: document.body ? document.body.innerText : ""}); }
+  if (!m) { return JSON.stringify({text: document.body ? document.body.innerText : "", ready: document.readyState}); }
   var t = function (id) { var e = document.getElementById(id); return e ? e.textContent : ""; };
   var bar = document.getElementById("progress");
   var pb = document.querySelector("[role=progressbar]");
@@ -173,21 +176,15 @@ const readPage = `(function () {
     variant: m.getAttribute("data-variant") || "", text: m.innerText,
     headline: t("headline"), position: t("position"), eta: t("eta"),
     bar: bar ? bar.style.width : "", valuenow: pb ? (pb.getAttribute("aria-valuenow") || "") : "",
-    notice: !!document.querySelector(".notice"), live: m.getAttribute("data-ws-url") || ""
+    notice: !!document.querySelector(".notice"), live: m.getAttribute("data-ws-url") || "",
+    ready: document.readyState
   });
 })()`
 
+// read reads the page once it has loaded.
 func (f *tab) read() shown {
 	f.t.Helper()
-	raw, err := chromedp.Run(f.ctx, chromedp.Evaluate[string](readPage))
-	if err != nil {
-		f.t.Fatalf("%s: reading the page: %v", f.name, err)
-	}
-	var s shown
-	if err := json.Unmarshal([]byte(raw), &s); err != nil {
-		f.t.Fatalf("%s: %v", f.name, err)
-	}
-	return s
+	return f.await("a loaded page", func(shown) bool { return true })
 }
 
 // await reads the page until ok holds, for up to 15 s of real time (a live
@@ -198,7 +195,7 @@ func (f *tab) await(what string, ok func(shown) bool) shown {
 	for {
 		var s shown
 		raw, err := chromedp.Run(f.ctx, chromedp.Evaluate[string](readPage))
-		if err == nil && json.Unmarshal([]byte(raw), &s) == nil && ok(s) {
+		if err == nil && json.Unmarshal([]byte(raw), &s) == nil && s.Ready == "complete" && ok(s) {
 			return s
 		}
 		if time.Now().After(deadline) {
