@@ -325,3 +325,49 @@ func TestProgressIsThisFansWait(t *testing.T) {
 		t.Errorf("paused at the front: progress %v, want 0.75", st.Progress)
 	}
 }
+
+// TestETASameOnEveryNode: a node that started minutes after another tells a
+// fan the same wait, in a line that moves by jumps: the pace is the store's,
+// not a node's own memory of it.
+func TestETASameOnEveryNode(t *testing.T) {
+	e := newEnv(t)
+	s := waitingroom.Settings{NewUsersPerMinute: 6000, TotalActiveUsers: 10, SessionDuration: time.Hour}
+	a := e.node("nodes", s)
+	inside := e.fill(10, a)
+	var fans []waitingroom.Ticket
+	for range 100 {
+		fans = append(fans, e.join(a).Ticket)
+	}
+	var b *waitingroom.Room
+	for round := range 8 { // ten let in every 20 s
+		for _, p := range inside {
+			if err := a.Revoke(e.ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		inside = inside[:0]
+		nodes := []*waitingroom.Room{a}
+		if b != nil {
+			nodes = append(nodes, b)
+		}
+		e.step(1, nodes...)
+		for i, tk := range fans {
+			if v := e.poll(a, tk); v.Pass != "" {
+				inside = append(inside, e.pass(a, v.Pass))
+				fans[i] = v.Ticket
+			}
+		}
+		e.step(19, nodes...)
+		if round == 5 {
+			b = e.node("nodes", s)
+			e.step(1, a, b)
+		}
+	}
+	fan := fans[len(fans)-1]
+	onA, _ := a.Peek(fan)
+	onB, _ := b.Peek(fan)
+	if onA.ETASeconds == nil || onB.ETASeconds == nil || *onA.ETASeconds != *onB.ETASeconds {
+		t.Fatalf("the node that ran all along says %d s, the one started a minute ago %d s", etaOf(onA), etaOf(onB))
+	}
+	t.Logf("both say %d s", *onA.ETASeconds)
+}
