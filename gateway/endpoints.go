@@ -40,7 +40,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
 		return h.unavailable(w, r, err)
 	}
 	if r.URL.RawQuery == "page" {
-		return h.writePageStatus(w, a.status)
+		return h.writePageStatus(w, h.statusOf(a))
 	}
-	return h.writeStatus(w, a.status)
+	return h.writeStatus(w, h.statusOf(a))
 }
