@@ -176,7 +176,8 @@ const readPage = `(function () {
     variant: m.getAttribute("data-variant") || "", text: m.innerText,
     headline: t("headline"), position: t("position"), eta: t("eta"),
     bar: bar ? bar.style.width : "", valuenow: pb ? (pb.getAttribute("aria-valuenow") || "") : "",
-    notice: !!document.querySelector(".notice"), live: m.getAttribute("data-ws-url") || "",
+    notice: Array.prototype.some.call(document.querySelectorAll(".notice"), function (e) { return !e.hidden && e.textContent !== ""; }),
+    live: m.getAttribute("data-ws-url") || "",
     ready: document.readyState
   });
 })()`

@@ -43,6 +43,8 @@ type pageData struct {
 	// Variant names the wording (see pagetext.go); the page's script
 	// reloads when a live update brings another.
 	Variant string
+	// Once is a notice said with this answer only (a turn that passed).
+	Once string
 }
 
 func loadPage(path string) (*template.Template, error) {
@@ -79,6 +81,7 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 		Determinate:   text.Determinate,
 		KeepOpen:      text.KeepOpen,
 		Variant:       view.Variant,
+		Once:          view.Once,
 	}
 	if d.Title == "" {
 		d.Title = "Waiting room"
@@ -97,9 +100,9 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 	case text.Live:
 		d.StatusURL, d.WSURL = prefix+"/status", prefix+"/ws"
 	default:
-		// No place to follow: the page asks for the room's status now and
-		// then (a sold-out room may reopen), over no live connection,
-		// which would be refused without a ticket.
+		// No place to follow (a sold-out room may reopen: the page asks
+		// now and then), or a returner's, which only a claim, made by a
+		// poll, can move: the page polls, over no live connection.
 		d.StatusURL = prefix + "/status"
 	}
 	return d

@@ -41,11 +41,16 @@ const (
 	variantPrequeue     = "prequeue"
 	variantPaused       = "paused"
 	variantQueueAll     = "queue_all"
-	variantSoldOut      = "sold_out"
-	variantClosed       = "closed"
-	variantNotOpen      = "not_open"
-	variantAdmitted     = "admitted"
-	variantUnavailable  = "unavailable"
+	// A fan back from a lapsed turn waits at the front (see README, "What
+	// fans, apps and origins see"); their page polls, each poll a claim.
+	variantReturned         = "returned"
+	variantPausedReturned   = "paused_returned"
+	variantQueueAllReturned = "queue_all_returned"
+	variantSoldOut          = "sold_out"
+	variantClosed           = "closed"
+	variantNotOpen          = "not_open"
+	variantAdmitted         = "admitted"
+	variantUnavailable      = "unavailable"
 	// variantReconnecting is appended to a variant while the room cannot reach
 	// its store.
 	variantReconnecting = "+reconnecting"
@@ -96,6 +101,24 @@ var fanTexts = map[string]fanText{
 		PositionLabel: "People ahead of you", NoETA: "Not moving yet",
 		Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true,
 	},
+	variantReturned: {
+		Headline:      "You're next",
+		Lead:          "Your turn came while you were away. You are at the front of the line, and go in as soon as a place frees.",
+		PositionLabel: "People ahead of you", NoETA: cantEstimate,
+		Figures: true, Progress: true, Determinate: true, KeepOpen: true,
+	},
+	variantPausedReturned: {
+		Headline:      "The line is paused",
+		Lead:          "The sale is paused for a moment. Your turn came while you were away: you keep your place at the front, and go in first when it resumes.",
+		PositionLabel: "People ahead of you", NoETA: "Paused",
+		Figures: true, Progress: true, Determinate: true, KeepOpen: true,
+	},
+	variantQueueAllReturned: {
+		Headline:      "You're next",
+		Lead:          "Nobody is being let in yet. Your turn came while you were away: you keep your place at the front, and go in first when entry opens.",
+		PositionLabel: "People ahead of you", NoETA: "Not moving yet",
+		Figures: true, Progress: true, Determinate: true, KeepOpen: true,
+	},
 	variantSoldOut: {
 		Headline: "Sold out",
 		Lead:     "Every ticket has been sold. Thank you for waiting with us.",
@@ -123,6 +146,10 @@ var fanTexts = map[string]fanText{
 // store.
 const reconnectingNotice = "Reconnecting… you keep your place in line."
 
+// turnPassedNotice is said once, with the new place at the back given to a
+// fan whose turn passed while they were away (the status's turn_passed).
+const turnPassedNotice = "Your turn came while you were away and has passed, so you have a new place in line."
+
 // pageView is what changes on the page as a fan waits: the server renders it,
 // and sends it with each live update so that the page shows the same words
 // without wording anything itself.
@@ -135,6 +162,8 @@ type pageView struct {
 	ETA      string `json:"eta"`
 	// Progress is the bar's width in percent.
 	Progress int `json:"progress"`
+	// Once is a notice said with this update only (turnPassedNotice).
+	Once string `json:"once,omitempty"`
 }
 
 // variantOf says which row of fanTexts a status reads as.
@@ -144,6 +173,12 @@ func variantOf(st waitingroom.Status, unavailable bool) string {
 		return variantUnavailable
 	case st.State == waitingroom.StateQueued && st.AwaitingDraw:
 		return variantAwaitingDraw
+	case st.State == waitingroom.StateQueued && st.Returned:
+		return variantReturned
+	case st.State == waitingroom.StatePaused && st.Returned && st.QueueAll:
+		return variantQueueAllReturned
+	case st.State == waitingroom.StatePaused && st.Returned:
+		return variantPausedReturned
 	case st.State == waitingroom.StateQueued && st.Position != nil && *st.Position == 0:
 		return variantNext
 	case st.State == waitingroom.StateQueued:
@@ -189,6 +224,9 @@ func pageViewOf(st waitingroom.Status, unavailable bool) (pageView, fanText) {
 	}
 	if st.ETASeconds != nil {
 		v.ETA = formatETA(*st.ETASeconds)
+	}
+	if st.TurnPassed {
+		v.Once = turnPassedNotice
 	}
 	return v, text
 }

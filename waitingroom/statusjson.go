@@ -55,6 +55,12 @@ func (st Status) AppendJSON(b []byte) []byte {
 	if st.Reconnecting {
 		b = append(b, `,"reconnecting":true`...)
 	}
+	if st.Returned {
+		b = append(b, `,"returned":true`...)
+	}
+	if st.TurnPassed {
+		b = append(b, `,"turn_passed":true`...)
+	}
 	if st.QueueAll {
 		b = append(b, `,"queue_all":true`...)
 	}
