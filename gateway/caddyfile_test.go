@@ -52,6 +52,11 @@ func TestCaddyfileErrors(t *testing.T) {
 		"status code not number": "waiting_room { queued_status_code teapot }",
 		"previous keys, no path": "waiting_room {\n previous_signing_keys\n }",
 		"time not RFC 3339":      "waiting_room {\n event_start tomorrow\n }",
+		"join limit, no period":  "waiting_room { join_limit 20 }",
+		"join limit, no value":   "waiting_room {\n join_limit\n }",
+		"join limit, bad period": "waiting_room { join_limit 20/week }",
+		"join limit, bad burst":  "waiting_room { join_limit 20/m burst many }",
+		"join limit, extra word": "waiting_room { join_limit 20/m burst 4 please }",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -90,6 +95,10 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		{`{"room": "r", "store": {"backend": "redis"}}`, "store"},
 		{`{"room": "r", "previous_signing_keys": [""]}`, "previous_signing_keys"},
 		{`{"room": "r", "previous_signing_keys": ["1", "2", "3", "4", "5"]}`, "previous_signing_keys"},
+		{`{"room": "r", "join_limit": 20}`, "join_limit"},
+		{`{"room": "r", "join_limit": "20 a minute"}`, "join_limit"},
+		{`{"room": "r", "join_limit": "2000000/m"}`, "join_limit"},
+		{`{"room": "r", "join_limit": "1/100ms"}`, "join_limit"},
 	}
 	if err := (&Handler{Room: "r", PreviousSigningKeys: []string{"old.pem"}}).Validate(); err != nil {
 		t.Errorf("a valid handler: %v", err)

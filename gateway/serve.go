@@ -28,7 +28,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	stripWaitingRoomHeaders(r.Header)
 	a, err := h.admit(w, r)
 	if err != nil {
-		return h.unavailable(w, r, err)
+		return h.refuse(w, r, err)
 	}
 	if a.token != "" {
 		return h.forward(w, r, next, a.token, a.pass)
@@ -137,15 +137,19 @@ func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
 
 // visit polls the visitor's place if they hold a good ticket, and joins them
 // otherwise. A ticket that is malformed, forged, another room's or expired makes
-// a new visitor; it is never an error.
-// visit polls the visitor's place with their ticket, or joins them to the
-// line. It returns the ticket their cookie held, if it opened.
+// a new visitor; it is never an error. A newcomer from an address over the
+// room's join_limit is refused before anything is made (the limit is weighed
+// here only: polls and admitted requests never reach it). It returns the
+// ticket their cookie held, if it opened.
 func (h *Handler) visit(r *http.Request, ticket string) (vis waitingroom.Visit, was waitingroom.TicketCookie, opened bool, err error) {
 	if ticket != "" {
 		if c, err := h.room.OpenTicketCookie(ticket); err == nil {
 			vis, err := h.room.Poll(r.Context(), c.Ticket)
 			return vis, c, true, err
 		}
+	}
+	if err := h.room.AllowJoin(clientAddr(r)); err != nil {
+		return waitingroom.Visit{}, waitingroom.TicketCookie{}, false, err
 	}
 	vis, err = h.room.Join(r.Context())
 	return vis, waitingroom.TicketCookie{}, false, err
