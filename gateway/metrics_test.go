@@ -78,6 +78,8 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 		"store_errors_total":    0,
 		"reseeds_total":         0,
 		"revocations_unsent":    0,
+		"challenges_total":      0, // the room asks nothing of newcomers
+		"answers_refused_total": 0,
 		// No last_in_line_eta_seconds: the line has moved for a second,
 		// too little to measure a pace by.
 	}

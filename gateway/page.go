@@ -29,6 +29,10 @@ type pageData struct {
 	StatusURL string
 	WSURL     string
 	DrawURL   string
+	// JoinURL and WorkerURL are where a newcomer in the challenge state
+	// sends their answer, and the script that finds it.
+	JoinURL   string
+	WorkerURL string
 	// Refresh is the no-JavaScript reload interval, and the first poll's delay.
 	Refresh       int
 	Position      string
@@ -82,6 +86,8 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 		KeepOpen:      text.KeepOpen,
 		Variant:       view.Variant,
 		Once:          view.Once,
+		JoinURL:       prefix + "/join",
+		WorkerURL:     prefix + "/pow-worker.js",
 	}
 	if d.Title == "" {
 		d.Title = "Waiting room"
@@ -95,6 +101,8 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 	switch {
 	case unavailable:
 		d.Refresh = retryAfterUnavailable
+	case view.Variant == variantChallenge:
+		d.Refresh = 0 // the page's script answers; a reload would only bring a new puzzle
 	case view.Variant == variantAdmitted:
 		d.Refresh = 1
 	case text.Live:

@@ -51,6 +51,9 @@ const (
 	variantNotOpen          = "not_open"
 	variantAdmitted         = "admitted"
 	variantUnavailable      = "unavailable"
+	// variantChallenge: a newcomer's browser answers the proof of work
+	// (challenge pow) before it is given a place.
+	variantChallenge = "challenge"
 	// variantReconnecting is appended to a variant while the room cannot reach
 	// its store.
 	variantReconnecting = "+reconnecting"
@@ -132,6 +135,10 @@ var fanTexts = map[string]fanText{
 		Lead:     "The line opens at {when}. This page will let you in when it does.",
 		KeepOpen: true,
 	},
+	variantChallenge: {
+		Headline: "One moment",
+		Lead:     "Before you join the line, your browser solves a small puzzle that keeps bots out. It takes a second or two, and then you have your place.",
+	},
 	variantAdmitted: {
 		Headline: "It's your turn",
 		Lead:     "Taking you to the site…",
@@ -197,6 +204,8 @@ func variantOf(st waitingroom.Status, unavailable bool) string {
 		return variantNotOpen
 	case st.State == waitingroom.StateAdmitted:
 		return variantAdmitted
+	case st.State == waitingroom.StateChallenge:
+		return variantChallenge
 	}
 	return variantClosed
 }

@@ -16,6 +16,9 @@ const (
 	StateSoldOut  State = "sold_out"
 	StateClosed   State = "closed"
 	StatePaused   State = "paused"
+	// StateChallenge: a newcomer must solve Status.Challenge before a place
+	// is made for them (see pow.go).
+	StateChallenge State = "challenge"
 )
 
 // Status is the answer to "where am I?", served as JSON and rendered on the page.
@@ -68,6 +71,8 @@ type Status struct {
 	// QueueAll is set, with state paused, when the operator holds everyone
 	// (queue_all) rather than pausing the sale: nobody is let in yet.
 	QueueAll bool `json:"queue_all,omitempty"`
+	// Challenge is the puzzle to solve, in the challenge state.
+	Challenge *ChallengeOffer `json:"challenge,omitempty"`
 }
 
 // Refresh bounds. The longest interval stays well inside the admission grace so
