@@ -27,9 +27,12 @@ type Info struct {
 	// closed).
 	Phase     Phase
 	Admitting bool
-	// Waiting is the estimated number of people in line: the places not yet
-	// admitted, scaled by the share of admitted people who show up.
+	// Waiting is the estimated number of people in line: the live places not
+	// yet admitted (places too young to judge scaled by the share of admitted
+	// people who show up). Places is the raw line: every place not yet
+	// admitted, ghosts included.
 	Waiting uint64
+	Places  uint64
 	// ServingRate is the measured admission rate in places per second, as the
 	// store's pace record has it (see Pace); RateMeasured is false while
 	// nothing measured supports a figure.
@@ -62,6 +65,7 @@ func (r *Room) Info() Info {
 		Phase:        v.settings.PhaseAt(now),
 		Admitting:    v.settings.admitting(now),
 		Waiting:      v.waiting(),
+		Places:       snap.Seq - min(snap.Serving, snap.Seq),
 		ServingRate:  rate,
 		RateMeasured: measured,
 		LastETA:      v.lastETA(now),
@@ -76,8 +80,8 @@ func (v *view) lastETA(now time.Time) *time.Duration {
 		return nil
 	}
 	// The last place handed out waits for everyone ahead and for itself.
-	places := float64(v.snap.Seq - min(v.snap.Serving, v.snap.Seq))
-	wait, ok := v.waitFor(places)
+	measured, young := v.ahead(v.snap.Seq)
+	wait, ok := v.waitFor(measured + young)
 	if !ok {
 		return nil
 	}

@@ -86,10 +86,11 @@ func (v *view) maxRefresh() int {
 	return max(minRefresh, min(maxRefresh, int(v.settings.AdmissionGrace.Seconds()/2)-2))
 }
 
-// waiting estimates the people in line: the places not yet admitted, scaled by
-// the share of admitted people who show up.
+// waiting estimates the people in line: the live places not yet admitted,
+// and those too young to judge scaled by the share of admitted people who
+// show up.
 func (v *view) waiting() uint64 {
-	return uint64(math.Round(float64(v.snap.Seq-min(v.snap.Serving, v.snap.Seq)) * v.showUp))
+	return v.people(v.ahead(v.snap.Seq))
 }
 
 // waitFor estimates the seconds until places more places have gone in, from
@@ -176,8 +177,11 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		return st, t
 	}
 
-	places := t.Place - v.snap.Serving
-	ahead := uint64(math.Round(float64(places) * v.showUp))
+	// People ahead are the live places ahead (see liveness.go); the wait is
+	// as many admissions, and this fan's own.
+	measured, young := v.ahead(t.Place)
+	places := measured + young
+	ahead := v.people(measured, young)
 	if t.LastAhead > 0 {
 		ahead = min(ahead, t.LastAhead-1)
 	}
@@ -196,7 +200,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		st.OpensAt = &start
 		// Nobody moves before the start; after it, the line moves at the
 		// pace it is measured to, once it has been.
-		wait, ok := v.waitFor(float64(places + 1))
+		wait, ok := v.waitFor(places + 1)
 		st.ETASeconds = eta(start.Sub(now).Seconds()+wait, ok)
 		return st.refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
 	case s.Paused || s.QueueAll:
@@ -204,7 +208,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		return st.refreshIn(v.maxRefresh()), t
 	}
 	st.State = StateQueued
-	st.ETASeconds = eta(v.waitFor(float64(places + 1)))
+	st.ETASeconds = eta(v.waitFor(places + 1))
 	if st.ETASeconds != nil {
 		waited := max(0, now.Sub(t.Joined).Seconds())
 		st.Progress = roundProgress(min(0.99, waited/(waited+float64(*st.ETASeconds))))
