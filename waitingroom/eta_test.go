@@ -10,7 +10,12 @@ import (
 
 // The estimated wait, tested against recorded scenarios: a real room on the
 // memory store, its controller stepped by an injected clock, and fans whose
-// statuses are read as the page would read them.
+// statuses are read as the page would read them. The fans here only look
+// (Peek), which the room does not count as being seen, so waiting_idle_timeout
+// is an hour: they stay live, and the line is what each scenario says.
+
+// idle keeps the scenarios' fans live (see above).
+const idle = time.Hour
 
 // etaOf is a status's ETA in seconds, or -1 for "we can't estimate yet".
 func etaOf(st waitingroom.Status) int64 {
@@ -62,7 +67,7 @@ func (e *roomEnv) fill(n int, nodes ...*waitingroom.Room) []waitingroom.Pass {
 // back to "under a minute".
 func TestETACapLimitedDoesNotLeap(t *testing.T) {
 	e := newEnv(t)
-	s := waitingroom.Settings{NewUsersPerMinute: 60, TotalActiveUsers: 4, SessionDuration: 10 * time.Minute}
+	s := waitingroom.Settings{WaitingIdleTimeout: idle, NewUsersPerMinute: 60, TotalActiveUsers: 4, SessionDuration: 10 * time.Minute}
 	a := e.node("cap", s)
 	e.fill(4, a)
 	var fan waitingroom.Ticket
@@ -115,7 +120,7 @@ func TestETACapLimitedDoesNotLeap(t *testing.T) {
 // the settings would have it move.
 func TestETANothingMovedYet(t *testing.T) {
 	e := newEnv(t)
-	r := e.node("still", waitingroom.Settings{NewUsersPerMinute: 60, TotalActiveUsers: 1, SessionDuration: 10 * time.Minute})
+	r := e.node("still", waitingroom.Settings{WaitingIdleTimeout: idle, NewUsersPerMinute: 60, TotalActiveUsers: 1, SessionDuration: 10 * time.Minute})
 	e.fill(1, r) // walks straight in: nobody waited, nothing measured
 	fan := e.join(r).Ticket
 	for i := range 6 {
@@ -131,7 +136,7 @@ func TestETANothingMovedYet(t *testing.T) {
 // estimate is the places ahead over the rate, and counts down with the clock.
 func TestETARateLimitedSteadyState(t *testing.T) {
 	e := newEnv(t)
-	r := e.node("steady", waitingroom.Settings{NewUsersPerMinute: 60, TotalActiveUsers: 10000, QueueAll: true})
+	r := e.node("steady", waitingroom.Settings{WaitingIdleTimeout: idle, NewUsersPerMinute: 60, TotalActiveUsers: 10000, QueueAll: true})
 	var fans []waitingroom.Ticket
 	for range 400 {
 		fans = append(fans, e.join(r).Ticket)
@@ -166,7 +171,7 @@ func TestETARateLimitedSteadyState(t *testing.T) {
 // its pace; after it resumes, the estimate is what it was before.
 func TestETAPauseDoesNotSlowThePace(t *testing.T) {
 	e := newEnv(t)
-	r := e.node("pause", waitingroom.Settings{NewUsersPerMinute: 120, TotalActiveUsers: 10000, QueueAll: true})
+	r := e.node("pause", waitingroom.Settings{WaitingIdleTimeout: idle, NewUsersPerMinute: 120, TotalActiveUsers: 10000, QueueAll: true})
 	var fans []waitingroom.Ticket
 	for range 600 {
 		fans = append(fans, e.join(r).Ticket)
@@ -202,7 +207,7 @@ func TestETAPauseDoesNotSlowThePace(t *testing.T) {
 // average pace and the fan is let in near the time they were told.
 func TestETABurstyIsHonestOnAverage(t *testing.T) {
 	e := newEnv(t)
-	r := e.node("bursty", waitingroom.Settings{NewUsersPerMinute: 6000, TotalActiveUsers: 10, SessionDuration: time.Hour})
+	r := e.node("bursty", waitingroom.Settings{WaitingIdleTimeout: idle, NewUsersPerMinute: 6000, TotalActiveUsers: 10, SessionDuration: time.Hour})
 	inside := e.fill(10, r)
 	var fans []waitingroom.Ticket
 	for range 200 {
@@ -291,7 +296,7 @@ func ExamplePace_Wait() {
 // turn counted.
 func TestProgressIsThisFansWait(t *testing.T) {
 	e := newEnv(t)
-	r := e.node("progress", waitingroom.Settings{NewUsersPerMinute: 6, TotalActiveUsers: 100, QueueAll: true})
+	r := e.node("progress", waitingroom.Settings{WaitingIdleTimeout: idle, NewUsersPerMinute: 6, TotalActiveUsers: 100, QueueAll: true})
 	var fans []waitingroom.Ticket
 	for range 4 {
 		fans = append(fans, e.join(r).Ticket)
@@ -331,7 +336,7 @@ func TestProgressIsThisFansWait(t *testing.T) {
 // not a node's own memory of it.
 func TestETASameOnEveryNode(t *testing.T) {
 	e := newEnv(t)
-	s := waitingroom.Settings{NewUsersPerMinute: 6000, TotalActiveUsers: 10, SessionDuration: time.Hour}
+	s := waitingroom.Settings{WaitingIdleTimeout: idle, NewUsersPerMinute: 6000, TotalActiveUsers: 10, SessionDuration: time.Hour}
 	a := e.node("nodes", s)
 	inside := e.fill(10, a)
 	var fans []waitingroom.Ticket

@@ -114,10 +114,11 @@ func eta(sec float64, ok bool) *int64 {
 }
 
 // refreshFor asks often near the front, seldom far back: the load of polling
-// falls on those it matters least to. Without an estimate, halfway.
-func (v *view) refreshFor(eta *int64) int {
+// falls on those it matters least to. Without an estimate, the places to go
+// stand for seconds, up to half the longest interval.
+func (v *view) refreshFor(eta *int64, places float64) int {
 	if eta == nil {
-		return max(minRefresh, v.maxRefresh()/2)
+		return max(minRefresh, min(v.maxRefresh()/2, int(places/4)))
 	}
 	return max(minRefresh, min(v.maxRefresh(), int(*eta/4)))
 }
@@ -213,7 +214,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		waited := max(0, now.Sub(t.Joined).Seconds())
 		st.Progress = roundProgress(min(0.99, waited/(waited+float64(*st.ETASeconds))))
 	}
-	return st.refreshIn(v.refreshFor(st.ETASeconds)), t
+	return st.refreshIn(v.refreshFor(st.ETASeconds, places+1)), t
 }
 
 // roundProgress keeps four decimals: finer means nothing to a progress bar.
@@ -243,8 +244,9 @@ func (v *view) awaitingDraw(st Status) Status {
 	end := v.drawnEnd()
 	before := end - min(end, v.snap.Serving)
 	pool := v.snap.Seq - min(v.snap.Seq, max(end, v.snap.Serving))
-	st.ETASeconds = eta(v.waitFor(float64(before) + float64(pool+1)/2))
-	return st.refreshIn(v.refreshFor(st.ETASeconds))
+	wait := float64(before) + float64(pool+1)/2
+	st.ETASeconds = eta(v.waitFor(wait))
+	return st.refreshIn(v.refreshFor(st.ETASeconds, wait))
 }
 
 // drawnEnd is the first key no draw has placed.
