@@ -309,12 +309,15 @@ func (c Counters) Max(o Counters) Counters {
 // Snapshot is what a node knows of a room between store calls.
 type Snapshot struct {
 	Counters
-	Active     int     // live sessions
-	Pending    int     // admitted, not yet claimed, still within grace
-	Returning  int     // late returners waiting for a free slot
-	Credit     float64 // unspent rate budget, in visitors
-	DrawClosed bool    // the pre-queue draw was made
-	DrawSize   uint64  // registrations the draw covers (keys below it)
+	Active    int     // live sessions
+	Pending   int     // admitted, not yet claimed, still within grace
+	Returning int     // late returners waiting for a free slot
+	Credit    float64 // unspent rate budget, in visitors
+	// Pace is the controller's record of how fast the line moved, from
+	// which every node estimates waits alike (see Pace).
+	Pace       Pace
+	DrawClosed bool   // the pre-queue draw was made
+	DrawSize   uint64 // registrations the draw covers (keys below it)
 	// Epochs are the latest rolling draws of the random method, oldest first,
 	// at most MaxEpochs of them.
 	Epochs  []Epoch

@@ -25,7 +25,7 @@ func (s *Store) Snapshot(ctx context.Context, room string, now time.Time, revoke
 
 // parseSnapshot reads the reply of snapshot.lua.
 func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
-	const fixed = 18 // the numbers, the incarnation, the epochs, what survives a loss, liveness
+	const fixed = 19 // the numbers, the incarnation, the epochs, what survives a loss, liveness, the pace
 	a, ok := v.([]any)
 	if !ok || len(a) < fixed+1 {
 		return waitingroom.Snapshot{}, fmt.Errorf("unexpected reply %T", v)
@@ -67,6 +67,9 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 		return waitingroom.Snapshot{}, err
 	}
 	if err := parseLiveness(str(a[15]), str(a[16]), str(a[17]), &snap); err != nil {
+		return waitingroom.Snapshot{}, err
+	}
+	if snap.Pace, err = parsePace(str(a[18])); err != nil {
 		return waitingroom.Snapshot{}, err
 	}
 	nb, err := toInt(a[fixed])
@@ -203,4 +206,20 @@ func parseLiveness(nums, counts, head string, snap *waitingroom.Snapshot) error 
 		snap.Live.Head = []byte(head)
 	}
 	return nil
+}
+
+// parsePace reads the pace field, "places:seconds:moves:still".
+func parsePace(s string) (waitingroom.Pace, error) {
+	f := strings.Split(s, ":")
+	if len(f) != 4 {
+		return waitingroom.Pace{}, fmt.Errorf("malformed pace %q", s)
+	}
+	places, err1 := strconv.ParseFloat(f[0], 64)
+	secs, err2 := strconv.ParseFloat(f[1], 64)
+	moves, err3 := strconv.ParseFloat(f[2], 64)
+	still, err4 := strconv.ParseInt(f[3], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+		return waitingroom.Pace{}, fmt.Errorf("malformed pace %q", s)
+	}
+	return waitingroom.Pace{Places: places, Seconds: secs, Moves: moves, Still: still}, nil
 }
