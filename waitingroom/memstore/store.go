@@ -48,6 +48,10 @@ type memRoom struct {
 	revoked     []waitingroom.Revocation
 	revCursor   int64
 
+	// accounts are the places of visitors whose account the site vouched
+	// for, one per account (see account.go).
+	accounts map[waitingroom.AccountKey]accountPlace
+
 	// What survives a loss (see waitingroom.Seed).
 	forgotten uint64
 	settle    time.Time

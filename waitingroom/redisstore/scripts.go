@@ -34,6 +34,8 @@ var (
 	drawSeedSrc string
 	//go:embed lua/saveoverrides.lua
 	saveOverridesSrc string
+	//go:embed lua/account.lua
+	accountSrc string
 )
 
 var (
@@ -45,10 +47,11 @@ var (
 	snapshotScript      = newScript(snapshotSrc)
 	drawSeedScript      = newScript(drawSeedSrc)
 	saveOverridesScript = newScript(saveOverridesSrc)
+	accountScript       = newScript(accountSrc)
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, releaseScript, advanceScript,
-		snapshotScript, drawSeedScript, saveOverridesScript,
+		snapshotScript, drawSeedScript, saveOverridesScript, accountScript,
 	}
 )
 

@@ -76,7 +76,10 @@ func (s *Store) LoadScripts(ctx context.Context) error {
 // Drop deletes every key of room, as a server restarted without persistence
 // would lose them. Nodes then get waitingroom.ErrNoRoom and re-seed the room.
 func (s *Store) Drop(ctx context.Context, room string) error {
-	return s.client.Del(ctx, roomKeys(s.prefix, room)...).Err()
+	if err := s.client.Del(ctx, roomKeys(s.prefix, room)...).Err(); err != nil {
+		return err
+	}
+	return s.dropAccounts(ctx, room)
 }
 
 // run runs script on room's keys, mapping the scripts' nil reply (the room's

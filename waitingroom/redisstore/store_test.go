@@ -136,7 +136,11 @@ func TestEveryKeyExpires(t *testing.T) {
 	// revocation is written, the live session of visitor 1 stays.
 	must(s.Release(ctx, "r", "2", "pass-2", res.Expires, t0.Add(13*time.Second), lim))
 
-	keys := redisstore.RoomKeys(prefix, "r")
+	acct := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey("r", "alice"), Visitor: waitingroom.NewVisitorID().String()}
+	_, err = s.JoinAccount(ctx, "r", acct, t0.Add(14*time.Second), lim)
+	must(err)
+
+	keys := append(redisstore.RoomKeys(prefix, "r"), redisstore.AccountBucket(prefix, "r", acct.Account))
 	for _, k := range keys {
 		d, err := c.PTTL(ctx, k).Result()
 		must(err)

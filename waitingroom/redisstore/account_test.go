@@ -1,0 +1,89 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/foyer-dev/foyer/internal/redistest"
+	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/redisstore"
+)
+
+// TestAccountMemory measures what one place per account costs Redis: 100,000
+// accounts join a room on a private server, and both INFO memory and the sum
+// of MEMORY USAGE over the account hashes must stay within 64 bytes an
+// account (README, "The account block").
+func TestAccountMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a redis-server and joins 100,000 accounts")
+	}
+	srv := redistest.StartServer(t, nil)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 8})
+	defer c.Close()
+	s, err := redisstore.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Init(ctx, "r", waitingroom.Seed{}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1.8e9, 0)
+	lim := waitingroom.Limits{Rate: 600, Cap: 10, Session: time.Minute, Grace: 30 * time.Second, Retention: 12 * time.Hour, Open: true}
+	if _, err := s.Join(ctx, "r", "first", now, lim); err != nil { // walks in; the accounts wait
+		t.Fatal(err)
+	}
+	before := redistest.HeldMemory(ctx, t, c)
+	const accounts, workers = 100_000, 8
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < accounts; i += workers {
+				req := waitingroom.AccountJoin{
+					Account: waitingroom.NewAccountKey("r", fmt.Sprintf("user-%d@example.com", i)),
+					Visitor: waitingroom.NewVisitorID().String(),
+				}
+				if _, err := s.JoinAccount(ctx, "r", req, now, lim); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	after := redistest.HeldMemory(ctx, t, c)
+	var usage int64
+	encodings := map[string]int{}
+	for _, k := range redisstore.AccountKeys("foyer", "r") {
+		n, err := c.MemoryUsage(ctx, k, 0).Result()
+		if err == redis.Nil {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		usage += n
+		enc, err := c.ObjectEncoding(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		encodings[enc]++
+	}
+	perInfo := float64(after-before) / accounts
+	perUsage := float64(usage) / accounts
+	t.Logf("%d accounts: INFO memory %.1f B an account, MEMORY USAGE of the buckets %.1f B an account; bucket encodings %v",
+		accounts, perInfo, perUsage, encodings)
+	if perInfo > 64 || perUsage > 64 {
+		t.Fatalf("an account costs %.1f B (INFO) / %.1f B (MEMORY USAGE), want at most 64", perInfo, perUsage)
+	}
+}
