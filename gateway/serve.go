@@ -26,6 +26,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return h.serveEndpoint(w, r, rest)
 	}
 	stripWaitingRoomHeaders(r.Header)
+	if h.account != nil && h.account.isLogin(r) {
+		// The login page is how fans get the token the room asks for: it
+		// is never queued.
+		return next.ServeHTTP(w, r)
+	}
 	a, err := h.admit(w, r)
 	if err != nil {
 		return h.unavailable(w, r, err)
@@ -60,6 +65,10 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, erro
 		// The operator chose to let everyone through, those already waiting
 		// included, rather than hold anyone while the store is down.
 		return h.passThrough(w, r)
+	}
+	r, err := h.withAccount(r)
+	if err != nil {
+		return admission{}, err
 	}
 	vis, err := h.visit(r, ticket)
 	if errors.Is(err, waitingroom.ErrStoreUnavailable) && !errors.Is(err, waitingroom.ErrSettling) && h.OnStoreFailure == storeFailureOpen {
@@ -164,8 +173,12 @@ func (h *Handler) writeStatus(w http.ResponseWriter, st waitingroom.Status) erro
 }
 
 // unavailable answers a new visitor who could not join because the store is
-// unreachable: 503 with Retry-After.
+// unreachable: 503 with Retry-After; or, in a room that requires an account,
+// one without a valid account token: the login page.
 func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, err error) error {
+	if errors.Is(err, errLoginRequired) {
+		return h.toLogin(w, r)
+	}
 	if !errors.Is(err, waitingroom.ErrStoreUnavailable) {
 		return caddyhttp.Error(http.StatusInternalServerError, err)
 	}
