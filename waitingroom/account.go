@@ -76,6 +76,11 @@ type accountCtx struct {
 	key      AccountKey
 	spent    uint64
 	hasSpent bool
+	// polled is set once this request polled a place the account held: a
+	// rejoin from that poll must not poll another found place in turn (the
+	// store never hands back a spent place, so this only bounds the
+	// recursion should that ever break).
+	polled bool
 }
 
 // WithAccount returns ctx carrying the verified account of the request: Join
@@ -122,7 +127,12 @@ func (r *Room) joinAccount(ctx context.Context, v *view, t Ticket, a accountCtx,
 		// ticket for it, and polls it as that browser would (claiming the
 		// same session when it is at the front).
 		held := Ticket{Room: r.id, Visitor: res.Visitor, Key: res.Key, Joined: res.Joined, Seen: now}
-		return r.Poll(ctx, held)
+		if a.polled {
+			st, held := v.status(held, now)
+			return Visit{Status: st, Ticket: held}, nil
+		}
+		a.polled = true
+		return r.Poll(context.WithValue(ctx, accountCtxKey{}, a), held)
 	}
 	r.stats.Joins.Add(1)
 	t.Key = res.Key

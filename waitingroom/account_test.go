@@ -1,0 +1,75 @@
+package waitingroom_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/storetest"
+)
+
+// TestAccountSessionEndsThenOnePlaceAgain: an account admitted in two
+// browsers holds one session; when the origin ends it, the first browser
+// back rejoins at the back, and the other browser, with its spent ticket,
+// finds that same new place rather than taking another.
+func TestAccountSessionEndsThenOnePlaceAgain(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1, NewUsersPerMinute: 60})
+	alice := waitingroom.WithAccount(e.ctx, waitingroom.NewAccountKey("concert", "alice"))
+	b1, err := r.Join(alice)
+	if err != nil || b1.Pass == "" {
+		t.Fatalf("alice in an empty room: %+v %v, want admitted", b1.Status, err)
+	}
+	e.step(1, r) // the node's view learns she is in
+	b2, err := r.Join(alice)
+	if err != nil || b2.Pass == "" || b2.Ticket.Visitor != b1.Ticket.Visitor || b2.Ticket.Key != b1.Ticket.Key {
+		t.Fatalf("alice's second browser: %+v (visitor %s key %d) %v, want her session (visitor %s key %d)",
+			b2.Status, b2.Ticket.Visitor, b2.Ticket.Key, err, b1.Ticket.Visitor, b1.Ticket.Key)
+	}
+	if p1, p2 := e.pass(r, b1.Pass), e.pass(r, b2.Pass); p1.Subject != p2.Subject || !p1.ExpiresAt.Equal(p2.ExpiresAt) {
+		t.Fatalf("passes %+v and %+v: want one session", p1, p2)
+	}
+	bob := e.join(r) // waits behind alice's one slot
+	if bob.Pass != "" {
+		t.Fatal("bob admitted beside alice in a room of one slot")
+	}
+	if err := r.Revoke(e.ctx, e.pass(r, b1.Pass)); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, r)
+	back1, err := r.Poll(alice, b1.Ticket)
+	if err != nil || !back1.Rejoined || back1.Ticket.Key <= bob.Ticket.Key {
+		t.Fatalf("alice's first browser after her session: %+v key %d %v, want a new place behind bob (%d)", back1.Status, back1.Ticket.Key, err, bob.Ticket.Key)
+	}
+	back2, err := r.Poll(alice, b2.Ticket)
+	if err != nil || back2.Ticket.Key != back1.Ticket.Key || back2.Ticket.Visitor != back1.Ticket.Visitor {
+		t.Fatalf("alice's second browser: key %d visitor %s %v, want her new place %d of %s",
+			back2.Ticket.Key, back2.Ticket.Visitor, err, back1.Ticket.Key, back1.Ticket.Visitor)
+	}
+}
+
+// TestAccountJoinStoreDown: an account's join needs the store like any
+// other: while it is away the newcomer is told to come back (503), never a
+// place made up by the node.
+func TestAccountJoinStoreDown(t *testing.T) {
+	e := newEnv(t)
+	flaky := storetest.NewFlaky(e.store)
+	e.store = flaky
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1, NewUsersPerMinute: 60})
+	e.join(r) // holds the slot
+	flaky.SetDown(true)
+	alice := waitingroom.WithAccount(e.ctx, waitingroom.NewAccountKey("concert", "alice"))
+	if _, err := r.Join(alice); !errors.Is(err, waitingroom.ErrStoreUnavailable) {
+		t.Fatalf("account join with the store down: %v, want ErrStoreUnavailable", err)
+	}
+	flaky.SetDown(false)
+	e.step(1, r)
+	first, err := r.Join(alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := r.Join(alice)
+	if err != nil || again.Ticket.Key != first.Ticket.Key {
+		t.Fatalf("after the store came back: keys %d and %d (%v), want one place", first.Ticket.Key, again.Ticket.Key, err)
+	}
+}
