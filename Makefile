@@ -40,11 +40,13 @@ test-short:
 
 # Benchmarks, as ratios against a baseline measured in the same run.
 bench: build services
+	@./scripts/deps.sh wrk
 	$(BIN)/onsale bench proxy
 	$(BIN)/onsale bench poll
 	$(BIN)/onsale bench join
 	$(BIN)/onsale bench join -store redis://127.0.0.1:6379
 	$(BIN)/onsale bench redis
+	$(BIN)/onsale bench wrk -store redis://127.0.0.1:6379
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./waitingroom/... ./gateway/
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./booking/pgstore/
 

@@ -15,45 +15,12 @@ import (
 // reverse_proxy to the same upstream, both sites served by one Caddy
 // process. The load rotates through the passes of that many admitted fans.
 func Proxy(c Options, fans int) error {
-
-	up, stopUp, err := startUpstream()
+	p, err := startProxySites(c.Foyer)
 	if err != nil {
 		return err
 	}
-	defer stopUp()
-	barePort, err := serverproc.FreePort()
-	if err != nil {
-		return err
-	}
-	foyerPort, err := serverproc.FreePort()
-	if err != nil {
-		return err
-	}
-	cfg := fmt.Sprintf(`{
-	admin off
-	auto_https off
-	persist_config off
-}
-http://127.0.0.1:%d {
-	reverse_proxy %s
-}
-http://127.0.0.1:%d {
-	waiting_room {
-		room bench
-		total_active_users 1000000
-		new_users_per_minute 10000000
-		session_duration 1h
-	}
-	reverse_proxy %s
-}
-`, barePort, up, foyerPort, up)
-	bare := fmt.Sprintf("http://127.0.0.1:%d/events/42", barePort)
-	gated := fmt.Sprintf("http://127.0.0.1:%d/events/42", foyerPort)
-	proc, err := serverproc.StartFoyer(c.Foyer, cfg, bare)
-	if err != nil {
-		return err
-	}
-	defer proc.Stop()
+	defer p.stop()
+	bare, gated := p.bare, p.gated
 
 	passes, err := admitFans(gated, fans)
 	if err != nil {
@@ -112,4 +79,57 @@ func admitFans(site string, n int) ([]*http.Cookie, error) {
 		out = append(out, &http.Cookie{Name: pass.Name, Value: pass.Value})
 	}
 	return out, nil
+}
+
+// proxySites is one Caddy serving an upstream twice: bare reverse_proxy, and
+// behind a waiting room that admits everyone at once.
+type proxySites struct {
+	bare, gated string // URLs of the same page through each site
+	stop        func()
+}
+
+func startProxySites(foyer string) (*proxySites, error) {
+	up, stopUp, err := startUpstream()
+	if err != nil {
+		return nil, err
+	}
+	barePort, err := serverproc.FreePort()
+	if err != nil {
+		stopUp()
+		return nil, err
+	}
+	foyerPort, err := serverproc.FreePort()
+	if err != nil {
+		stopUp()
+		return nil, err
+	}
+	cfg := fmt.Sprintf(`{
+	admin off
+	auto_https off
+	persist_config off
+}
+http://127.0.0.1:%d {
+	reverse_proxy %s
+}
+http://127.0.0.1:%d {
+	waiting_room {
+		room bench
+		total_active_users 1000000
+		new_users_per_minute 10000000
+		session_duration 1h
+	}
+	reverse_proxy %s
+}
+`, barePort, up, foyerPort, up)
+	p := &proxySites{
+		bare:  fmt.Sprintf("http://127.0.0.1:%d/events/42", barePort),
+		gated: fmt.Sprintf("http://127.0.0.1:%d/events/42", foyerPort),
+	}
+	proc, err := serverproc.StartFoyer(foyer, cfg, p.bare)
+	if err != nil {
+		stopUp()
+		return nil, err
+	}
+	p.stop = func() { proc.Stop(); stopUp() }
+	return p, nil
 }

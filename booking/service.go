@@ -3,8 +3,11 @@ package booking
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/foyer-dev/foyer/booking/payments"
 )
@@ -45,6 +48,8 @@ type Service struct {
 
 	mu       sync.Mutex
 	seatMaps map[int64]SeatMap
+	events   map[int64]Event // venues, which never change once created
+	rebuilds singleflight.Group
 }
 
 // NewService checks cfg and fills its defaults.
@@ -70,7 +75,7 @@ func NewService(cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{cfg: cfg, seatMaps: map[int64]SeatMap{}}
+	return &Service{cfg: cfg, seatMaps: map[int64]SeatMap{}, events: map[int64]Event{}}
 }
 
 // Store returns the service's inventory store.
@@ -85,28 +90,68 @@ func (s *Service) CreateEvent(ctx context.Context, spec EventSpec) (Event, error
 }
 
 // SeatMap returns the event's seat map, at most SeatMapMaxAge old. Under a
-// rush every shopper polls the map; they share one read per event per second.
+// rush every shopper polls the map; they share one read per event per second:
+// when the map expires, the requests that find it stale wait for one rebuild
+// (single flight) rather than each reading the whole inventory.
 func (s *Service) SeatMap(ctx context.Context, eventID int64) (SeatMap, error) {
-	now := s.cfg.Clock.Now()
+	if m, ok := s.freshSeatMap(eventID, s.cfg.Clock.Now()); ok {
+		return m, nil
+	}
+	v, err, _ := s.rebuilds.Do(strconv.FormatInt(eventID, 10), func() (any, error) {
+		now := s.cfg.Clock.Now()
+		if m, ok := s.freshSeatMap(eventID, now); ok {
+			return m, nil // rebuilt by the flight that just ended
+		}
+		// The flight serves every waiting request: one caller giving up
+		// must not fail the others.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		e, err := s.event(ctx, eventID)
+		if err != nil {
+			return SeatMap{}, err
+		}
+		seats, zones, err := s.cfg.Store.Inventory(ctx, eventID, now)
+		if err != nil {
+			return SeatMap{}, err
+		}
+		m := BuildSeatMap(e, seats, zones, now)
+		s.mu.Lock()
+		s.seatMaps[eventID] = m
+		s.mu.Unlock()
+		return m, nil
+	})
+	if err != nil {
+		return SeatMap{}, err
+	}
+	return v.(SeatMap), nil
+}
+
+// freshSeatMap is the cached map of the event if it is young enough.
+func (s *Service) freshSeatMap(eventID int64, now time.Time) (SeatMap, bool) {
 	s.mu.Lock()
 	m, ok := s.seatMaps[eventID]
 	s.mu.Unlock()
-	if ok && now.Sub(m.GeneratedAt) < s.cfg.SeatMapMaxAge && !now.Before(m.GeneratedAt) {
-		return m, nil
-	}
-	e, err := s.cfg.Store.Event(ctx, eventID)
-	if err != nil {
-		return SeatMap{}, err
-	}
-	seats, zones, err := s.cfg.Store.Inventory(ctx, eventID, now)
-	if err != nil {
-		return SeatMap{}, err
-	}
-	m = BuildSeatMap(e, seats, zones, now)
+	return m, ok && now.Sub(m.GeneratedAt) < s.cfg.SeatMapMaxAge && !now.Before(m.GeneratedAt)
+}
+
+// event reads an event's venue once: an event's sections and zones never
+// change after it is created, so a rebuild of its map reads only the
+// inventory.
+func (s *Service) event(ctx context.Context, id int64) (Event, error) {
 	s.mu.Lock()
-	s.seatMaps[eventID] = m
+	e, ok := s.events[id]
 	s.mu.Unlock()
-	return m, nil
+	if ok {
+		return e, nil
+	}
+	e, err := s.cfg.Store.Event(ctx, id)
+	if err != nil {
+		return Event{}, err
+	}
+	s.mu.Lock()
+	s.events[id] = e
+	s.mu.Unlock()
+	return e, nil
 }
 
 // SoldOut reports whether every place of the event is sold, from the cached

@@ -10,7 +10,6 @@ import (
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
-
 func adminCall(t *testing.T, method, path, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, adminBase+path, strings.NewReader(body))

@@ -24,6 +24,8 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 	case "draw":
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		return writeJSON(w, http.StatusOK, h.room.DrawInfo())
+	case "fairness":
+		return h.serveFairness(w, r)
 	}
 	return writeError(w, http.StatusNotFound, "not_found", "No such waiting room endpoint.")
 }

@@ -77,7 +77,6 @@ func capOneConfig(storage, room string) string {
 	}`, room))
 }
 
-
 func TestCaddyCapOneRevokeLetsTheNextIn(t *testing.T) {
 	clock := useTestClock(t)
 	newCaddy(t, capOneConfig(t.TempDir(), "cap-one"))

@@ -49,6 +49,7 @@ type roomHandle struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	memo     *memoWriter
+	fairness fairnessCache
 }
 
 // Destruct stops the room's controller and lets go of its store.

@@ -11,3 +11,12 @@ var Waiting embed.FS
 
 // WaitingPage is the path of the waiting page template inside Waiting.
 const WaitingPage = "waiting/page.html"
+
+// Fairness holds the page of a room's fairness report, an html/template
+// rendered by the gateway once the sale is over.
+//
+//go:embed fairness/fairness.html
+var Fairness embed.FS
+
+// FairnessPage is the path of the fairness report template inside Fairness.
+const FairnessPage = "fairness/fairness.html"

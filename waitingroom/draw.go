@@ -25,6 +25,10 @@ import (
 // [start, start+n), uses the seed HMAC-SHA256(key = committed seed,
 // message = "foyer-epoch-v1" || uint64be(e)), and places key k at
 // start + place(k - start).
+//
+// The seed is 32 raw bytes (published as hex): the commitment is SHA-256 of
+// those bytes, and they (not their hex text) are the HMAC key. A place is a
+// 0-based order key; a fan's draw_index is their own key.
 const DrawAlgorithm = "feistel-hmac-sha256-v1"
 
 // EpochSeed derives the seed of a rolling draw of the random method from the

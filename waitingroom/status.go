@@ -38,7 +38,8 @@ type Status struct {
 	// OpensAt is when the pre-queue opens (not yet open) or the sale starts
 	// (pre-queue).
 	OpensAt *time.Time `json:"opens_at,omitempty"`
-	// DrawIndex is the visitor's registration index in the fair draw, with which
+	// DrawIndex is the visitor's registration index (their order key) in the
+	// fair draw that placed them, the pre-queue's or a rolling one, with which
 	// anyone can recompute their place once the seed is revealed.
 	DrawIndex *uint64 `json:"draw_index,omitempty"`
 	// AwaitingDraw is set, in a room with the random queueing method, for a
@@ -128,7 +129,9 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		st.OpensAt = &start
 		return st.refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
 	}
-	if v.draw != nil && t.Key < v.draw.Size() {
+	if (v.draw != nil && t.Key < v.draw.Size()) || v.inEpoch(t.Key) {
+		// Placed by a draw (the pre-queue's, or a rolling one of the random
+		// method): the key is what the fan checks their place with.
 		idx := t.Key
 		st.DrawIndex = &idx
 	}
@@ -224,6 +227,16 @@ func (v *view) drawnEnd() uint64 {
 // permutation is computed once; a first-come place is the key itself, and is
 // not kept, so that a room switched to the random method draws those still
 // waiting.
+// inEpoch reports whether a rolling draw of the random method placed key.
+func (v *view) inEpoch(k uint64) bool {
+	for _, e := range v.epochs {
+		if k >= e.Start && k < e.End() {
+			return true
+		}
+	}
+	return false
+}
+
 func (v *view) place(t Ticket) (Ticket, bool) {
 	if t.Placed {
 		return t, true

@@ -72,6 +72,10 @@ type Store interface {
 	// SaveOverrides replaces the overrides if their version is still expect, and
 	// returns the new version; otherwise it fails with ErrVersionConflict.
 	SaveOverrides(ctx context.Context, room string, data []byte, expect int64) (int64, error)
+
+	// Historian keeps the room's public history: every admission and every
+	// rolling draw, published by the fairness report (history.go).
+	Historian
 }
 
 // Errors a Store returns.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/foyer-dev/foyer/bench"
@@ -33,6 +34,8 @@ func main() {
 		err = benchJoin(os.Args[3:])
 	case "redis":
 		err = benchRedis(os.Args[3:])
+	case "wrk":
+		err = benchWrk(os.Args[3:])
 	default:
 		usage()
 	}
@@ -44,7 +47,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage: onsale rehearsal [flags]
-       onsale bench proxy|poll|join|redis [flags]
+       onsale bench proxy|poll|join|redis|wrk [flags]
 
   rehearsal  a whole on-sale on this machine: the booking service and Foyer
              on loopback, a crowd of simulated fans, and a verdict (sold out,
@@ -56,6 +59,9 @@ func usage() {
   join    newcomers joining the line, against Caddy respond
   redis   Redis commands per join, per status poll and per admitted request,
           on a private redis-server
+  wrk     the admitted request, the poll and the join again, measured by wrk
+          (a load generator we did not write), against baselines with and
+          without Foyer's cookies
 
 poll and join take -store redis://... to use a Redis store instead of memory.`)
 	os.Exit(2)
@@ -106,6 +112,24 @@ func benchRedis(args []string) error {
 	fs.DurationVar(&o.MaxTime, "max-time", 30*time.Second, "upper bound on each run")
 	_ = fs.Parse(args)
 	return bench.Redis(o)
+}
+
+func benchWrk(args []string) error {
+	fs := flag.NewFlagSet("bench wrk", flag.ExitOnError)
+	var o bench.WrkOptions
+	fs.StringVar(&o.Foyer, "foyer", "bin/foyer", "path of the foyer binary")
+	fs.StringVar(&o.Wrk, "wrk", "wrk", "path of the wrk binary")
+	fs.IntVar(&o.Threads, "threads", 2, "wrk threads")
+	fs.IntVar(&o.Conns, "conns", 64, "wrk connections")
+	fs.IntVar(&o.Rounds, "rounds", 5, "rounds per contender, alternated")
+	fs.DurationVar(&o.Round, "round", 6*time.Second, "length of a round")
+	fs.StringVar(&o.RedisURL, "store", "", "Redis URL for the join on a Redis store (empty: skip it)")
+	only := fs.String("only", "", "comma-separated scenarios: admitted, poll, join, join-redis (default: all)")
+	_ = fs.Parse(args)
+	if *only != "" {
+		o.Scenarios = strings.Split(*only, ",")
+	}
+	return bench.Wrk(o)
 }
 
 func rehearse(args []string) error {

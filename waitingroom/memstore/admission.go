@@ -43,6 +43,7 @@ func (r *memRoom) join(visitor string, now time.Time, lim waitingroom.Limits) wa
 	r.c.Seq++
 	res := waitingroom.JoinResult{Key: key}
 	if lim.Open && key == r.c.Serving && r.credit >= 1 && r.free(lim) > 0 {
+		r.history = waitingroom.AppendAdmission(r.history, r.c.Serving, 1, now)
 		r.c.Serving++
 		r.c.Admitted++
 		r.credit--

@@ -60,6 +60,8 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 		end := r.drawnEnd()
 		if r.c.Serving >= end && waiting > 0 {
 			r.epochs = nextEpoch(r.epochs, r.c.Serving, waiting)
+			e := r.epochs[len(r.epochs)-1]
+			r.history = append(r.history, waitingroom.HistoryEntry{Kind: waitingroom.HistoryDraw, Start: e.Start, Count: e.Size, Number: e.Number, At: now})
 			end = r.c.Serving + waiting
 		}
 		// Only drawn places go in: the rest wait for the next draw.
@@ -70,6 +72,7 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 		return nil
 	}
 	r.batches = append(r.batches, waitingroom.Batch{Start: r.c.Serving, Count: n, At: now})
+	r.history = waitingroom.AppendAdmission(r.history, r.c.Serving, n, now)
 	r.c.Serving += n
 	r.c.Admitted += n
 	r.pending += int(n)

@@ -47,6 +47,7 @@ type memRoom struct {
 	heldLeft    int // held placeholders "held:0".."held:<heldLeft-1>" not yet given to a claim
 	revoked     []waitingroom.Revocation
 	revCursor   int64
+	history     []waitingroom.HistoryEntry // the public history, oldest first
 
 	// accounts are the places of visitors whose account the site vouched
 	// for, one per account (see account.go).

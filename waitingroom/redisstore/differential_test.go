@@ -346,4 +346,17 @@ func (d *differ) compareSnapshots(cursor int64) {
 	if !reflect.DeepEqual(a, b) || ra != rb {
 		d.fail("snapshot after cursor %d:\n  memory store %+v %s\n  Redis store  %+v %s", cursor, a, ra, b, rb)
 	}
+	ha, errA := d.mem.History(d.ctx, d.room, 0, waitingroom.MaxHistoryPage)
+	hb, errB := d.red.History(d.ctx, d.room, 0, waitingroom.MaxHistoryPage)
+	d.same("history", errA, errB)
+	entries := func(h []waitingroom.HistoryEntry) string {
+		var sb strings.Builder
+		for _, e := range h {
+			fmt.Fprintf(&sb, "%s/%d/%d/%d/%d ", e.Kind, e.Start, e.Count, e.Number, e.At.UnixMicro())
+		}
+		return sb.String()
+	}
+	if ea, eb := entries(ha), entries(hb); ea != eb {
+		d.fail("history:\n  memory store %s\n  Redis store  %s", ea, eb)
+	}
 }

@@ -12,6 +12,7 @@ var keyNames = [...]string{
 	"returners",  // sorted set: late returners by when they last asked
 	"revoked",    // sorted set: revoked passes by cursor
 	"revokedexp", // sorted set: the same revocations by expiry, to trim them
+	"history",    // list: the public history, admissions and draws, oldest first
 }
 
 // roomKeys returns the keys of room under prefix.

@@ -34,6 +34,8 @@ var (
 	drawSeedSrc string
 	//go:embed lua/saveoverrides.lua
 	saveOverridesSrc string
+	//go:embed lua/history.lua
+	historySrc string
 	//go:embed lua/account.lua
 	accountSrc string
 )
@@ -47,11 +49,13 @@ var (
 	snapshotScript      = newScript(snapshotSrc)
 	drawSeedScript      = newScript(drawSeedSrc)
 	saveOverridesScript = newScript(saveOverridesSrc)
+	historyScript       = newScript(historySrc)
 	accountScript       = newScript(accountSrc)
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, releaseScript, advanceScript,
-		snapshotScript, drawSeedScript, saveOverridesScript, accountScript,
+		snapshotScript, drawSeedScript, saveOverridesScript, historyScript,
+		accountScript,
 	}
 )
 

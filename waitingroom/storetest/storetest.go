@@ -53,6 +53,7 @@ func Run(t *testing.T, h Harness) {
 		{"DrawEmptyAfterAdmissionBegan", testDrawAfterAdmission},
 		{"DrawSeedFirstWins", testDrawSeed},
 		{"RandomDrawsEpochs", testRandomEpochs},
+		{"HistoryOfAdmissionsAndDraws", testHistory},
 		{"OverridesCompareAndSwap", testOverrides},
 		{"InitNeverLowersCounters", testInitMax},
 		{"WipedStoreReseeded", testWipe},

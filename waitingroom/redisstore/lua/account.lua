@@ -1,4 +1,4 @@
--- JoinAccount: one place per account. KEYS[8] is the account's bucket, a hash
+-- JoinAccount: one place per account. The last key is the account's bucket, a hash
 -- from the account's 8-byte key to its place: the visitor's 16 raw bytes, then
 -- the order key (6 bytes) and the second it was taken (5 bytes), big-endian.
 -- Small hashes stay listpack-encoded, which is what keeps an account at
@@ -16,7 +16,7 @@ local now = tonumber(ARGV[1])
 if now < num(redis.call('HGET', meta, 'settle')) then
 	return -1
 end
-local bucket, account = KEYS[8], ARGV[7]
+local bucket, account = KEYS[#KEYS], ARGV[7]
 local nows, spent = tonumber(ARGV[11]), tonumber(ARGV[10])
 local cur = redis.call('HGET', bucket, account)
 if cur and #cur == 27 then

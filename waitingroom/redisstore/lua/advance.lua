@@ -100,6 +100,7 @@ if ARGV[11] == '1' then
 			table.remove(epochs, 1)
 		end
 		redis.call('HSET', meta, 'epochs', format_epochs(epochs))
+		record_draw(serving, waiting, number + 1, now)
 		drawn_end = serving + waiting
 	end
 	waiting = drawn_end - math.min(drawn_end, serving)
@@ -109,6 +110,7 @@ if credit >= 1 and room > 0 and waiting > 0 then
 end
 if n > 0 then
 	redis.call('ZADD', batches, int(serving), batch(serving, n, 0, now))
+	record_admission(serving, n, now)
 	redis.call('HINCRBY', meta, 'serving', int(n))
 	redis.call('HINCRBY', meta, 'admitted', int(n))
 	pending = pending + n

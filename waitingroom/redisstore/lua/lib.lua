@@ -1,8 +1,8 @@
 -- Shared head of every script. Each script receives the room's keys in the
 -- order keys.go builds them; all carry the room's hash tag, so a script touches
 -- one Cluster slot only. Times are integer microseconds, passed by the caller.
-local meta, live, finished, batches, returners, revoked, revokedexp =
-	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local meta, live, finished, batches, returners, revoked, revokedexp, history =
+	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 
 -- Redis formats large Lua numbers in exponent notation, which INCRBY and
 -- friends refuse; every integer written goes through int.
@@ -45,46 +45,6 @@ local function open_session(visitor, now, session, retention, ttl)
 	return exp
 end
 
--- Hands out the next order keys, one per visitor, in order, and admits on the
--- spot those who may be (see join.lua). Returns {key, admitted (0/1), session
--- end} for each visitor, flattened.
-local function join_visitors(now, open, cap, session, retention, ttl, visitors)
-	local n = #visitors
-	local first = redis.call('HINCRBY', meta, 'seq', n) - n
-	local out = {}
-	local admitted = 0
-	if open then
-		local m = redis.call('HMGET', meta, 'serving', 'credit', 'pending')
-		local credit = num(m[2])
-		-- Ended sessions are swept only when a slot could matter: fans who will
-		-- wait anyway (the common case in a crowd) cost no sorted-set work.
-		if first == num(m[1]) and credit >= 1 then
-			expire_sessions(now)
-			local slots = free(cap, num(m[3]))
-			while admitted < n and credit >= 1 and slots > 0 do
-				local exp = open_session(visitors[admitted + 1], now, session, retention, ttl)
-				out[#out + 1] = first + admitted
-				out[#out + 1] = 1
-				out[#out + 1] = exp
-				admitted = admitted + 1
-				credit = credit - 1
-				slots = slots - 1
-			end
-			if admitted > 0 then
-				redis.call('HINCRBY', meta, 'serving', admitted)
-				redis.call('HINCRBY', meta, 'admitted', admitted)
-				redis.call('HSET', meta, 'credit', float(credit))
-			end
-		end
-	end
-	for i = admitted, n - 1 do
-		out[#out + 1] = first + i
-		out[#out + 1] = 0
-		out[#out + 1] = 0
-	end
-	return out
-end
-
 -- An admission batch is one sorted-set member, scored by its first place:
 -- "start:count:claimed:at", with ":r" after it when the batch was restored by
 -- a re-seed (its unclaimed places are held slots, not pending ones). Only
@@ -121,4 +81,70 @@ local function format_epochs(epochs)
 		parts[i] = int(e[1]) .. ':' .. int(e[2]) .. ':' .. int(e[3])
 	end
 	return table.concat(parts, ',')
+end
+
+-- The public history (waitingroom/history.go) is a list of entries
+-- "a:start:count:at" (an admission) and "d:start:size:number:at" (a draw of
+-- the random method), times in µs. An admission that continues the last
+-- entry within the same second extends it, so admissions on the spot cost
+-- one entry a second, not one a visitor; the memory store does the same.
+local function record_admission(start, n, now)
+	if n <= 0 then
+		return
+	end
+	local last = redis.call('LINDEX', history, -1)
+	if last then
+		local s, c, at = string.match(last, '^a:(%d+):(%d+):(%-?%d+)$')
+		if s and tonumber(s) + tonumber(c) == start and math.floor(tonumber(at) / 1000000) == math.floor(now / 1000000) then
+			redis.call('LSET', history, -1, 'a:' .. s .. ':' .. int(tonumber(c) + n) .. ':' .. at)
+			return
+		end
+	end
+	redis.call('RPUSH', history, 'a:' .. int(start) .. ':' .. int(n) .. ':' .. int(now))
+end
+
+local function record_draw(start, size, number, now)
+	redis.call('RPUSH', history, 'd:' .. int(start) .. ':' .. int(size) .. ':' .. int(number) .. ':' .. int(now))
+end
+
+-- Hands out the next order keys, one per visitor, in order, and admits on the
+-- spot those who may be (see join.lua). Returns {key, admitted (0/1), session
+-- end} for each visitor, flattened.
+local function join_visitors(now, open, cap, session, retention, ttl, visitors)
+	local n = #visitors
+	local first = redis.call('HINCRBY', meta, 'seq', n) - n
+	local out = {}
+	local admitted = 0
+	if open then
+		local m = redis.call('HMGET', meta, 'serving', 'credit', 'pending')
+		local credit = num(m[2])
+		-- Ended sessions are swept only when a slot could matter: fans who will
+		-- wait anyway (the common case in a crowd) cost no sorted-set work.
+		if first == num(m[1]) and credit >= 1 then
+			expire_sessions(now)
+			local slots = free(cap, num(m[3]))
+			while admitted < n and credit >= 1 and slots > 0 do
+				local exp = open_session(visitors[admitted + 1], now, session, retention, ttl)
+				out[#out + 1] = first + admitted
+				out[#out + 1] = 1
+				out[#out + 1] = exp
+				admitted = admitted + 1
+				credit = credit - 1
+				slots = slots - 1
+			end
+			if admitted > 0 then
+				record_admission(first, admitted, now)
+				redis.call('PEXPIRE', history, ttl)
+				redis.call('HINCRBY', meta, 'serving', admitted)
+				redis.call('HINCRBY', meta, 'admitted', admitted)
+				redis.call('HSET', meta, 'credit', float(credit))
+			end
+		end
+	end
+	for i = admitted, n - 1 do
+		out[#out + 1] = first + i
+		out[#out + 1] = 0
+		out[#out + 1] = 0
+	end
+	return out
 end

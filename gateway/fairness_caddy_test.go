@@ -1,0 +1,122 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/spf13/cobra"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// TestCaddyFairnessReport runs a sale with a pre-queue draw through a real
+// Caddy: the report is refused while the sale runs, published once it sells
+// out (JSON, and a page for browsers), and `foyer verify-draw` recomputes from
+// it, for each fan, the admission in which the room let them in.
+func TestCaddyFairnessReport(t *testing.T) {
+	clock := useTestClock(t)
+	start := clock.Now().Add(time.Minute).UTC().Format(time.RFC3339)
+	newCaddy(t, caddyConfig(t.TempDir(), fmt.Sprintf(`
+	http://localhost:9080 {
+		waiting_room {
+			room fair-draw
+			total_active_users 100
+			new_users_per_minute 300
+			event_start %s
+			shuffle_at_event_start
+		}
+		respond "origin"
+	}`, start)))
+	report := base + "/_waiting-room/fairness"
+
+	type registrant struct {
+		f        *fan
+		index    uint64
+		admitted time.Time
+	}
+	var fans []*registrant
+	for i := range 12 {
+		f := newFan(t)
+		st := f.status(base)
+		if st.State != waitingroom.StatePrequeue || st.DrawIndex == nil || *st.DrawIndex != uint64(i) {
+			t.Fatalf("registrant %d: %+v, want the pre-queue with draw_index %d", i, st, i)
+		}
+		fans = append(fans, &registrant{f: f, index: *st.DrawIndex})
+	}
+	if resp, body := newFan(t).get(report); resp.StatusCode != http.StatusNotFound || !strings.Contains(body, `"not_published"`) {
+		t.Fatalf("report while the sale runs: %d %s, want 404 not_published", resp.StatusCode, body)
+	}
+
+	clock.step(t, 60) // the sale starts: the draw is made; five a second go in
+	for sec := 0; sec < 5; sec++ {
+		for _, r := range fans {
+			if r.admitted.IsZero() && r.f.status(base).State == waitingroom.StateAdmitted {
+				r.admitted = clock.Now()
+			}
+		}
+		clock.step(t, 1)
+	}
+	if code, body := adminCall(t, http.MethodPost, "/waiting-room/fair-draw/sold-out", ""); code != http.StatusOK {
+		t.Fatalf("sold-out: %d %s", code, body)
+	}
+	clock.step(t, 1)
+
+	resp, body := newFan(t).get(report, "Accept", "application/json")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("report after the sell-out: %d %s", resp.StatusCode, body)
+	}
+	var rep waitingroom.FairnessReport
+	if err := json.Unmarshal([]byte(body), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Reason != "sold_out" || !rep.Complete || rep.DrawSize == nil || *rep.DrawSize != 12 || rep.Seed == "" {
+		t.Fatalf("report %s: want sold out, complete, a draw of 12 with its seed", body)
+	}
+	for i, r := range fans {
+		if r.admitted.IsZero() {
+			t.Fatalf("registrant %d was never let in", i)
+		}
+		out, err := verifyDraw(t, "--report", report, "--draw-index", fmt.Sprint(r.index))
+		if err != nil {
+			t.Fatalf("verify-draw for %d: %v\n%s", r.index, err, out)
+		}
+		// The fan polled right after each step of the controller: the
+		// admission that let them in is the step just before they saw it.
+		want := "let in at " + r.admitted.UTC().Format(time.RFC3339Nano)
+		if !strings.Contains(out, "the seed matches the commitment") || !strings.Contains(out, want) {
+			t.Fatalf("verify-draw for draw_index %d:\n%s\nwant %q", r.index, out, want)
+		}
+	}
+
+	resp, page := newFan(t).get(report, "Accept", "text/html,application/xhtml+xml")
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
+		!strings.Contains(page, "Fairness report: fair-draw") || !strings.Contains(page, rep.Seed) || !strings.Contains(page, "complete") {
+		t.Fatalf("report page: %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), page)
+	}
+	if out, err := verifyDraw(t, "--report", report, "--draw-index", "12"); err == nil {
+		t.Fatalf("verify-draw of an index no draw covers succeeded:\n%s", out)
+	}
+}
+
+// verifyDraw runs the registered verify-draw command.
+func verifyDraw(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	registered, ok := caddycmd.Commands()["verify-draw"]
+	if !ok {
+		t.Fatal("the verify-draw command is not registered")
+	}
+	cmd := &cobra.Command{Use: registered.Name, SilenceUsage: true, SilenceErrors: true}
+	registered.CobraFunc(cmd)
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}

@@ -1,0 +1,162 @@
+package waitingroom
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"time"
+)
+
+// ErrNotPublished: the fairness report of a room is published once the room
+// has closed (event_end passed) or sold out, not while the sale runs: the
+// seed it reveals would let anyone foresee the random method's next draws.
+var ErrNotPublished = errors.New("waitingroom: the fairness report is published once the room has closed or sold out")
+
+// FairnessReport is what a room publishes after its sale so that anyone can
+// check it was fair (README, "The fairness report"): the draw's commitment,
+// seed and size, every rolling draw, and every admission in order-key order
+// with its time. No personal data: places are 0-based order keys, and who
+// held a key is known only to the fan whose ticket carries it.
+type FairnessReport struct {
+	Room        string    `json:"room"`
+	Reason      string    `json:"reason"` // "closed" or "sold_out"
+	GeneratedAt time.Time `json:"generated_at"`
+	// QueueingMethod is the method in force when the report was made.
+	QueueingMethod QueueingMethod `json:"queueing_method"`
+
+	// The pre-queue's draw (absent when the room drew nobody): the
+	// commitment published before the pre-queue opened, the seed it
+	// commits to, and how many registrations the draw covered.
+	Algorithm   string     `json:"algorithm,omitempty"`
+	Commitment  string     `json:"commitment,omitempty"`
+	CommittedAt *time.Time `json:"committed_at,omitempty"`
+	Seed        string     `json:"seed,omitempty"`
+	DrawSize    *uint64    `json:"draw_size,omitempty"`
+	// Epochs are the random method's draws, each over the keys [start,
+	// start+count), with the seed HMAC-SHA256(seed, "foyer-epoch-v1" ||
+	// uint64be(epoch)).
+	Epochs []HistoryEntry `json:"epochs"`
+
+	// Admissions are the places let in, in order-key order: places [start,
+	// start+count) at the time given.
+	Admissions []HistoryEntry `json:"admissions"`
+	// Complete: the admissions cover every place from 0 to Serving with no
+	// gap. A store that lost its data loses the history before the loss,
+	// and the report says so rather than leave a reader to guess.
+	Complete bool `json:"complete"`
+
+	Counts FairnessCounts `json:"counts"`
+}
+
+// FairnessCounts are the room's totals when the report was made.
+type FairnessCounts struct {
+	Issued   uint64 `json:"issued"`   // order keys handed out
+	Serving  uint64 `json:"serving"`  // places below it were let in
+	Admitted uint64 `json:"admitted"` // places let in
+	Claimed  uint64 `json:"claimed"`  // sessions opened, returns included
+	Lapsed   uint64 `json:"lapsed"`   // admissions nobody claimed within the grace
+}
+
+// Fairness builds the room's fairness report from the store's history and
+// this node's view. It reads the store (up to MaxHistory entries, a page at a
+// time), so the gateway caches it.
+func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
+	now := r.now()
+	v := r.view.Load()
+	s := v.settings
+	rep := FairnessReport{Room: r.id, GeneratedAt: now.UTC(), QueueingMethod: s.QueueingMethod}
+	switch {
+	case s.SoldOut:
+		rep.Reason = "sold_out"
+	case s.PhaseAt(now) == Ended:
+		rep.Reason = "closed"
+	default:
+		return FairnessReport{}, ErrNotPublished
+	}
+	var hist []HistoryEntry
+	for len(hist) < MaxHistory {
+		page, err := r.store.History(ctx, r.id, len(hist), min(MaxHistoryPage, MaxHistory-len(hist)))
+		if err != nil {
+			return FairnessReport{}, err
+		}
+		hist = append(hist, page...)
+		if len(page) < MaxHistoryPage {
+			break
+		}
+	}
+	rep.Epochs, rep.Admissions = []HistoryEntry{}, []HistoryEntry{}
+	next := uint64(0)
+	rep.Complete = true
+	for _, e := range hist {
+		switch e.Kind {
+		case HistoryDraw:
+			rep.Epochs = append(rep.Epochs, e)
+		case HistoryAdmit:
+			rep.Admissions = append(rep.Admissions, e)
+			if e.Start != next {
+				rep.Complete = false
+			}
+			next = e.Start + e.Count
+		}
+	}
+	snap := v.snap
+	if next != snap.Serving || len(hist) >= MaxHistory {
+		rep.Complete = false
+	}
+	rep.Counts = FairnessCounts{
+		Issued: snap.Seq, Serving: snap.Serving, Admitted: snap.Admitted,
+		Claimed: snap.Claimed, Lapsed: snap.Abandoned,
+	}
+
+	r.mu.Lock()
+	seed, at, d := r.seed, r.seedAt, r.draw
+	r.mu.Unlock()
+	if seed != nil && (d != nil || len(rep.Epochs) > 0) {
+		rep.Algorithm = DrawAlgorithm
+		rep.Commitment = DrawCommitment(seed)
+		rep.CommittedAt = &at
+		rep.Seed = hex.EncodeToString(seed)
+		if d != nil {
+			n := d.Size()
+			rep.DrawSize = &n
+		}
+	}
+	return rep, nil
+}
+
+// VerifyPlace recomputes a place from a published report: the place of the
+// fan whose status showed draw_index index in the pre-queue's draw, or, for
+// a key of a rolling draw of the random method, the place that key was given.
+// It checks the seed against the commitment first. The place is a 0-based
+// order key; Admission is the report's admission that let it in, if any.
+func VerifyPlace(rep FairnessReport, index uint64) (place uint64, admission *HistoryEntry, err error) {
+	seed, err := hex.DecodeString(rep.Seed)
+	if err != nil || len(seed) != DrawSeedSize {
+		return 0, nil, errors.New("the report's seed is not 32 bytes of hex")
+	}
+	if DrawCommitment(seed) != rep.Commitment {
+		return 0, nil, errors.New("the seed does not match the commitment: SHA-256(seed) differs")
+	}
+	switch {
+	case rep.DrawSize != nil && index < *rep.DrawSize:
+		place = NewDraw(seed, *rep.DrawSize).Place(index)
+	default:
+		found := false
+		for _, e := range rep.Epochs {
+			if index >= e.Start && index < e.Start+e.Count {
+				place = e.Start + NewDraw(EpochSeed(seed, e.Number), e.Count).Place(index-e.Start)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return 0, nil, errors.New("no draw of this report covers that index: the fan's place is their order key, first come first served")
+		}
+	}
+	for i := range rep.Admissions {
+		if e := &rep.Admissions[i]; place >= e.Start && place < e.Start+e.Count {
+			return place, e, nil
+		}
+	}
+	return place, nil, nil
+}

@@ -1,0 +1,65 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// History implements waitingroom.Store: entries of the room's history list
+// (see lua/lib.lua, record_admission), read in one script call so that an
+// unknown room answers waitingroom.ErrNoRoom like every other operation.
+func (s *Store) History(ctx context.Context, room string, from, limit int) ([]waitingroom.HistoryEntry, error) {
+	limit = min(limit, waitingroom.MaxHistoryPage)
+	if from < 0 || limit <= 0 {
+		return nil, nil
+	}
+	v, err := s.run(ctx, "history", historyScript, room, from, limit)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("redisstore: history %s: unexpected reply %T", room, v)
+	}
+	out := make([]waitingroom.HistoryEntry, 0, len(a))
+	for _, x := range a {
+		e, err := parseHistoryEntry(str(x))
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: history %s: %w", room, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// parseHistoryEntry reads "a:start:count:at" or "d:start:size:number:at".
+func parseHistoryEntry(s string) (waitingroom.HistoryEntry, error) {
+	f := strings.Split(s, ":")
+	var kind waitingroom.HistoryKind
+	switch {
+	case len(f) == 4 && f[0] == "a":
+		kind = waitingroom.HistoryAdmit
+	case len(f) == 5 && f[0] == "d":
+		kind = waitingroom.HistoryDraw
+	default:
+		return waitingroom.HistoryEntry{}, fmt.Errorf("bad entry %q", s)
+	}
+	n := make([]int64, len(f)-1)
+	for i, x := range f[1:] {
+		v, err := strconv.ParseInt(x, 10, 64)
+		if err != nil || (i < len(f)-2 && v < 0) {
+			return waitingroom.HistoryEntry{}, fmt.Errorf("bad entry %q", s)
+		}
+		n[i] = v
+	}
+	e := waitingroom.HistoryEntry{Kind: kind, Start: uint64(n[0]), Count: uint64(n[1]), At: time.UnixMicro(n[len(n)-1]).UTC()}
+	if kind == waitingroom.HistoryDraw {
+		e.Number = uint64(n[2])
+	}
+	return e, nil
+}
