@@ -52,6 +52,16 @@ func TestCaddyfileErrors(t *testing.T) {
 		"status code not number": "waiting_room { queued_status_code teapot }",
 		"previous keys, no path": "waiting_room {\n previous_signing_keys\n }",
 		"time not RFC 3339":      "waiting_room {\n event_start tomorrow\n }",
+		"account, no keys":       "waiting_room {\n account {\n cookie s\n }\n }",
+		"account, both keys":     "waiting_room {\n account {\n jwks_url https://l/j\n public_key k.pem\n cookie s\n }\n }",
+		"account, no carrier":    "waiting_room {\n account {\n jwks_url https://l/j\n }\n }",
+		"account, JWKS not http": "waiting_room {\n account {\n jwks_url file:///etc/jwks\n cookie s\n }\n }",
+		"account, no login_url":  "waiting_room {\n account {\n jwks_url https://l/j\n cookie s\n required\n }\n }",
+		"account, login at root": "waiting_room {\n account {\n jwks_url https://l/j\n cookie s\n login_url /\n }\n }",
+		"account, relative url":  "waiting_room {\n account {\n jwks_url https://l/j\n cookie s\n login_url login\n }\n }",
+		"account, unknown line":  "waiting_room {\n account {\n jwks_url https://l/j\n cookie s\n colour blue\n }\n }",
+		"account, inline arg":    "waiting_room {\n account yes {\n jwks_url https://l/j\n cookie s\n }\n }",
+		"account, no algorithms": "waiting_room {\n account {\n jwks_url https://l/j\n cookie s\n algorithms\n }\n }",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -90,6 +100,9 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		{`{"room": "r", "store": {"backend": "redis"}}`, "store"},
 		{`{"room": "r", "previous_signing_keys": [""]}`, "previous_signing_keys"},
 		{`{"room": "r", "previous_signing_keys": ["1", "2", "3", "4", "5"]}`, "previous_signing_keys"},
+		{`{"room": "r", "account": {"cookie": "s"}}`, "account"},
+		{`{"room": "r", "account": {"jwks_url": "https://l/j", "cookie": "s", "required": true}}`, "account"},
+		{`{"room": "r", "account": {"jwks_url": "https://l/j", "cookie": "s", "colour": "blue"}}`, "colour"},
 	}
 	if err := (&Handler{Room: "r", PreviousSigningKeys: []string{"old.pem"}}).Validate(); err != nil {
 		t.Errorf("a valid handler: %v", err)
