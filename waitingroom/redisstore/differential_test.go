@@ -61,6 +61,7 @@ type differ struct {
 	lim      waitingroom.Limits
 	fans     []diffFan
 	history  []string
+	accounts map[string]uint64 // each account's last place
 }
 
 type diffFan struct {
@@ -122,7 +123,11 @@ func (d *differ) step() {
 	}
 	switch r := d.rng.IntN(100); {
 	case r < 33:
-		d.join()
+		if d.rng.IntN(4) == 0 {
+			d.joinAccount()
+		} else {
+			d.join()
+		}
 	case r < 58:
 		d.claim()
 	case r < 80:
@@ -171,6 +176,39 @@ func (d *differ) join() {
 		d.fail("join %s: memory store %+v, Redis store %+v", v, a, b)
 	}
 	d.fans = append(d.fans, diffFan{visitor: v, key: a.Key, expires: a.Expires})
+}
+
+// joinAccount joins one of a few accounts, sometimes with the key of the
+// account's last place as spent, as a rejoin after its session would.
+func (d *differ) joinAccount() {
+	d.t.Helper()
+	name := fmt.Sprintf("acct-%d", d.rng.IntN(6))
+	var vid waitingroom.VisitorID
+	for i := range vid {
+		vid[i] = byte(d.rng.IntN(256))
+	}
+	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(d.room, name), Visitor: vid.String()}
+	if d.accounts == nil {
+		d.accounts = make(map[string]uint64)
+	}
+	if k, ok := d.accounts[name]; ok && d.rng.IntN(3) == 0 {
+		req.Spent, req.HasSpent = k, true
+	}
+	d.logf("join account %s as %s (spent %v %d)", name, req.Visitor, req.HasSpent, req.Spent)
+	a, errA := d.mem.JoinAccount(d.ctx, d.room, req, d.now, d.lim)
+	b, errB := d.red.JoinAccount(d.ctx, d.room, req, d.now, d.lim)
+	d.same("join account", errA, errB)
+	if a.Key != b.Key || a.Admitted != b.Admitted || !a.Expires.Equal(b.Expires) || a.Existing != b.Existing ||
+		a.Visitor != b.Visitor || !a.Joined.Equal(b.Joined) {
+		d.fail("join account %s: memory store %+v, Redis store %+v", name, a, b)
+	}
+	if errA != nil {
+		return
+	}
+	d.accounts[name] = a.Key
+	if !a.Existing {
+		d.fans = append(d.fans, diffFan{visitor: a.Visitor.String(), key: a.Key, expires: a.Expires})
+	}
 }
 
 func (d *differ) claim() {
