@@ -141,7 +141,7 @@ func accountConfig(t *testing.T, s accountSetup, l *login, room, extra string) s
 		@done path /done
 		header @done X-Waiting-Room-Command revoke
 		respond @done "bye" 200
-		respond "origin path={http.request.uri.path} pass={http.request.header.X-Waiting-Room-Pass}" 200
+		respond "origin path={http.request.uri.path} pass={http.request.header.X-Waiting-Room-Pass} cookie={http.request.header.Cookie}" 200
 	}`, room, s.store, block))
 }
 
@@ -190,6 +190,7 @@ func (f *accountFan) status() waitingroom.Status {
 func passSubject(t *testing.T, body string) string {
 	t.Helper()
 	_, tok, ok := strings.Cut(body, "pass=")
+	tok, _, _ = strings.Cut(tok, " ")
 	parts := strings.Split(tok, ".")
 	if !ok || len(parts) != 3 {
 		t.Fatalf("origin saw no pass: %q", body)
@@ -271,11 +272,16 @@ func TestCaddyAccountRefused(t *testing.T) {
 			room := uniqueRoom(t, "acct-req")
 			newCaddy(t, accountConfig(t, s, l, room, "required"))
 
-			// The login page reaches the origin with no pass and no ticket.
+			// The login page reaches the origin with no pass and no ticket,
+			// also for a fan who holds both.
 			f := newFan(t)
 			resp, body := f.get(base + "/login?next=%2Fevents%2F1")
-			if body != "origin path=/login pass=" || findCookie(resp, "foyer_ticket") != nil {
+			if body != "origin path=/login pass= cookie=" || findCookie(resp, "foyer_ticket") != nil {
 				t.Fatalf("login page: %d %q, want the origin, unqueued", resp.StatusCode, body)
+			}
+			resp, body = f.get(base+"/login", "Cookie", "foyer_ticket=abc; foyer_pass=def; site=1", "X-Waiting-Room-Pass", "forged")
+			if body != "origin path=/login pass= cookie=site=1" {
+				t.Fatalf("login page with the room's cookies and a forged pass header: %q, want neither at the origin", body)
 			}
 
 			wrongKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)

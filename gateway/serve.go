@@ -28,7 +28,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	stripWaitingRoomHeaders(r.Header)
 	if h.account != nil && h.account.isLogin(r) {
 		// The login page is how fans get the token the room asks for: it
-		// is never queued.
+		// is never queued. Like any request that goes on, it goes without
+		// the room's cookies.
+		h.dropOurCookies(r.Header)
 		return next.ServeHTTP(w, r)
 	}
 	a, err := h.admit(w, r)
