@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -52,9 +51,13 @@ func newLogin(t *testing.T) *login {
 	if err := os.WriteFile(l.pemPath, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b64 := func(n *big.Int) string { return base64.RawURLEncoding.EncodeToString(n.FillBytes(make([]byte, 32))) }
+	pt, err := key.PublicKey.Bytes() // 0x04 || x || y
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64 := base64.RawURLEncoding.EncodeToString
 	set := fmt.Sprintf(`{"keys":[{"kty":"EC","crv":"P-256","kid":"login-1","use":"sig","alg":"ES256","x":%q,"y":%q}]}`,
-		b64(key.PublicKey.X), b64(key.PublicKey.Y))
+		b64(pt[1:33]), b64(pt[33:]))
 	l.jwks = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(set))
@@ -279,7 +282,7 @@ func TestCaddyAccountRefused(t *testing.T) {
 			if body != "origin path=/login pass= cookie=" || findCookie(resp, "foyer_ticket") != nil {
 				t.Fatalf("login page: %d %q, want the origin, unqueued", resp.StatusCode, body)
 			}
-			resp, body = f.get(base+"/login", "Cookie", "foyer_ticket=abc; foyer_pass=def; site=1", "X-Waiting-Room-Pass", "forged")
+			_, body = f.get(base+"/login", "Cookie", "foyer_ticket=abc; foyer_pass=def; site=1", "X-Waiting-Room-Pass", "forged")
 			if body != "origin path=/login pass= cookie=site=1" {
 				t.Fatalf("login page with the room's cookies and a forged pass header: %q, want neither at the origin", body)
 			}

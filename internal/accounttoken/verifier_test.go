@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -150,19 +149,16 @@ func newJWKSServer(t *testing.T) *jwksServer {
 			Keys []map[string]string `json:"keys"`
 		}
 		for kid, k := range j.keys {
+			pt, _ := k.PublicKey.Bytes() // 0x04 || x || y
 			doc.Keys = append(doc.Keys, map[string]string{
 				"kty": "EC", "crv": "P-256", "kid": kid, "use": "sig", "alg": "ES256",
-				"x": b64(k.PublicKey.X, 32), "y": b64(k.PublicKey.Y, 32),
+				"x": base64.RawURLEncoding.EncodeToString(pt[1:33]), "y": base64.RawURLEncoding.EncodeToString(pt[33:]),
 			})
 		}
 		json.NewEncoder(w).Encode(doc)
 	}))
 	t.Cleanup(j.srv.Close)
 	return j
-}
-
-func b64(n *big.Int, size int) string {
-	return base64.RawURLEncoding.EncodeToString(n.FillBytes(make([]byte, size)))
 }
 
 func (j *jwksServer) add(kid string) *ecdsa.PrivateKey {
