@@ -109,6 +109,15 @@ func spending(ctx context.Context, key uint64) context.Context {
 // holds one, a new place recorded as the account's otherwise. One store round
 // trip, plus a claim when the place it finds has reached the front.
 func (r *Room) joinAccount(ctx context.Context, v *view, t Ticket, a accountCtx, now time.Time, lim Limits) (Visit, error) {
+	// Account joins are not batched: each is its own round trip. They are
+	// bounded like the joins waiting behind a batch, so a store that hangs
+	// holds at most MaxJoinQueue of them on this node; the rest are told to
+	// come back at once.
+	if r.accountJoins.Add(1) > MaxJoinQueue {
+		r.accountJoins.Add(-1)
+		return Visit{}, r.joinFailed(ctx, ErrJoinQueueFull)
+	}
+	defer r.accountJoins.Add(-1)
 	req := AccountJoin{Account: a.key, Visitor: t.Visitor.String(), Spent: a.spent, HasSpent: a.hasSpent}
 	res, err := r.store.JoinAccount(ctx, r.id, req, now, lim)
 	if errors.Is(err, ErrNoRoom) {

@@ -1,8 +1,12 @@
 package waitingroom_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/storetest"
@@ -72,4 +76,55 @@ func TestAccountJoinStoreDown(t *testing.T) {
 	if err != nil || again.Ticket.Key != first.Ticket.Key {
 		t.Fatalf("after the store came back: keys %d and %d (%v), want one place", first.Ticket.Key, again.Ticket.Key, err)
 	}
+}
+
+// hangingAccounts is a store whose account joins hang until released, as a
+// Redis that stopped answering would.
+type hangingAccounts struct {
+	waitingroom.Store
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (h *hangingAccounts) JoinAccount(ctx context.Context, room string, req waitingroom.AccountJoin, now time.Time, lim waitingroom.Limits) (waitingroom.AccountPlace, error) {
+	h.entered <- struct{}{}
+	<-h.release
+	return h.Store.JoinAccount(ctx, room, req, now, lim)
+}
+
+// TestAccountJoinsBoundedWhileStoreHangs: account joins are not batched, so
+// they are bounded on their own: with the store hanging, a node holds at
+// most MaxJoinQueue of them, and tells the rest to come back at once.
+func TestAccountJoinsBoundedWhileStoreHangs(t *testing.T) {
+	e := newEnv(t)
+	hang := &hangingAccounts{Store: e.store, entered: make(chan struct{}, 2*waitingroom.MaxJoinQueue), release: make(chan struct{})}
+	e.store = hang
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1, NewUsersPerMinute: 60})
+	var wg sync.WaitGroup
+	for i := range waitingroom.MaxJoinQueue {
+		wg.Go(func() {
+			ctx := waitingroom.WithAccount(e.ctx, waitingroom.NewAccountKey("concert", fmt.Sprint("fan-", i)))
+			if _, err := r.Join(ctx); err != nil {
+				t.Errorf("held account join: %v", err)
+			}
+		})
+	}
+	for range waitingroom.MaxJoinQueue {
+		<-hang.entered
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Join(waitingroom.WithAccount(e.ctx, waitingroom.NewAccountKey("concert", "one too many")))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, waitingroom.ErrStoreUnavailable) || !errors.Is(err, waitingroom.ErrJoinQueueFull) {
+			t.Errorf("account join beyond the bound: %v, want a full queue", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("account join beyond the bound still held after 5s: it went to the hanging store")
+	}
+	close(hang.release)
+	wg.Wait()
 }

@@ -53,6 +53,8 @@ type Room struct {
 	passes   *passCache
 	revoked  revocations
 	joins    joinBatcher
+	// accountJoins counts account joins in flight (see joinAccount).
+	accountJoins atomic.Int64
 	// joinsDown is set when a join failed on the store, and cleared by the
 	// next good refresh: meanwhile newcomers are refused at once.
 	joinsDown atomic.Bool
