@@ -38,17 +38,12 @@ chaos: services
 test-short:
 	$(GO) test -short -count=1 ./...
 
-# Benchmarks, as ratios against a baseline measured in the same run.
+# Benchmarks, as ratios against a baseline measured in the same run: every figure of the
+# README's Numbers table, measured by wrk and by our own generator, written into the README.
 bench: build services
 	@./scripts/deps.sh wrk
-	$(BIN)/onsale bench proxy
-	$(BIN)/onsale bench poll
-	$(BIN)/onsale bench join
-	$(BIN)/onsale bench join -store redis://127.0.0.1:6379
-	$(BIN)/onsale bench redis
-	$(BIN)/onsale bench wrk -store redis://127.0.0.1:6379
+	$(BIN)/onsale bench numbers -readme README.md -store redis://127.0.0.1:6379
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./waitingroom/... ./gateway/
-	$(GO) test -run '^$$' -bench . -benchtime 10x ./booking/pgstore/
 
 # An on-sale rehearsed on this machine: 100,000 fans for 10,000 seats, memory stores.
 # make rehearsal REHEARSAL_FLAGS='-fans 5000 -seats 1000' for a quick one; bin/onsale rehearsal -h for all flags.

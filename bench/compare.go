@@ -15,13 +15,28 @@ type contender struct {
 	check func(*http.Response) error
 }
 
+// Ratio is a candidate set against its baseline over paired rounds: the
+// median of the per-round ratios, and the lowest and highest of them.
+type Ratio struct {
+	Throughput, ThroughputLow, ThroughputHigh float64
+	P99, P99Low, P99High                      float64
+	Rounds                                    int
+}
+
+func ratioOf(tput, tail []float64) Ratio {
+	return Ratio{
+		Throughput: medianOf(tput), ThroughputLow: minOf(tput), ThroughputHigh: maxOf(tput),
+		P99: medianOf(tail), P99Low: minOf(tail), P99High: maxOf(tail), Rounds: len(tput),
+	}
+}
+
 // compare runs the baseline and the candidate in alternating rounds after a
 // warm-up of each, and prints each one's median figures and their ratios.
-func compare(c Options, base, cand contender) error {
+func compare(c Options, base, cand contender) (Ratio, error) {
 	round := time.Duration(c.RoundSecs * float64(time.Second))
 	for _, k := range []contender{base, cand} {
 		if _, err := loadgen.Run(c.Conns, time.Second, c.MaxRequests, k.req, k.check); err != nil {
-			return fmt.Errorf("warm-up of %s: %w", k.name, err)
+			return Ratio{}, fmt.Errorf("warm-up of %s: %w", k.name, err)
 		}
 	}
 	var rb, rc []loadgen.Result
@@ -29,7 +44,7 @@ func compare(c Options, base, cand contender) error {
 		for _, k := range []contender{base, cand} {
 			res, err := loadgen.Run(c.Conns, round, c.MaxRequests, k.req, k.check)
 			if err != nil {
-				return fmt.Errorf("%s: %w", k.name, err)
+				return Ratio{}, fmt.Errorf("%s: %w", k.name, err)
 			}
 			if k.name == base.name {
 				rb = append(rb, res)
@@ -50,8 +65,10 @@ func compare(c Options, base, cand contender) error {
 	}
 	fmt.Printf("median  %-22s %9.0f req/s  p99 %s\n", base.name, median(rb, loadgen.Result.RPS), time.Duration(median(rb, p99)).Round(time.Microsecond))
 	fmt.Printf("median  %-22s %9.0f req/s  p99 %s\n", cand.name, median(rc, loadgen.Result.RPS), time.Duration(median(rc, p99)).Round(time.Microsecond))
-	fmt.Printf("ratio   throughput %.3f x   p99 %.3f x   (median of %d paired rounds)\n", medianOf(tput), medianOf(tail), len(tput))
-	return nil
+	r := ratioOf(tput, tail)
+	fmt.Printf("ratio   throughput %.3f x (%.3f-%.3f)   p99 %.3f x (%.3f-%.3f)   (median of %d paired rounds)\n",
+		r.Throughput, r.ThroughputLow, r.ThroughputHigh, r.P99, r.P99Low, r.P99High, r.Rounds)
+	return r, nil
 }
 
 func median(rs []loadgen.Result, f func(loadgen.Result) float64) float64 {

@@ -14,17 +14,17 @@ import (
 // Proxy measures an admitted fan's request through Foyer against bare Caddy
 // reverse_proxy to the same upstream, both sites served by one Caddy
 // process. The load rotates through the passes of that many admitted fans.
-func Proxy(c Options, fans int) error {
+func Proxy(c Options, fans int) (Ratio, error) {
 	p, err := startProxySites(c.Foyer)
 	if err != nil {
-		return err
+		return Ratio{}, err
 	}
 	defer p.stop()
 	bare, gated := p.bare, p.gated
 
 	passes, err := admitFans(gated, fans)
 	if err != nil {
-		return err
+		return Ratio{}, err
 	}
 	// Both contenders get the very same request: a fan's browser sends its
 	// cookies whatever sits in front of the site, so receiving them is not the

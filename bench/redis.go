@@ -20,16 +20,16 @@ import (
 // also steps its rooms' controller in the background (a step a second and two
 // snapshots, per room); that is measured over an idle interval as long as
 // each run, straight after it, and subtracted.
-func Redis(o RedisOptions) error {
+func Redis(o RedisOptions) (map[string]float64, error) {
 
 	dir, err := os.MkdirTemp("", "onsale-redis-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	srv, err := redisserver.Start(redisserver.Options{Dir: dir})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer srv.Stop()
 	admin := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 1})
@@ -37,16 +37,16 @@ func Redis(o RedisOptions) error {
 
 	site, err := startRedisSites(o.Foyer, srv.Addr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer site.proc.Stop()
 	tickets, err := joinFans(site.waiting+"/_waiting-room/status", min(o.N, 1000))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	passes, err := admitFans(site.open+"/events/42", min(o.N, 1000))
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	version, _ := redisserver.Info(context.Background(), admin, "server")
@@ -71,18 +71,20 @@ func Redis(o RedisOptions) error {
 			return req
 		}, reachedOrigin, 0},
 	}
+	sent := map[string]float64{}
 	for _, op := range ops {
 		c, err := countCommands(admin, func() (int, error) {
 			res, err := loadgen.Run(o.Conns, o.MaxTime, o.N, op.req, op.check)
 			return res.Requests, err
 		})
 		if err != nil {
-			return fmt.Errorf("%s: %w", op.name, err)
+			return nil, fmt.Errorf("%s: %w", op.name, err)
 		}
 		fmt.Printf("  %-17s sent %s  executed %s  (target %d sent)   %d requests in %v, background %d: %s\n",
 			op.name, figure(c.perOp(c.sent)), figure(c.perOp(c.executed)), op.target, c.ops, c.elapsed.Round(time.Millisecond), c.background, c.detail())
+		sent[op.name] = c.perOp(c.sent)
 	}
-	return nil
+	return sent, nil
 }
 
 // redisSites is one Foyer process serving two rooms on the same Redis: one

@@ -82,15 +82,15 @@ func expectJSON(resp *http.Response) error {
 // Poll measures status polls of fans already in line against `respond`,
 // with the tickets of fans fans in rotation. store is the Redis URL of the
 // room's store, or empty for memory.
-func Poll(c Options, store string, fans int) error {
+func Poll(c Options, store string, fans int) (Ratio, error) {
 	site, err := startRoomSite(c.Foyer, store)
 	if err != nil {
-		return err
+		return Ratio{}, err
 	}
 	defer site.proc.Stop()
 	tickets, err := joinFans(site.room+"/_waiting-room/status", fans)
 	if err != nil {
-		return err
+		return Ratio{}, err
 	}
 	status := site.room + "/_waiting-room/status"
 	fmt.Printf("status poll vs respond: %d conns, %d rounds of %.0fs, %d fans in line, store %s\n", c.Conns, c.Rounds, c.RoundSecs, len(tickets), storeName(store))
@@ -111,10 +111,10 @@ func Poll(c Options, store string, fans int) error {
 
 // Join measures newcomers joining the line against `respond`. store is the
 // Redis URL of the room's store, or empty for memory.
-func Join(c Options, store string) error {
+func Join(c Options, store string) (Ratio, error) {
 	site, err := startRoomSite(c.Foyer, store)
 	if err != nil {
-		return err
+		return Ratio{}, err
 	}
 	defer site.proc.Stop()
 	status := site.room + "/_waiting-room/status"

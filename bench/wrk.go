@@ -45,12 +45,12 @@ type wrkResult struct {
 // Wrk runs each scenario with wrk: the waiting room's path against its
 // baselines, in alternating rounds, and prints per round figures and the
 // median ratio with its spread (lowest and highest paired ratio).
-func Wrk(o WrkOptions) error {
+func Wrk(o WrkOptions) (map[string][]Ratio, error) {
 	if o.Wrk == "" {
 		o.Wrk = "wrk"
 	}
 	if _, err := exec.LookPath(o.Wrk); err != nil {
-		return fmt.Errorf("wrk not found (apt-get install -y wrk; make bench installs it): %w", err)
+		return nil, fmt.Errorf("wrk not found (apt-get install -y wrk; make bench installs it): %w", err)
 	}
 	want := func(s string) bool {
 		if len(o.Scenarios) == 0 {
@@ -65,42 +65,41 @@ func Wrk(o WrkOptions) error {
 	}
 	fmt.Printf("wrk: %d threads, %d connections, %d alternating rounds of %s per contender\n",
 		o.Threads, o.Conns, o.Rounds, o.Round)
-	if want("admitted") {
-		if err := wrkAdmitted(o); err != nil {
-			return fmt.Errorf("admitted: %w", err)
+	out := map[string][]Ratio{}
+	for _, sc := range []struct {
+		name string
+		run  func() ([]Ratio, error)
+	}{
+		{"admitted", func() ([]Ratio, error) { return wrkAdmitted(o) }},
+		{"poll", func() ([]Ratio, error) { return wrkPoll(o) }},
+		{"join", func() ([]Ratio, error) { return wrkJoin(o, "") }},
+		{"join-redis", func() ([]Ratio, error) { return wrkJoin(o, o.RedisURL) }},
+	} {
+		if !want(sc.name) || (sc.name == "join-redis" && o.RedisURL == "") {
+			continue
 		}
-	}
-	if want("poll") {
-		if err := wrkPoll(o); err != nil {
-			return fmt.Errorf("poll: %w", err)
+		r, err := sc.run()
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", sc.name, err)
 		}
+		out[sc.name] = r
 	}
-	if want("join") {
-		if err := wrkJoin(o, ""); err != nil {
-			return fmt.Errorf("join: %w", err)
-		}
-	}
-	if want("join-redis") && o.RedisURL != "" {
-		if err := wrkJoin(o, o.RedisURL); err != nil {
-			return fmt.Errorf("join on Redis: %w", err)
-		}
-	}
-	return nil
+	return out, nil
 }
 
 // wrkAdmitted sets an admitted fan's request through Foyer against bare
 // reverse_proxy to the same upstream twice: given the same cookies (what the
 // room's own work costs), and without them (what the fan pays for the room
 // against the site without one, cookie bytes included).
-func wrkAdmitted(o WrkOptions) error {
+func wrkAdmitted(o WrkOptions) ([]Ratio, error) {
 	p, err := startProxySites(o.Foyer)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer p.stop()
 	passes, err := admitFans(p.gated, 1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cookie := "Cookie: " + passes[0].Name + "=" + passes[0].Value
 	fmt.Println("\nadmitted request (wrk)")
@@ -113,16 +112,16 @@ func wrkAdmitted(o WrkOptions) error {
 }
 
 // wrkPoll sets a status poll of a fan in line against Caddy respond.
-func wrkPoll(o WrkOptions) error {
+func wrkPoll(o WrkOptions) ([]Ratio, error) {
 	site, err := startRoomSite(o.Foyer, "")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer site.proc.Stop()
 	status := site.room + "/_waiting-room/status"
 	tickets, err := joinFans(status, 1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	accept := "Accept: application/json"
 	cookie := "Cookie: " + tickets[0].Name + "=" + tickets[0].Value
@@ -137,10 +136,10 @@ func wrkPoll(o WrkOptions) error {
 
 // wrkJoin sets newcomers joining (no cookies: every request is a new place)
 // against Caddy respond.
-func wrkJoin(o WrkOptions, store string) error {
+func wrkJoin(o WrkOptions, store string) ([]Ratio, error) {
 	site, err := startRoomSite(o.Foyer, store)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer site.proc.Stop()
 	accept := "Accept: application/json"
@@ -154,11 +153,11 @@ func wrkJoin(o WrkOptions, store string) error {
 // baseline and then the candidate run once, and prints for each baseline the
 // median of the paired ratios (the candidate's round against that baseline's
 // round just before it) with their lowest and highest.
-func wrkCompare(o WrkOptions, bases []wrkTarget, cand wrkTarget) error {
+func wrkCompare(o WrkOptions, bases []wrkTarget, cand wrkTarget) ([]Ratio, error) {
 	all := append(append([]wrkTarget(nil), bases...), cand)
 	for _, t := range all {
 		if _, err := runWrk(o, t, time.Second); err != nil {
-			return fmt.Errorf("warm-up of %s: %w", t.name, err)
+			return nil, fmt.Errorf("warm-up of %s: %w", t.name, err)
 		}
 	}
 	results := make([][]wrkResult, len(all))
@@ -166,23 +165,26 @@ func wrkCompare(o WrkOptions, bases []wrkTarget, cand wrkTarget) error {
 		for i, t := range all {
 			res, err := runWrk(o, t, o.Round)
 			if err != nil {
-				return fmt.Errorf("%s: %w", t.name, err)
+				return nil, fmt.Errorf("%s: %w", t.name, err)
 			}
 			results[i] = append(results[i], res)
 			fmt.Printf("  round %d  %-34s %9.0f req/s  p99 %8s\n", r+1, t.name, res.rps, res.p99.Round(time.Microsecond))
 		}
 	}
 	c := results[len(all)-1]
+	var ratios []Ratio
 	for i, b := range bases {
 		var tput, tail []float64
 		for r := range c {
 			tput = append(tput, c[r].rps/results[i][r].rps)
 			tail = append(tail, float64(c[r].p99)/float64(results[i][r].p99))
 		}
+		r := ratioOf(tput, tail)
 		fmt.Printf("ratio vs %-34s throughput %.3f x (%.3f-%.3f)  p99 %.3f x (%.3f-%.3f)  median of %d paired rounds\n",
-			b.name, medianOf(tput), minOf(tput), maxOf(tput), medianOf(tail), minOf(tail), maxOf(tail), len(tput))
+			b.name, r.Throughput, r.ThroughputLow, r.ThroughputHigh, r.P99, r.P99Low, r.P99High, r.Rounds)
+		ratios = append(ratios, r)
 	}
-	return nil
+	return ratios, nil
 }
 
 // runWrk runs wrk once against t, bounded by the round's length (wrk's -d)

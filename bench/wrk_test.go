@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,5 +47,40 @@ func TestRunWrkRefusesAnythingButLoopback(t *testing.T) {
 	_, err := runWrk(WrkOptions{Wrk: "true", Threads: 1, Conns: 1}, wrkTarget{name: "x", url: "http://example.com/"}, time.Second)
 	if err == nil {
 		t.Fatal("wrk would have loaded a host off loopback")
+	}
+}
+
+func TestParseBenchLine(t *testing.T) {
+	out := "goos: linux\nBenchmarkBestAvailable-2   \t      10\t 123456 ns/op\t      1534 holds/s@1\t      2860 holds/s@16\t 1.864 64-vs-1\t 1.75 16-vs-1\nPASS\n"
+	m, err := parseBenchLine(out, "BestAvailable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["64-vs-1"] != 1.864 || m["holds/s@16"] != 2860 || m["ns/op"] != 123456 {
+		t.Errorf("metrics %v", m)
+	}
+	if _, err := parseBenchLine("PASS\n", "BestAvailable"); err == nil {
+		t.Error("no result line parsed")
+	}
+}
+
+func TestWriteReadmeReplacesOnlyTheTable(t *testing.T) {
+	path := t.TempDir() + "/README.md"
+	before := "# x\n\n## Numbers\n\n" + numbersBegin + "\nold table\n" + numbersEnd + "\n\nafter\n"
+	if err := os.WriteFile(path, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows := []Row{{"a path", "≥ 1×", ratioCell([]Ratio{{Throughput: 0.98, ThroughputLow: 0.95, ThroughputHigh: 1.01, P99: 1.02, P99Low: 0.9, P99High: 1.1}}, 0), "wrk", "`x`"}}
+	if err := WriteReadme(path, Table(rows, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	got := string(b)
+	if strings.Contains(got, "old table") || !strings.HasSuffix(got, numbersEnd+"\n\nafter\n") || !strings.HasPrefix(got, "# x\n\n## Numbers\n\n"+numbersBegin+"\nMeasured 2026-12-01") ||
+		!strings.Contains(got, "| a path | ≥ 1× | **0.98×** (0.95–1.01), p99 1.02× (0.90–1.10) | wrk | `x` |") {
+		t.Errorf("README after:\n%s", got)
+	}
+	if err := WriteReadme(t.TempDir()+"/none.md", "x"); err == nil {
+		t.Error("a missing README was written")
 	}
 }

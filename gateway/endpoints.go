@@ -39,5 +39,5 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
 		r.Header.Set("Accept", "application/json")
 		return h.unavailable(w, r, err)
 	}
-	return h.writeStatus(w, a.status)
+	return h.writeStatus(w, h.statusOf(a))
 }

@@ -27,7 +27,7 @@ const (
 // commandWriter watches the origin's response headers for a command, acts on it
 // and strips it before the response leaves.
 type commandWriter struct {
-	*caddyhttp.ResponseWriterWrapper
+	caddyhttp.ResponseWriterWrapper // by value: one allocation per request, not two
 	h       *Handler
 	r       *http.Request
 	pass    waitingroom.Pass

@@ -40,11 +40,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if a.token != "" {
 		return h.forward(w, r, next, a.token, a.pass)
 	}
-	return h.waiting(w, r, a.status)
+	return h.waiting(w, r, h.statusOf(a))
 }
 
 // admission is what the gateway decided for a request: either a pass to go in
-// with, or a status to show while waiting.
+// with, or a status to show while waiting. A visitor who came with a valid
+// pass has no status: a request on its way to the origin needs none, and
+// the status endpoint asks for it (statusOf).
 type admission struct {
 	token  string
 	pass   waitingroom.Pass
@@ -58,7 +60,7 @@ type admission struct {
 func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, error) {
 	ticket, tok := h.ourCookies(r)
 	if p, ok := h.validPass(tok); ok {
-		return admission{token: tok, pass: p, status: h.room.AdmittedStatus(p)}, nil
+		return admission{token: tok, pass: p}, nil
 	}
 	if h.room.Settings().QueueingMethod == waitingroom.Passthrough {
 		return h.passThrough(w, r)
@@ -95,7 +97,16 @@ func (h *Handler) passThrough(w http.ResponseWriter, r *http.Request) (admission
 		return admission{}, err
 	}
 	h.setPass(w, r, tok, p)
-	return admission{token: tok, pass: p, status: h.room.AdmittedStatus(p)}, nil
+	return admission{token: tok, pass: p}, nil
+}
+
+// statusOf is the visitor's status: the one the room gave while deciding,
+// or, for a visitor who came with a pass, that they are in.
+func (h *Handler) statusOf(a admission) waitingroom.Status {
+	if a.status.State == "" && a.token != "" {
+		return h.room.AdmittedStatus(a.pass)
+	}
+	return a.status
 }
 
 // underPrefix reports whether path is one of the room's own endpoints.
@@ -150,7 +161,7 @@ func (h *Handler) visit(r *http.Request, ticket string) (waitingroom.Visit, erro
 func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, tok string, p waitingroom.Pass) error {
 	h.dropOurCookies(r.Header)
 	r.Header.Set(headerPass, tok)
-	cw := &commandWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, pass: p}
+	cw := &commandWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, pass: p}
 	return next.ServeHTTP(cw, r)
 }
 

@@ -2,6 +2,7 @@ package inventorytest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -237,4 +238,32 @@ func testRelease(t *testing.T, f *fixture) {
 	f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Seats: h.Seats}, Epoch)
 	_, err = f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch)
 	wantErr(t, err, booking.KindConflict, booking.CodeHoldNotActive)
+}
+
+// testLapsedHoldsEndedByTheirCustomer: a customer's lapsed holds of every
+// kind are ended by their next hold, before the sweeper comes: their seats
+// and zone places go back and they stop counting against the cap, and a
+// refusal over the cap says how many the customer holds.
+func testLapsedHoldsEndedByTheirCustomer(t *testing.T, f *fixture) {
+	e := f.event(SmallVenue())
+	f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Seats: []string{"A-1-1"}}, Epoch)
+	f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Section: "B", Quantity: 1}, Epoch)
+	f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Zone: "FLOOR", Quantity: 2}, Epoch)
+	err := f.holdErr(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Zone: "FLOOR", Quantity: 1}, Epoch)
+	wantErr(t, err, booking.KindUnprocessable, booking.CodeOverLimit)
+	if !strings.Contains(err.Error(), "you already have 4") {
+		t.Fatalf("over the cap: %q, want it to say she holds 4", err)
+	}
+	at := Epoch.Add(HoldTTL)
+	h := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Seats: []string{"A-1-1", "A-1-2", "A-1-3", "A-1-4"}}, at)
+	if len(h.Seats) != 4 {
+		t.Fatalf("her next hold: %+v", h)
+	}
+	if m := f.seatMap(e.ID, at); m.Zones[0].Held != 0 || m.Held != 4 {
+		t.Fatalf("after her lapsed holds ended: zone %+v, held %d; want the zone free and only her new 4 held", m.Zones[0], m.Held)
+	}
+	// Nothing was swept: her new hold ended the old ones.
+	if n, err := f.s.SweepExpiredHolds(f.ctx, at, 100); err != nil || n != 0 {
+		t.Fatalf("sweep after her hold: %d, %v; want nothing left to sweep", n, err)
+	}
 }

@@ -36,6 +36,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"CapPerCustomer", testCapPerCustomer},
 		{"CapCountsOrders", testCapCountsOrders},
 		{"ExpiryByClock", testExpiryByClock},
+		{"LapsedHoldsEndedByTheirCustomer", testLapsedHoldsEndedByTheirCustomer},
 		{"Sweeper", testSweeper},
 		{"Release", testRelease},
 		{"Checkout", testCheckout},

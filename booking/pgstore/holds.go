@@ -26,13 +26,27 @@ func (s *Store) Hold(ctx context.Context, req booking.HoldRequest, now time.Time
 	if err != nil {
 		return booking.Hold{}, err
 	}
-	var h booking.Hold
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		h = booking.Hold{
+	newHold := func() booking.Hold {
+		return booking.Hold{
 			ID: booking.NewID("hold"), EventID: e.ID, CustomerID: req.CustomerID, Zone: req.Zone,
 			Quantity: q, Amount: amount, Status: booking.HoldActive,
 			CreatedAt: now.UTC(), ExpiresAt: now.Add(req.TTL).UTC(),
 		}
+	}
+	// The quick way first (holdpipeline.go); a contention failure is retried
+	// once, as inTx does.
+	for attempt := 0; attempt < 2; attempt++ {
+		h, err := s.holdPipelined(ctx, req, newHold(), now)
+		if errors.Is(err, errCareful) {
+			break
+		}
+		if !isContention(err) {
+			return h, classify(err)
+		}
+	}
+	var h booking.Hold
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		h = newHold()
 		if err := expireCustomerHolds(ctx, tx, e.ID, req.CustomerID, now); err != nil {
 			return err
 		}

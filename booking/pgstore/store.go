@@ -20,6 +20,9 @@ type Options struct {
 	ZoneShards int
 	// MaxConns bounds the connection pool. Default: 4 per CPU, at least 8.
 	MaxConns int32
+	// Tracer, if set, sees every statement and batch the store sends; the
+	// tests count round trips per operation with it.
+	Tracer pgx.QueryTracer
 }
 
 // Store is a booking.Store on PostgreSQL.
@@ -48,6 +51,9 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*Store, error)
 		// others wait on the network, few enough that hundreds of shoppers
 		// queue in the pool rather than thrash the server.
 		cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0)))
+	}
+	if opts.Tracer != nil {
+		cfg.ConnConfig.Tracer = opts.Tracer
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

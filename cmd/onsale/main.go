@@ -36,6 +36,8 @@ func main() {
 		err = benchRedis(os.Args[3:])
 	case "wrk":
 		err = benchWrk(os.Args[3:])
+	case "numbers":
+		err = benchNumbers(os.Args[3:])
 	default:
 		usage()
 	}
@@ -47,7 +49,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage: onsale rehearsal [flags]
-       onsale bench proxy|poll|join|redis|wrk [flags]
+       onsale bench proxy|poll|join|redis|wrk|numbers [flags]
 
   rehearsal  a whole on-sale on this machine: the booking service and Foyer
              on loopback, a crowd of simulated fans, and a verdict (sold out,
@@ -62,6 +64,8 @@ func usage() {
   wrk     the admitted request, the poll and the join again, measured by wrk
           (a load generator we did not write), against baselines with and
           without Foyer's cookies
+  numbers every figure of the README's Numbers table, in one run; with
+          -readme README.md it rewrites the table
 
 poll and join take -store redis://... to use a Redis store instead of memory.`)
 	os.Exit(2)
@@ -83,7 +87,8 @@ func benchProxy(args []string) error {
 	c := commonFlags(fs)
 	fans := fs.Int("fans", 1000, "admitted fans whose passes the load rotates through")
 	_ = fs.Parse(args)
-	return bench.Proxy(*c, *fans)
+	_, err := bench.Proxy(*c, *fans)
+	return err
 }
 
 func benchPoll(args []string) error {
@@ -92,7 +97,8 @@ func benchPoll(args []string) error {
 	store := fs.String("store", "", "Redis URL of the room's store (default: memory)")
 	fans := fs.Int("fans", 2000, "fans in line whose tickets the polls rotate through")
 	_ = fs.Parse(args)
-	return bench.Poll(*c, *store, *fans)
+	_, err := bench.Poll(*c, *store, *fans)
+	return err
 }
 
 func benchJoin(args []string) error {
@@ -100,7 +106,8 @@ func benchJoin(args []string) error {
 	c := commonFlags(fs)
 	store := fs.String("store", "", "Redis URL of the room's store (default: memory)")
 	_ = fs.Parse(args)
-	return bench.Join(*c, *store)
+	_, err := bench.Join(*c, *store)
+	return err
 }
 
 func benchRedis(args []string) error {
@@ -111,7 +118,8 @@ func benchRedis(args []string) error {
 	fs.IntVar(&o.Conns, "conns", 8, "concurrent keep-alive connections")
 	fs.DurationVar(&o.MaxTime, "max-time", 30*time.Second, "upper bound on each run")
 	_ = fs.Parse(args)
-	return bench.Redis(o)
+	_, err := bench.Redis(o)
+	return err
 }
 
 func benchWrk(args []string) error {
@@ -129,7 +137,35 @@ func benchWrk(args []string) error {
 	if *only != "" {
 		o.Scenarios = strings.Split(*only, ",")
 	}
-	return bench.Wrk(o)
+	_, err := bench.Wrk(o)
+	return err
+}
+
+func benchNumbers(args []string) error {
+	fs := flag.NewFlagSet("bench numbers", flag.ExitOnError)
+	var o bench.NumbersOptions
+	c := commonFlags(fs)
+	fs.StringVar(&o.RedisURL, "store", "redis://127.0.0.1:6379", "Redis URL for the joins on a Redis store")
+	fs.IntVar(&o.Wrk.Threads, "wrk-threads", 2, "wrk threads")
+	fs.IntVar(&o.Wrk.Conns, "wrk-conns", 64, "wrk connections")
+	fs.IntVar(&o.Wrk.Rounds, "wrk-rounds", 5, "wrk rounds per contender, alternated")
+	fs.DurationVar(&o.Wrk.Round, "wrk-round", 6*time.Second, "length of a wrk round")
+	readme := fs.String("readme", "", "write the table between the numbers markers of this README")
+	_ = fs.Parse(args)
+	o.Own, o.Wrk.Foyer = *c, c.Foyer
+	o.Redis = bench.RedisOptions{Foyer: c.Foyer, N: 20000, Conns: 8, MaxTime: 30 * time.Second}
+	o.GoTest = 10 * time.Minute
+	rows, err := bench.Numbers(o)
+	if err != nil {
+		return err
+	}
+	table := bench.Table(rows, time.Now())
+	fmt.Println()
+	fmt.Print(table)
+	if *readme == "" {
+		return nil
+	}
+	return bench.WriteReadme(*readme, table)
 }
 
 func rehearse(args []string) error {
