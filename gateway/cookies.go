@@ -88,8 +88,9 @@ func setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAg
 	w.Header().Add("Set-Cookie", b.String())
 }
 
-// setTicket hands the visitor their (renewed) ticket. The ticket is re-sealed on
-// every answer because it carries the last position shown.
+// setTicket hands the visitor their (renewed) ticket. admit calls it when the
+// ticket changed (it carries the last position shown) or is due for renewal
+// (Room.MustReseal), not on every poll.
 func (h *Handler) setTicket(w http.ResponseWriter, r *http.Request, vis waitingroom.Visit) {
 	if vis.Ticket.Room == "" {
 		return // no place was given (closed, sold out): nothing to keep

@@ -74,7 +74,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, erro
 	if err != nil {
 		return admission{}, err
 	}
-	vis, err := h.visit(r, ticket)
+	vis, was, opened, err := h.visit(r, ticket)
 	if errors.Is(err, waitingroom.ErrStoreUnavailable) && !errors.Is(err, waitingroom.ErrSettling) && h.OnStoreFailure == storeFailureOpen {
 		// The store failed just now. A room settling after a loss has a
 		// store: it holds newcomers whatever the failure mode.
@@ -83,7 +83,9 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, erro
 	if err != nil {
 		return admission{}, err
 	}
-	h.setTicket(w, r, vis)
+	if !opened || h.room.MustReseal(was, vis.Ticket) {
+		h.setTicket(w, r, vis)
+	}
 	if vis.Pass != "" {
 		h.setPass(w, r, vis.Pass, vis.Admission)
 	}
@@ -147,13 +149,17 @@ func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
 // visit polls the visitor's place if they hold a good ticket, and joins them
 // otherwise. A ticket that is malformed, forged, another room's or expired makes
 // a new visitor; it is never an error.
-func (h *Handler) visit(r *http.Request, ticket string) (waitingroom.Visit, error) {
+// visit polls the visitor's place with their ticket, or joins them to the
+// line. It returns the ticket their cookie held, if it opened.
+func (h *Handler) visit(r *http.Request, ticket string) (vis waitingroom.Visit, was waitingroom.TicketCookie, opened bool, err error) {
 	if ticket != "" {
-		if t, err := h.room.OpenTicket(ticket); err == nil {
-			return h.room.Poll(r.Context(), t)
+		if c, err := h.room.OpenTicketCookie(ticket); err == nil {
+			vis, err := h.room.Poll(r.Context(), c.Ticket)
+			return vis, c, true, err
 		}
 	}
-	return h.room.Join(r.Context())
+	vis, err = h.room.Join(r.Context())
+	return vis, waitingroom.TicketCookie{}, false, err
 }
 
 // forward sends an admitted request on to the origin with the pass, and acts on

@@ -73,7 +73,15 @@ func (kr *Keyring) PublicKeys() map[string]ed25519.PublicKey {
 // OpenTicket opens a ticket sealed by any key of the ring. Tickets carry no key
 // ID: the current key is tried first, so a ticket it sealed costs one MAC as
 // before, and one sealed by another key costs one MAC per key tried. Tickets
-// are re-sealed with the current key on every answer, so a fan pays that once.
+// are re-sealed with the current key on the next answer (Room.MustReseal), so
+// a fan pays that once.
 func (kr *Keyring) OpenTicket(value, room string, now time.Time, lifetime time.Duration) (Ticket, error) {
+	t, _, err := openTicket(value, room, now, lifetime, kr.current, kr.others)
+	return t, err
+}
+
+// openTicketCurrent is OpenTicket, also saying whether the current key
+// sealed the ticket.
+func (kr *Keyring) openTicketCurrent(value, room string, now time.Time, lifetime time.Duration) (Ticket, bool, error) {
 	return openTicket(value, room, now, lifetime, kr.current, kr.others)
 }

@@ -42,8 +42,16 @@ func TestRotationKeepsPlacesAndSessions(t *testing.T) {
 	if v.Status.State != waitingroom.StateQueued || *v.Status.Position != 0 {
 		t.Fatalf("waiting fan after the rotation: %s at %d, want queued, next", v.Status.State, *v.Status.Position)
 	}
-	// The answer re-seals the ticket with the new key: the old key is no longer
-	// needed to open it.
+	// The answer re-seals the ticket with the new key, even when nothing in
+	// it changed: the old key is no longer needed to open it.
+	cookie, err := rotated.OpenTicketCookie(ticketA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unchanged := cookie.Ticket
+	if !rotated.MustReseal(cookie, unchanged) {
+		t.Fatal("a ticket sealed with the previous key, unchanged, is not sealed again")
+	}
 	newOnly := e.roomWith(s, newKey)
 	if _, err := newOnly.OpenTicket(rotated.SealTicket(v.Ticket)); err != nil {
 		t.Fatalf("re-sealed ticket does not open with the new key alone: %v", err)

@@ -120,36 +120,38 @@ func (k *SigningKey) ticketMAC(payload, out []byte) []byte {
 // OpenTicket authenticates and decodes a cookie value. It checks the room and that
 // the ticket was seen within lifetime of now.
 func (k *SigningKey) OpenTicket(value, room string, now time.Time, lifetime time.Duration) (Ticket, error) {
-	return openTicket(value, room, now, lifetime, k, nil)
+	t, _, err := openTicket(value, room, now, lifetime, k, nil)
+	return t, err
 }
 
 // openTicket authenticates value with first, then with each of others, and
-// decodes it once one of them vouches for it.
-func openTicket(value, room string, now time.Time, lifetime time.Duration, first *SigningKey, others []*SigningKey) (Ticket, error) {
+// decodes it once one of them vouches for it; current says first did.
+func openTicket(value, room string, now time.Time, lifetime time.Duration, first *SigningKey, others []*SigningKey) (t Ticket, current bool, err error) {
 	if len(value) == 0 || len(value) > MaxTicketSize {
-		return Ticket{}, ErrInvalidTicket
+		return Ticket{}, false, ErrInvalidTicket
 	}
 	raw, err := ticketEncoding.DecodeString(value)
 	if err != nil || len(raw) < 2+16+ticketMACSize {
-		return Ticket{}, ErrInvalidTicket
+		return Ticket{}, false, ErrInvalidTicket
 	}
 	payload, mac := raw[:len(raw)-ticketMACSize], raw[len(raw)-ticketMACSize:]
 	var sum [sha256.Size]byte
 	ok := hmac.Equal(mac, first.ticketMAC(payload, sum[:0]))
+	current = ok
 	for i := 0; !ok && i < len(others); i++ {
 		ok = hmac.Equal(mac, others[i].ticketMAC(payload, sum[:0]))
 	}
 	if !ok {
-		return Ticket{}, ErrInvalidTicket
+		return Ticket{}, false, ErrInvalidTicket
 	}
-	t, ok := decodeTicket(payload)
+	t, ok = decodeTicket(payload)
 	if !ok || t.Room != room {
-		return Ticket{}, ErrInvalidTicket
+		return Ticket{}, false, ErrInvalidTicket
 	}
 	if now.Sub(t.Seen) > lifetime {
-		return Ticket{}, ErrInvalidTicket
+		return Ticket{}, false, ErrInvalidTicket
 	}
-	return t, nil
+	return t, current, nil
 }
 
 func decodeTicket(p []byte) (Ticket, bool) {

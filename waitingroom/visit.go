@@ -170,6 +170,19 @@ func (r *Room) OpenTicket(value string) (Ticket, error) {
 	return r.keys.OpenTicket(value, r.id, r.now(), r.settings().TicketLifetime)
 }
 
+// TicketCookie is a ticket as a visitor's cookie held it: what MustReseal
+// sets a poll's ticket against.
+type TicketCookie struct {
+	Ticket
+	current bool // sealed with the room's signing key, not a previous one
+}
+
+// OpenTicketCookie is OpenTicket, remembering which key sealed the ticket.
+func (r *Room) OpenTicketCookie(value string) (TicketCookie, error) {
+	t, current, err := r.keys.openTicketCurrent(value, r.id, r.now(), r.settings().TicketLifetime)
+	return TicketCookie{Ticket: t, current: current}, err
+}
+
 // SealTicket encodes a ticket as a cookie value.
 func (r *Room) SealTicket(t Ticket) string { return r.key.SealTicket(t) }
 
