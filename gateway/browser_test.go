@@ -4,9 +4,11 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -148,4 +150,108 @@ type handlerFunc http.HandlerFunc
 func (f handlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 	f(w, r)
 	return nil
+}
+
+// TestBrowserReturnerWaitsOnThePage: a fan whose turn lapsed comes back, in a
+// real browser, while the one slot is taken. The page says they are next, and
+// asks the room by polling (each poll keeps the slot held for them), without
+// reloading itself over and over; when the slot frees it takes them to the
+// site, ahead of the fan who waits behind them.
+func TestBrowserReturnerWaitsOnThePage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	exe := chromium(t)
+	clock := useTestClock(t)
+	h := testHandler(t, Handler{Settings: waitingroom.Settings{Title: "Returners", TotalActiveUsers: 1, NewUsersPerMinute: 60}}, nil)
+	var mu sync.Mutex
+	pages, sockets, polls := 0, 0, 0
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/ws"):
+			sockets++
+		case strings.HasSuffix(r.URL.Path, "/status"):
+			polls++
+		case r.URL.Path == "/events/42" && strings.Contains(r.Header.Get("Accept"), "text/html"):
+			pages++
+		}
+		mu.Unlock()
+		_ = h.ServeHTTP(w, r, handlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte(`<!doctype html><title>Shop</title><h1 id="shop">Shop</h1>`))
+		}))
+	})}
+	go func() { _ = srv.Serve(l) }()
+	defer srv.Close()
+	site := "http://" + l.Addr().String()
+	tick := func(seconds int) {
+		for range seconds {
+			clock.Advance(time.Second)
+			if err := h.room.Tick(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	passOf := func(f *fan) waitingroom.Pass {
+		u, _ := url.Parse(site)
+		p, err := h.room.CheckPass(findJarCookie(f, u, "foyer_pass"))
+		if err != nil {
+			t.Fatalf("pass: %v", err)
+		}
+		return p
+	}
+
+	holder, lapsed := newFan(t), newFan(t)
+	if _, body := holder.get(site + "/events/42"); body != `<!doctype html><title>Shop</title><h1 id="shop">Shop</h1>` {
+		t.Fatalf("first fan: %q, want the shop", body)
+	}
+	lapsed.get(site + "/events/42")
+	if err := h.room.Revoke(context.Background(), passOf(holder)); err != nil {
+		t.Fatal(err)
+	}
+	tick(1) // the second fan's turn; they are away
+	tick(int(waitingroom.DefaultAdmissionGrace/time.Second) + 1)
+	inside := newFan(t) // walks into the free slot
+	if _, body := inside.get(site + "/events/42"); !strings.Contains(body, `id="shop"`) {
+		t.Fatalf("newcomer with a free slot: %q, want the shop", body)
+	}
+	behind := newFan(t)
+	behind.get(site + "/events/42")
+
+	u, _ := url.Parse(site)
+	ticket := findJarCookie(lapsed, u, "foyer_ticket")
+	ctx, stop := browser(t, exe)
+	defer stop()
+	if _, err := chromedp.Call(ctx, network.SetCookie, network.SetCookieParams{Name: "foyer_ticket", Value: ticket, URL: site + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(site+"/events/42")); err != nil {
+		t.Fatal(err)
+	}
+	headline, err := chromedp.Run(ctx, chromedp.Text("h1"))
+	if err != nil || !strings.Contains(headline, "next") {
+		t.Fatalf("returner's page: %q %v, want next", headline, err)
+	}
+	time.Sleep(3 * time.Second) // real time: the page's own polling
+	mu.Lock()
+	p, s, q := pages, sockets, polls
+	mu.Unlock()
+	if p != 1 || s != 0 || q < 1 {
+		t.Fatalf("in 3 s the returner's page loaded %d times, opened %d live connections and polled %d times; want 1, 0 and at least 1", p, s, q)
+	}
+	if err := h.room.Revoke(context.Background(), passOf(inside)); err != nil {
+		t.Fatal(err)
+	}
+	tick(1)
+	if err := chromedp.Do(ctx, chromedp.WaitVisible("#shop")); err != nil {
+		t.Fatalf("the returner was not taken to the shop: %v", err)
+	}
+	if st := behind.status(site); st.State == waitingroom.StateAdmitted {
+		t.Fatal("the fan behind was let in with the returner")
+	}
 }

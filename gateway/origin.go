@@ -28,10 +28,10 @@ const (
 // and strips it before the response leaves.
 type commandWriter struct {
 	caddyhttp.ResponseWriterWrapper // by value: one allocation per request, not two
-	h       *Handler
-	r       *http.Request
-	pass    waitingroom.Pass
-	written bool
+	h                               *Handler
+	r                               *http.Request
+	pass                            waitingroom.Pass
+	written                         bool
 }
 
 // WriteHeader implements http.ResponseWriter.

@@ -86,12 +86,19 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 		d.Lead = lead("Places are given by a fair random draw: when the group ahead is in, everyone waiting, you included, is drawn into the next one. Arriving a moment earlier or later makes no difference.")
 		d.Position = "in the next draw"
 		d.ShowFigures, d.ShowProgress, d.KeepOpen = true, true, true
+	case st.State == waitingroom.StateQueued && st.Returned:
+		d.Headline = "You're next"
+		d.Lead = lead("Your turn came while you were away. You are at the front of the line, and go in as soon as a place frees.")
+		d.ShowFigures, d.ShowProgress, d.Determinate, d.KeepOpen = true, true, true, true
 	case st.State == waitingroom.StateQueued:
 		d.Headline = "You're in line"
 		if st.Position != nil && *st.Position == 0 {
 			d.Headline = "You're next"
 		}
 		d.Lead = lead("Thanks for your patience. We let people in a few at a time so that the site stays fast for everyone.")
+		if st.TurnPassed {
+			d.Lead = lead("Your turn came while you were away and has passed, so you have a new place in line.")
+		}
 		d.ShowFigures, d.ShowProgress, d.Determinate, d.KeepOpen = true, true, true, true
 	case st.State == waitingroom.StatePrequeue:
 		d.Headline = "You're registered"
@@ -107,6 +114,9 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 	case st.State == waitingroom.StatePaused:
 		d.Headline = "The line is paused"
 		d.Lead = lead("The sale is paused for a moment. You keep your place, and the line moves again as soon as it resumes.")
+		if st.Returned {
+			d.Lead = lead("The sale is paused for a moment. Your turn came while you were away: you keep your place at the front, and go in first when it resumes.")
+		}
 		d.ShowFigures, d.ShowProgress, d.Determinate, d.KeepOpen = true, true, true, true
 	case st.State == waitingroom.StateSoldOut:
 		d.Headline = "Sold out"

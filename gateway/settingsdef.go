@@ -112,6 +112,7 @@ var gatewayLines = []caddyfileSetting{
 		field:  func(h *Handler) any { return &h.CookiePrefix },
 	},
 	roomLine("admission_grace"),
+	roomLine("return_window"),
 	roomLine("ticket_lifetime"),
 	{
 		name: "queued_status_code", syntax: "queued_status_code 200 | 429", defaultDoc: "200",

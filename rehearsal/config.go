@@ -14,6 +14,7 @@ type Config struct {
 	Jitter, Abandon, Late float64       // poll lateness as a share of refresh_seconds; shares of leavers and late returners
 	Workers               int           // requests in flight at most
 	Seed                  uint64        // seed of the crowd's behaviours
+	Report                string        // path of the HTML report to write beside the verdict; empty: none
 	Stack                 StackConfig
 }
 

@@ -17,6 +17,11 @@
 // invariants that could not be read fail the run: 0 oversold is the one
 // rule that must be proven, not assumed.
 //
+// The verdict is worked out once from what the run recorded (the fans'
+// records, every request's latency, the delivered orders, the sale sampled
+// each second) and printed; with Config.Report the same figures, with
+// charts drawn by gonum/plot, go to an HTML page that stands alone.
+//
 // What it must never do: send traffic off loopback (every connection goes
 // through a dialer that refuses other addresses, and database and Redis
 // URLs are refused unless they are on loopback); run a loop without bounds

@@ -2,11 +2,17 @@ package rehearsal
 
 import "fmt"
 
-// fifoOf builds the records of the fans the check applies to: patient fans
-// who got a place in line. Leavers are left out (they never claim, by
+// fifoOf checks the order of admission over fifoRecords.
+func fifoOf(fans []fan) (fifoResult, string) {
+	recs, excluded := fifoRecords(fans)
+	return checkFIFO(recs), excluded
+}
+
+// fifoRecords builds the records of the fans the check applies to: patient
+// fans who got a place in line. Leavers are left out (they never claim, by
 // design) and so are late returners (the room lets them in at the front
 // when they come back, by design).
-func fifoOf(fans []fan) (fifoResult, string) {
+func fifoRecords(fans []fan) ([]fifoRecord, string) {
 	var recs []fifoRecord
 	var leavers, returners, placeless int
 	for i := range fans {
@@ -27,5 +33,5 @@ func fifoOf(fans []fan) (fifoResult, string) {
 			admitted: f.admitted, key: f.key, passAt: f.passAt, lastWait: f.lastWait,
 		})
 	}
-	return checkFIFO(recs), fmt.Sprintf("%d leavers, %d late returners, %d without a place (came after the sell-out or got no answer)", leavers, returners, placeless)
+	return recs, fmt.Sprintf("%d leavers, %d late returners, %d without a place (came after the sell-out or got no answer)", leavers, returners, placeless)
 }

@@ -34,6 +34,9 @@ type rehearsal struct {
 	procs       procWatch
 	maxGor      atomic.Int64
 
+	series []secondSample // the sale, second by second (written by watch only)
+	report *reportFile    // where the HTML report goes, when one was asked for
+
 	pg                *pgWatch      // the booking database's backends, when it is PostgreSQL
 	busy0, total0     time.Duration // the machine's CPU time at the start
 	busyRun, totalRun time.Duration // and over the run
@@ -96,6 +99,15 @@ func Run(ctx context.Context, c Config, release func()) error {
 		return err
 	}
 	c.Stack.Grace = c.Grace
+	// The report's file is made first, so that a path it cannot be written
+	// to is known before a sale is played for nothing.
+	report, err := createReport(c.Report)
+	if err != nil {
+		return err
+	}
+	if report != nil {
+		defer report.close()
+	}
 
 	st, err := startStack(c.Stack)
 	if err != nil {
@@ -111,6 +123,7 @@ func Run(ctx context.Context, c Config, release func()) error {
 		},
 		notes: map[string]int{}, subs: map[string]int32{}, orders: map[string]orderSeen{},
 	}
+	r.report = report
 	if r.eventID, r.capacity, err = st.createEvent(r.client, c.Seats, c.Standing); err != nil {
 		return err
 	}

@@ -3,7 +3,9 @@ package waitingroom
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -42,6 +44,26 @@ func NewPassID() string {
 		panic(err) // crypto/rand never fails on supported platforms
 	}
 	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// SessionPassID is the pass id of the session a visitor holds in room until
+// expires. A room hands out one session per visitor, and every pass issued for
+// it (to the fan, and to anyone who claims with a copy of their ticket) carries
+// this id, so that revoking one pass refuses them all. It is derived rather
+// than kept: the store knows each session's end, so a claim on any node, or
+// after a store restarted empty was re-seeded from passes (whose "exp" keeps
+// the end to the second), names the same id without a field per session.
+// Anyone holding a pass can recompute it from "aud", "sub" and "exp"; that
+// gives nothing, since a pass is only honoured with the room's signature.
+func SessionPassID(room, visitor string, expires time.Time) string {
+	h := sha256.New()
+	h.Write([]byte("foyer-session-pass-v1\x00"))
+	h.Write([]byte(room))
+	h.Write([]byte{0})
+	h.Write([]byte(visitor))
+	h.Write(binary.BigEndian.AppendUint64([]byte{0}, uint64(expires.Unix())))
+	var sum [sha256.Size]byte
+	return base64.RawURLEncoding.EncodeToString(h.Sum(sum[:0])[:16])
 }
 
 // IssuePass signs p with the key. issuer becomes the "iss" claim.

@@ -47,13 +47,14 @@ func (s Settings) drawn() bool { return s.ShuffleAtEventStart || s.QueueingMetho
 // limitsAt are the Limits store calls run with.
 func (s Settings) limitsAt(now time.Time) Limits {
 	return Limits{
-		Rate:      s.NewUsersPerMinute,
-		Cap:       s.TotalActiveUsers,
-		Session:   s.SessionDuration,
-		Grace:     s.AdmissionGrace,
-		Retention: s.TicketLifetime,
-		Open:      s.admitting(now),
-		CloseDraw: s.ShuffleAtEventStart && !s.EventStart.IsZero() && !now.Before(s.EventStart),
-		Reshuffle: s.QueueingMethod == Random,
+		Rate:         s.NewUsersPerMinute,
+		Cap:          s.TotalActiveUsers,
+		Session:      s.SessionDuration,
+		Grace:        s.AdmissionGrace,
+		ReturnWindow: s.ReturnWindow,
+		Retention:    s.TicketLifetime,
+		Open:         s.admitting(now),
+		CloseDraw:    s.ShuffleAtEventStart && !s.EventStart.IsZero() && !now.Before(s.EventStart),
+		Reshuffle:    s.QueueingMethod == Random,
 	}
 }

@@ -39,6 +39,7 @@ const (
 	DefaultSessionDuration   = 10 * time.Minute
 	DefaultAdmissionGrace    = 30 * time.Second
 	DefaultTicketLifetime    = 12 * time.Hour
+	DefaultReturnWindow      = 2 * time.Minute
 )
 
 // Settings are everything that governs a room. The configuration gives a room
@@ -68,6 +69,11 @@ type Settings struct {
 	// AdmissionGrace is how long an admitted visitor has to claim their session
 	// before the slot is counted as abandoned and freed.
 	AdmissionGrace time.Duration `json:"admission_grace,omitempty"`
+	// ReturnWindow is how long after their grace ended a visitor whose
+	// admission lapsed unclaimed may still come back at the front. After it
+	// their turn has passed and they rejoin at the back, so an early ticket
+	// cannot be banked and cashed in ahead of the line later.
+	ReturnWindow time.Duration `json:"return_window,omitempty"`
 	// TicketLifetime is how long a ticket stays valid after it was last seen.
 	TicketLifetime time.Duration `json:"ticket_lifetime,omitempty"`
 	// Paused stops admission; waiting visitors keep their place.

@@ -74,6 +74,13 @@ var settingDefs = []*SettingDef{
 		field: func(s *Settings) any { return &s.AdmissionGrace },
 	},
 	{
+		Name: "return_window", Runtime: true,
+		Default: DefaultReturnWindow, Min: int64(10 * time.Second), Max: int64(time.Hour),
+		Doc: "how long after their grace a fan who did not turn up may still come back at the front " +
+			"(only while the room admits); later, their turn has passed and they rejoin at the back",
+		field: func(s *Settings) any { return &s.ReturnWindow },
+	},
+	{
 		Name:    "ticket_lifetime",
 		Default: DefaultTicketLifetime, Min: int64(time.Minute), Max: int64(7 * 24 * time.Hour),
 		Doc:   "a ticket not seen for this long is void",

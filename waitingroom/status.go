@@ -51,6 +51,14 @@ type Status struct {
 	// Reconnecting is set while the room cannot reach its store: the visitor
 	// keeps their place, but nobody is admitted until it is back.
 	Reconnecting bool `json:"reconnecting,omitempty"`
+	// Returned is set for a visitor whose admission lapsed (they were let in
+	// but did not turn up within the grace) and who came back within the
+	// return window: they wait at the front for the next free slot, or, in a
+	// room that admits nobody now, until it admits again.
+	Returned bool `json:"returned,omitempty"`
+	// TurnPassed is set on the answer that gave a new place, at the back, to
+	// a visitor whose admission lapsed more than the return window ago.
+	TurnPassed bool `json:"turn_passed,omitempty"`
 }
 
 // Refresh bounds. The longest interval stays well inside the admission grace so

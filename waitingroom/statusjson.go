@@ -45,12 +45,21 @@ func (st Status) AppendJSON(b []byte) []byte {
 		b = append(b, `,"draw_index":`...)
 		b = strconv.AppendUint(b, *st.DrawIndex, 10)
 	}
+	if st.AwaitingDraw {
+		b = append(b, `,"awaiting_draw":true`...)
+	}
 	if st.SessionEnds != nil {
 		b = append(b, `,"session_ends":`...)
 		b = appendJSONTime(b, *st.SessionEnds)
 	}
 	if st.Reconnecting {
 		b = append(b, `,"reconnecting":true`...)
+	}
+	if st.Returned {
+		b = append(b, `,"returned":true`...)
+	}
+	if st.TurnPassed {
+		b = append(b, `,"turn_passed":true`...)
 	}
 	return append(b, '}')
 }

@@ -23,6 +23,9 @@ func TestStatusAppendJSONMatchesEncodingJSON(t *testing.T) {
 			Progress:       roundProgress(rng.Float64()),
 			Waiting:        rng.Uint64() >> rng.IntN(64),
 			Reconnecting:   rng.IntN(2) == 0,
+			AwaitingDraw:   rng.IntN(4) == 0,
+			Returned:       rng.IntN(4) == 0,
+			TurnPassed:     rng.IntN(4) == 0,
 		}
 		if rng.IntN(3) > 0 {
 			st.Position = u(rng.Uint64() >> rng.IntN(64))

@@ -43,7 +43,11 @@ type Store interface {
 	JoinAccount(ctx context.Context, room string, req AccountJoin, now time.Time, lim Limits) (AccountPlace, error)
 
 	// Claim opens a session for a visitor whose place is below serving. It is
-	// idempotent: claiming again while the session is live returns that session.
+	// idempotent: claiming again while the session is live returns that session,
+	// with the same end, whoever claims and through whichever store handle, so
+	// every pass of it carries one id (SessionPassID). A visitor whose admission
+	// lapsed unclaimed may come back at the front only within lim.ReturnWindow
+	// after their grace ended, and only while lim.Open (see Held and Passed).
 	Claim(ctx context.Context, room, visitor string, place uint64, now time.Time, lim Limits) (ClaimResult, error)
 
 	// Release ends a visitor's session early (the origin is done with them) and
@@ -94,13 +98,17 @@ var (
 // call, so the store never reads configuration and an admin change is in force as
 // soon as a node knows of it.
 type Limits struct {
-	Rate      int           // new users per minute
-	Cap       int           // total active users
-	Session   time.Duration // session length from claim
-	Grace     time.Duration // time an admitted visitor has to claim
-	Retention time.Duration // how long a finished visitor is remembered (ticket lifetime)
-	Open      bool          // admission may move forward
-	CloseDraw bool          // the event has started: close the pre-queue draw
+	Rate    int           // new users per minute
+	Cap     int           // total active users
+	Session time.Duration // session length from claim
+	Grace   time.Duration // time an admitted visitor has to claim
+	// ReturnWindow is how long after their grace ended a visitor whose
+	// admission lapsed unclaimed may still come back at the front; after it
+	// their turn has passed. Zero: never.
+	ReturnWindow time.Duration
+	Retention    time.Duration // how long a finished visitor is remembered (ticket lifetime)
+	Open         bool          // admission may move forward
+	CloseDraw    bool          // the event has started: close the pre-queue draw
 	// Reshuffle is the random queueing method: whenever the places drawn so far
 	// are all admitted and visitors wait, the controller draws everyone waiting
 	// into a new epoch, and admits only drawn places.
@@ -123,8 +131,10 @@ type Epoch struct {
 // End is the first key after the epoch.
 func (e Epoch) End() uint64 { return e.Start + e.Size }
 
-// ReturnerWindow is how long a late returner who found no free slot keeps a slot
-// reserved for them by asking again. Status polls come well within it.
+// ReturnerWindow is how long a late returner who found no free slot (Full), or
+// a room admitting nobody (Held), keeps a slot reserved for them, and their
+// right to the front, by asking again. Status polls come well within it. It is
+// not Limits.ReturnWindow, which bounds how late they may first come back.
 const ReturnerWindow = 45 * time.Second
 
 // MaxCatchUpTicks bounds the rate budget one controller step grants after
@@ -290,11 +300,20 @@ const (
 	Claimed ClaimStatus = iota
 	// NotYet: the place is not below serving.
 	NotYet
-	// Full: the visitor's admission lapsed unclaimed; they go to the front, but no
-	// slot is free right now. Asking again soon keeps a slot reserved for them.
+	// Full: the visitor's admission lapsed unclaimed and they came back within
+	// the return window; they go to the front, but no slot is free right now.
+	// Asking again within ReturnerWindow keeps a slot reserved for them.
 	Full
 	// Finished: the visitor already had a session and it ended; they must rejoin.
 	Finished
+	// Held: as Full, but the room admits nobody now (paused, queue_all, sold
+	// out, closed): the visitor keeps their right to the front while they ask
+	// again within ReturnerWindow, and goes in once the room admits.
+	Held
+	// Passed: the visitor's admission lapsed unclaimed and they came back after
+	// the return window (or the store no longer knows when it lapsed): their
+	// turn has passed, and they rejoin at the back.
+	Passed
 )
 
 func (s ClaimStatus) String() string {
@@ -307,6 +326,10 @@ func (s ClaimStatus) String() string {
 		return "full"
 	case Finished:
 		return "finished"
+	case Held:
+		return "held"
+	case Passed:
+		return "passed"
 	}
 	return "unknown"
 }

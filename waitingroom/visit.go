@@ -123,11 +123,23 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 	case Claimed:
 		r.stats.Claims.Add(1)
 		return r.admitted(t, res.Expires, now)
-	case Finished:
+	case Finished, Passed:
 		vis, err := r.Join(ctx)
 		vis.Rejoined = true
+		vis.Status.TurnPassed = res.Status == Passed
 		return vis, err
-	default: // NotYet (this node's view ran ahead of the store) or Full
+	case Full:
+		// Back within the return window: at the front, for the next slot.
+		vis := r.holding(st, t)
+		vis.Status.Returned = true
+		return vis, nil
+	case Held:
+		// Back within the return window, but the room admits nobody: held
+		// with everyone, and first in when it admits again.
+		st.State, st.Returned = StatePaused, true
+		st.RefreshSeconds = v.maxRefresh()
+		return Visit{Status: st, Ticket: t}, nil
+	default: // NotYet: this node's view ran ahead of the store
 		return r.holding(st, t), nil
 	}
 }
@@ -136,7 +148,27 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 // store call, and no claim even when their turn has come (the page they return
 // to claims). It serves pushes over live connections.
 func (r *Room) Peek(t Ticket) (Status, Ticket) {
-	return r.view.Load().status(t, r.now())
+	v, now := r.view.Load(), r.now()
+	st, t := v.status(t, now)
+	if st.State == StateAdmitted && !v.settings.admitting(now) && !v.inGrace(t.Place) {
+		// Below serving but not among the admissions still in their grace:
+		// a fan whose admission lapsed, whom a room admitting nobody does not
+		// let in. Telling them "admitted" would send their page to claim, be
+		// held, and come back here for the same answer, again and again.
+		st.State, st.RefreshSeconds = StatePaused, v.maxRefresh()
+	}
+	return st, t
+}
+
+// inGrace reports whether place is among the admissions still within their
+// grace window, as this node last saw them.
+func (v *view) inGrace(place uint64) bool {
+	for _, b := range v.snap.Batches {
+		if place >= b.Start && place < b.Start+b.Count {
+			return true
+		}
+	}
+	return false
 }
 
 // holding tells a visitor at the front to stay on the page a moment longer.
@@ -146,10 +178,13 @@ func (r *Room) holding(st Status, t Ticket) Visit {
 	return Visit{Status: st, Ticket: t}
 }
 
-// admitted signs the pass for a visitor who holds a session.
+// admitted signs the pass for a visitor who holds a session. Every pass of one
+// session has the same id (SessionPassID), whoever claimed it and on whichever
+// node: a ticket shared among clients shares its session, and the origin's
+// revoke of any of its passes refuses them all.
 func (r *Room) admitted(t Ticket, expires time.Time, now time.Time) (Visit, error) {
 	p := Pass{
-		ID:        NewPassID(),
+		ID:        SessionPassID(r.id, t.Visitor.String(), expires),
 		Room:      r.id,
 		Subject:   t.Visitor.String(),
 		OrderKey:  t.Place,

@@ -195,6 +195,7 @@ func rehearsalFlags(args []string) (rehearsal.Config, error) {
 	fs.Float64Var(&c.Late, "late", 0.01, "share of fans who step away for twice the grace, then return")
 	fs.IntVar(&c.Workers, "workers", 256, "requests in flight at most (the fans share their connections)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the crowd's behaviours")
+	fs.StringVar(&c.Report, "report", "", "also write an HTML report with charts (the line, latency over time, the sell-out, the order of admission) to this file")
 	fs.StringVar(&c.Stack.FoyerBin, "foyer", "bin/foyer", "path of the foyer binary")
 	fs.StringVar(&c.Stack.BookingBin, "booking", "bin/booking", "path of the booking binary")
 	fs.StringVar(&c.Stack.Store, "store", "memory", "the room's store: memory, redis (a private redis-server, also the booking outbox's stream) or a loopback redis:// URL")

@@ -26,8 +26,8 @@ func TestRehearsalFlags(t *testing.T) {
 	if c != want {
 		t.Fatalf("defaults\n%+v\nwant\n%+v", c, want)
 	}
-	c, err = rehearsalFlags([]string{"-fans", "2000", "-seats", "400", "-standing", "50", "-store", "redis", "-grace", "5s", "-seed", "9"})
-	if err != nil || c.Fans != 2000 || c.Seats != 400 || c.Standing != 50 || c.Stack.Store != "redis" || c.Grace != 5*time.Second || c.Seed != 9 {
+	c, err = rehearsalFlags([]string{"-fans", "2000", "-seats", "400", "-standing", "50", "-store", "redis", "-grace", "5s", "-seed", "9", "-report", "out.html"})
+	if err != nil || c.Report != "out.html" || c.Fans != 2000 || c.Seats != 400 || c.Standing != 50 || c.Stack.Store != "redis" || c.Grace != 5*time.Second || c.Seed != 9 {
 		t.Fatalf("%+v, %v", c, err)
 	}
 	if _, err := rehearsalFlags([]string{"extra"}); err == nil {

@@ -91,14 +91,40 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 		}
 		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}, nil
 	}
-	// The admission lapsed unclaimed: the visitor goes to the front, into a slot
-	// no one else holds. The controller keeps one slot back for each returner.
+	return r.claimLapsed(visitor, place, now, lim), nil
+}
+
+// claimLapsed answers a visitor whose admission lapsed unclaimed. Within the
+// return window after their grace (or while they hold a returner's slot,
+// having come back in time) they go to the front, into a slot no one else
+// holds: the controller keeps one back for each returner. Never while the room
+// admits nobody; and after the window their turn has passed.
+func (r *memRoom) claimLapsed(visitor string, place uint64, now time.Time, lim waitingroom.Limits) waitingroom.ClaimResult {
+	asked, returning := r.returners[visitor]
+	returning = returning && now.Sub(asked) < waitingroom.ReturnerWindow
 	delete(r.returners, visitor)
+	if !returning && !r.mayReturn(place, now, lim) {
+		return waitingroom.ClaimResult{Status: waitingroom.Passed}
+	}
+	if !lim.Open {
+		r.returners[visitor] = now
+		return waitingroom.ClaimResult{Status: waitingroom.Held}
+	}
 	if len(r.live)+r.pending+len(r.returners) >= lim.Cap {
 		r.returners[visitor] = now
-		return waitingroom.ClaimResult{Status: waitingroom.Full}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.Full}
 	}
-	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}, nil
+	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}
+}
+
+// mayReturn reports whether place lapsed less than the return window ago.
+func (r *memRoom) mayReturn(place uint64, now time.Time, lim waitingroom.Limits) bool {
+	i := sort.Search(len(r.lapsed), func(i int) bool { return r.lapsed[i].start > place }) - 1
+	if i < 0 {
+		return false
+	}
+	l := r.lapsed[i]
+	return place < l.start+l.count && now.Before(l.at.Add(lim.ReturnWindow))
 }
 
 // Release implements waitingroom.Store.

@@ -2,6 +2,8 @@ package memstore
 
 import (
 	"context"
+	"slices"
+	"sort"
 	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
@@ -41,6 +43,12 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 		}
 		r.c.Abandoned += lapsed
 		r.batches = r.batches[1:]
+		if lapsed > 0 {
+			r.addLapse(lapse{start: b.Start, count: b.Count, at: b.At.Add(lim.Grace)})
+		}
+	}
+	for len(r.lapsed) > 0 && !now.Before(r.lapsed[0].at.Add(lim.ReturnWindow)) {
+		r.lapsed = r.lapsed[1:]
 	}
 	if lim.CloseDraw && !r.drawClosed {
 		r.drawClosed = true
@@ -78,6 +86,19 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 	r.pending += int(n)
 	r.credit -= float64(n)
 	return nil
+}
+
+// lapse is an admission whose grace ended at with places unclaimed: their
+// holders may come back at the front until the return window has passed.
+type lapse struct {
+	start, count uint64
+	at           time.Time
+}
+
+// addLapse records an admission that lapsed, in the order of places.
+func (r *memRoom) addLapse(l lapse) {
+	i := sort.Search(len(r.lapsed), func(i int) bool { return r.lapsed[i].start >= l.start })
+	r.lapsed = slices.Insert(r.lapsed, i, l)
 }
 
 // drawnEnd is the first key no draw has placed yet.

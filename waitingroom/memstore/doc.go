@@ -10,8 +10,9 @@
 //
 // Per room: the counters (seq, serving, admitted, claimed, abandoned), the rate
 // credit and the last controller tick, the admission batches still within their
-// grace window, the live sessions in a heap ordered by end, the visitors who
-// had a session until their tickets expire, the late returners holding a slot,
+// grace window and those that lapsed within the return window, the live
+// sessions in a heap ordered by end, the visitors who had a session until
+// their tickets expire, the late returners holding a slot,
 // the revoked passes until they would have expired, the draw and its rolling
 // epochs, the draw seed, the runtime overrides with their version, and what a
 // re-created room keeps of the one it replaced. A fan who waits is nothing but

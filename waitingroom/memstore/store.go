@@ -31,6 +31,7 @@ type memRoom struct {
 	lastTick    int64
 	pending     int
 	batches     []waitingroom.Batch
+	lapsed      []lapse // admissions whose grace ended within the return window, by first place
 	sessions    sessionHeap
 	live        map[string]*session
 	finished    map[string]time.Time // visitor -> forget at

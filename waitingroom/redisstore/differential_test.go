@@ -88,9 +88,11 @@ func (d *differ) randomLimits() waitingroom.Limits {
 		Session:   time.Duration(pick(5, 20, 90, 600)) * time.Second,
 		Grace:     time.Duration(pick(3, 10, 30)) * time.Second,
 		Retention: time.Duration(pick(10, 60, 3600)) * time.Second,
-		Open:      d.rng.IntN(5) > 0,
-		CloseDraw: d.rng.IntN(3) == 0,
-		Reshuffle: d.rng.IntN(3) == 0,
+		// 0: a fan whose admission lapsed never comes back at the front.
+		ReturnWindow: time.Duration(pick(0, 4, 15, 120)) * time.Second,
+		Open:         d.rng.IntN(5) > 0,
+		CloseDraw:    d.rng.IntN(3) == 0,
+		Reshuffle:    d.rng.IntN(3) == 0,
 	}
 }
 

@@ -10,7 +10,7 @@
 //
 // # Data
 //
-// A room is seven keys, "<prefix>:{<room>}:<name>" (see keys.go). The braces are
+// A room is nine keys, "<prefix>:{<room>}:<name>" (see keys.go). The braces are
 // the Cluster hash tag: a room lives on one shard, rooms spread over shards.
 // The meta hash holds the counters (seq, serving, admitted, claimed, abandoned),
 // the rate credit, the last controller tick, the draw, the seed, the runtime
@@ -19,8 +19,13 @@
 // created blank); its presence is the room's existence. Sorted
 // sets hold what is bounded by the cap or by time: live sessions by end,
 // finished visitors by when to forget them, the admission batches of the grace
-// window, late returners, and revoked passes. A fan who waits is nothing but
-// the number in their ticket: joining bumps a counter and stores no entry.
+// window, the admissions that lapsed within the return window (one member per
+// controller step that left places unclaimed: at most 120, about 4 KB, with
+// the default two minutes; 3,600, about 450 KB, with the longest window of an
+// hour), late returners, and revoked passes. A session's pass id is derived from its end
+// (waitingroom.SessionPassID), so no key holds it. A list holds the public
+// history, one entry per controller step. A fan who waits is nothing
+// but the number in their ticket: joining bumps a counter and stores no entry.
 //
 // # Costs
 //

@@ -13,6 +13,7 @@ var keyNames = [...]string{
 	"revoked",    // sorted set: revoked passes by cursor
 	"revokedexp", // sorted set: the same revocations by expiry, to trim them
 	"history",    // list: the public history, admissions and draws, oldest first
+	"lapsed",     // sorted set: admissions whose grace ended within the return window, by first place
 }
 
 // roomKeys returns the keys of room under prefix.

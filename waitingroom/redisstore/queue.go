@@ -72,7 +72,8 @@ func (s *Store) JoinMany(ctx context.Context, room string, visitors []string, no
 func (s *Store) Claim(ctx context.Context, room, visitor string, place uint64, now time.Time, lim waitingroom.Limits) (waitingroom.ClaimResult, error) {
 	v, err := s.run(ctx, "claim", claimScript, room,
 		now.UnixMicro(), visitor, place, lim.Cap,
-		lim.Session.Microseconds(), lim.Retention.Microseconds(), s.ttlMillis())
+		lim.Session.Microseconds(), lim.Retention.Microseconds(), s.ttlMillis(),
+		waitingroom.ReturnerWindow.Microseconds(), lim.ReturnWindow.Microseconds(), lim.Open)
 	if err != nil {
 		return waitingroom.ClaimResult{}, err
 	}
@@ -89,6 +90,10 @@ func (s *Store) Claim(ctx context.Context, room, visitor string, place uint64, n
 		return waitingroom.ClaimResult{Status: waitingroom.Full}, nil
 	case 3:
 		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
+	case 4:
+		return waitingroom.ClaimResult{Status: waitingroom.Held}, nil
+	case 5:
+		return waitingroom.ClaimResult{Status: waitingroom.Passed}, nil
 	}
 	return waitingroom.ClaimResult{}, fmt.Errorf("redisstore: claim %s: unknown status %d", room, r[0])
 }
@@ -111,6 +116,6 @@ func (s *Store) Advance(ctx context.Context, room string, now time.Time, lim wai
 	_, err := s.run(ctx, "advance", advanceScript, room,
 		now.UnixMicro(), now.Unix(), lim.Open, lim.CloseDraw, lim.Rate, lim.Cap,
 		lim.Grace.Microseconds(), waitingroom.ReturnerWindow.Microseconds(),
-		waitingroom.MaxCatchUpTicks, s.ttlMillis(), lim.Reshuffle)
+		waitingroom.MaxCatchUpTicks, s.ttlMillis(), lim.Reshuffle, lim.ReturnWindow.Microseconds())
 	return err
 }

@@ -112,7 +112,7 @@ func TestEveryKeyExpires(t *testing.T) {
 	}
 	ctx := context.Background()
 	t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
-	lim := waitingroom.Limits{Rate: 60, Cap: 1, Session: time.Minute, Grace: 5 * time.Second, Retention: time.Hour, Open: true}
+	lim := waitingroom.Limits{Rate: 60, Cap: 1, Session: time.Minute, Grace: 5 * time.Second, Retention: time.Hour, Open: true, ReturnWindow: time.Minute}
 	must := func(err error) {
 		t.Helper()
 		if err != nil {

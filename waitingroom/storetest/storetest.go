@@ -47,8 +47,14 @@ func Run(t *testing.T, h Harness) {
 		{"RejoinWhileLiveKeepsOneSession", testRejoinWhileLive},
 		{"PlaceNeverClaimedTwiceFromItsBatch", testClaimAfterForgotten},
 		{"ReleaseRevokes", testRelease},
+		{"OneSessionPerVisitor", testOneSessionPerVisitor},
+		{"ReleaseEndsTheSession", testReleaseEndsTheSession},
+		{"SessionEndSurvivesLoss", testSessionEndSurvivesLoss},
 		{"AbandonedAdmissionsFreeSlots", testAbandonment},
 		{"LateReturnerGoesToFront", testLateReturner},
+		{"ReturnWithinWindow", testReturnWithinWindow},
+		{"ReturnAfterWindowPassed", testReturnAfterWindow},
+		{"ReturnHeldWhileClosed", testReturnHeldWhileClosed},
 		{"DrawClosesOnce", testDraw},
 		{"DrawEmptyAfterAdmissionBegan", testDrawAfterAdmission},
 		{"DrawSeedFirstWins", testDrawSeed},
@@ -89,6 +95,9 @@ func limits() waitingroom.Limits {
 		Grace:     30 * time.Second,
 		Retention: time.Hour,
 		Open:      true,
+		// Long enough for every late returner of the suite but those it
+		// sends back after the window on purpose.
+		ReturnWindow: 2 * time.Minute,
 	}
 }
 

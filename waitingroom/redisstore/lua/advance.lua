@@ -3,7 +3,7 @@
 -- given second a no-op, so no node has to be the leader.
 -- ARGV: now (µs), tick (unix s), open (0/1), close draw (0/1), rate (per
 -- minute), cap, grace (µs), returner window (µs), max catch-up ticks, ttl (ms),
--- reshuffle (0/1)
+-- reshuffle (0/1), return window (µs)
 -- Returns 1 when it stepped, 0 when this second was already stepped, nil when
 -- the room is unknown.
 local last = redis.call('HGET', meta, 'tick')
@@ -47,7 +47,7 @@ while true do
 	if #head == 0 then
 		break
 	end
-	local _, count, claimed, at, restored = parse_batch(head[1])
+	local start, count, claimed, at, restored = parse_batch(head[1])
 	if now < at + grace then
 		break
 	end
@@ -56,6 +56,23 @@ while true do
 	end
 	abandoned = abandoned + (count - claimed)
 	redis.call('ZREM', batches, head[1])
+	if count > claimed then
+		redis.call('ZADD', lapsed, int(start), lapse(start, count, at + grace))
+	end
+end
+-- Lapsed admissions whose return window has passed: their holders rejoin at
+-- the back, so the record goes.
+local window = tonumber(ARGV[12])
+while true do
+	local head = redis.call('ZRANGE', lapsed, 0, 0)
+	if #head == 0 then
+		break
+	end
+	local _, _, at = parse_lapse(head[1])
+	if now < at + window then
+		break
+	end
+	redis.call('ZREM', lapsed, head[1])
 end
 if abandoned > 0 then
 	redis.call('HINCRBY', meta, 'abandoned', int(abandoned))

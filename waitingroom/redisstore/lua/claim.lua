@@ -1,7 +1,8 @@
 -- Claim: open a session for a visitor whose place is below serving.
--- ARGV: now, visitor, place, cap, session, retention (µs), ttl (ms)
--- Returns {status, session end}: 0 claimed, 1 not yet, 2 full, 3 finished;
--- nil when the room is unknown.
+-- ARGV: now, visitor, place, cap, session, retention (µs), ttl (ms),
+-- returner window (µs), return window (µs), open (0/1)
+-- Returns {status, session end}: 0 claimed, 1 not yet, 2 full, 3 finished,
+-- 4 held, 5 passed; nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
 	return false
 end
@@ -59,9 +60,30 @@ if #b > 0 then
 	end
 end
 
--- The admission lapsed unclaimed: the visitor goes to the front, into a slot
--- no one else holds. The controller keeps one slot back for each returner.
+-- The admission lapsed unclaimed. Within the return window after its grace
+-- (or while holding a returner's slot, having come back in time) the visitor
+-- goes to the front, into a slot no one else holds: the controller keeps one
+-- back for each returner. Never while the room admits nobody; and after the
+-- window their turn has passed.
+local asked = redis.call('ZSCORE', returners, visitor)
+local returning = asked and now - tonumber(asked) < tonumber(ARGV[8])
 redis.call('ZREM', returners, visitor)
+if not returning then
+	local l = redis.call('ZREVRANGEBYSCORE', lapsed, int(place), '-inf', 'LIMIT', 0, 1)
+	local within = false
+	if #l > 0 then
+		local start, count, at = parse_lapse(l[1])
+		within = place < start + count and now < at + tonumber(ARGV[9])
+	end
+	if not within then
+		return {5, 0}
+	end
+end
+if ARGV[10] ~= '1' then
+	redis.call('ZADD', returners, int(now), visitor)
+	redis.call('PEXPIRE', returners, ttl)
+	return {4, 0}
+end
 if redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
 	redis.call('ZADD', returners, int(now), visitor)
 	redis.call('PEXPIRE', returners, ttl)

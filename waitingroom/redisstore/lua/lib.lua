@@ -1,8 +1,8 @@
 -- Shared head of every script. Each script receives the room's keys in the
 -- order keys.go builds them; all carry the room's hash tag, so a script touches
 -- one Cluster slot only. Times are integer microseconds, passed by the caller.
-local meta, live, finished, batches, returners, revoked, revokedexp, history =
-	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local meta, live, finished, batches, returners, revoked, revokedexp, history, lapsed =
+	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 
 -- Redis formats large Lua numbers in exponent notation, which INCRBY and
 -- friends refuse; every integer written goes through int.
@@ -62,6 +62,18 @@ local function batch(start, count, claimed, at, restored)
 	return m
 end
 
+-- An admission whose grace ended with places unclaimed is one member of the
+-- lapsed set, scored by its first place: "start:count:at", at being when its
+-- grace ended. Their holders may come back at the front until the return
+-- window has passed since.
+local function parse_lapse(m)
+	local start, count, at = string.match(m, '^(%d+):(%d+):(%-?%d+)$')
+	return tonumber(start), tonumber(count), tonumber(at)
+end
+
+local function lapse(start, count, at)
+	return int(start) .. ':' .. int(count) .. ':' .. int(at)
+end
 
 -- The rolling draws of the random method live in one meta field,
 -- "start:size:number,..." oldest first; at most MAX_EPOCHS are kept.

@@ -1,0 +1,286 @@
+package gateway
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+)
+
+// The dashboard's history: every second the node writes down what its own
+// view of each room says (no store call: the view is what it already keeps
+// for status polls), in two small rings per room, one of the last minutes
+// second by second and one of the last hour in ten-second steps. A viewer
+// reads the rings and the view; however many watch, the store never hears
+// of them.
+const (
+	fineStep    = time.Second
+	fineSamples = 300 // five minutes
+	coarseEvery = 10  // fine samples per coarse one
+	coarseSteps = 360 // an hour of ten-second samples
+)
+
+// dashSample is a room at one moment. Gauges are their value then; rates
+// are averaged over the time since the previous sample.
+type dashSample struct {
+	T        int64   `json:"t"` // Unix milliseconds
+	Waiting  uint64  `json:"waiting"`
+	Active   int     `json:"active"`
+	Pending  int     `json:"pending"`
+	Admitted float64 `json:"admitted_per_min"` // places admitted, per minute
+	// ETA is the wait of whoever joined last, in seconds; -1 while the line
+	// does not move.
+	ETA     int64   `json:"eta"`
+	Healthy bool    `json:"healthy"`
+	Joins   float64 `json:"joins_per_s"` // this node's joins per second
+	Polls   float64 `json:"polls_per_s"` // this node's status answers per second
+}
+
+// ring is a fixed-size ring of samples, oldest first when read.
+type ring struct {
+	buf  []dashSample
+	next int
+	full bool
+}
+
+func newRing(n int) ring { return ring{buf: make([]dashSample, n)} }
+
+func (r *ring) push(s dashSample) {
+	r.buf[r.next] = s
+	r.next = (r.next + 1) % len(r.buf)
+	if r.next == 0 {
+		r.full = true
+	}
+}
+
+// appendTo appends the samples, oldest first, that are newer than after.
+func (r *ring) appendTo(out []dashSample, after int64) []dashSample {
+	if r.full {
+		for _, s := range r.buf[r.next:] {
+			if s.T > after {
+				out = append(out, s)
+			}
+		}
+	}
+	for _, s := range r.buf[:r.next] {
+		if s.T > after {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (r *ring) oldest() (dashSample, bool) {
+	switch {
+	case r.full:
+		return r.buf[r.next], true
+	case r.next > 0:
+		return r.buf[0], true
+	}
+	return dashSample{}, false
+}
+
+// roomHistory is one room's rings, and what the next sample's rates are
+// measured from.
+type roomHistory struct {
+	fine, coarse ring
+	pending      []dashSample // fine samples not yet folded into a coarse one
+
+	prevAt                        time.Time
+	prevAdmitted, prevJoins, prev uint64 // prev: polls
+}
+
+// observe turns the room's figures now into a sample and keeps it.
+func (h *roomHistory) observe(at time.Time, in roomFigures) dashSample {
+	s := dashSample{
+		T: at.UnixMilli(), Waiting: in.waiting, Active: in.active, Pending: in.pending,
+		ETA: in.eta, Healthy: in.healthy,
+	}
+	if !h.prevAt.IsZero() && at.After(h.prevAt) {
+		secs := at.Sub(h.prevAt).Seconds()
+		s.Admitted = perSecond(in.admitted, h.prevAdmitted, secs) * 60
+		s.Joins = perSecond(in.joins, h.prevJoins, secs)
+		s.Polls = perSecond(in.polls, h.prev, secs)
+	}
+	h.prevAt, h.prevAdmitted, h.prevJoins, h.prev = at, in.admitted, in.joins, in.polls
+	h.fine.push(s)
+	h.pending = append(h.pending, s)
+	if len(h.pending) == coarseEvery {
+		h.coarse.push(fold(h.pending))
+		h.pending = h.pending[:0]
+	}
+	return s
+}
+
+// perSecond is a counter's rate; a counter that went down was restarted (a
+// reload replaced the room's handle), and its rate is unknown, so 0.
+func perSecond(now, before uint64, secs float64) float64 {
+	if now < before {
+		return 0
+	}
+	return float64(now-before) / secs
+}
+
+// fold makes one coarse sample of consecutive fine ones: the gauges as they
+// stood at the end, the rates averaged, the store healthy only if it was
+// throughout.
+func fold(ss []dashSample) dashSample {
+	out := ss[len(ss)-1]
+	var adm, joins, polls float64
+	for _, s := range ss {
+		adm += s.Admitted
+		joins += s.Joins
+		polls += s.Polls
+		out.Healthy = out.Healthy && s.Healthy
+	}
+	n := float64(len(ss))
+	out.Admitted, out.Joins, out.Polls = adm/n, joins/n, polls/n
+	return out
+}
+
+// history is the last hour: the coarse samples older than the oldest fine
+// one, then the fine ones; only those newer than after.
+func (h *roomHistory) history(after int64) []dashSample {
+	first, ok := h.fine.oldest()
+	if !ok {
+		return nil
+	}
+	var out []dashSample
+	for _, s := range h.coarse.appendTo(nil, after) {
+		if s.T < first.T {
+			out = append(out, s)
+		}
+	}
+	return h.fine.appendTo(out, after)
+}
+
+// roomFigures is what a sample is made of, read from a live room.
+type roomFigures struct {
+	waiting                uint64
+	active, pending        int
+	admitted, joins, polls uint64
+	eta                    int64
+	healthy                bool
+}
+
+func figuresOf(lr liveRoom) roomFigures {
+	_, in := lr.lead()
+	n := lr.stats()
+	f := roomFigures{
+		waiting: in.Waiting, active: in.Snapshot.Active, pending: in.Snapshot.Pending,
+		admitted: in.Snapshot.Admitted, joins: n.Joins, polls: n.Polls,
+		eta: -1, healthy: in.Healthy,
+	}
+	if in.LastETA != nil {
+		f.eta = int64(in.LastETA.Seconds())
+	}
+	return f
+}
+
+// sampler keeps the history of every live room of the process. One runs
+// per process while any dashboard is configured, in a usage pool so that a
+// config reload keeps the history.
+type sampler struct {
+	rooms roomSource
+	clock func() time.Time
+
+	mu     sync.Mutex
+	byRoom map[string]*roomHistory
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func newSampler(rooms roomSource, clock func() time.Time) *sampler {
+	return &sampler{rooms: rooms, clock: clock, byRoom: map[string]*roomHistory{}}
+}
+
+// start samples every second until Destruct.
+func (s *sampler) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel, s.done = cancel, make(chan struct{})
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(fineStep)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				s.sample()
+			}
+		}
+	}()
+}
+
+// Destruct stops the sampling.
+func (s *sampler) Destruct() error {
+	if s.cancel != nil {
+		s.cancel()
+		<-s.done
+	}
+	return nil
+}
+
+// sample takes one sample of every live room. A room no longer live is
+// forgotten: its history would describe a room nobody can see any more.
+func (s *sampler) sample() {
+	live := s.rooms()
+	at := s.clock()
+	figs := make([]roomFigures, len(live))
+	for i, lr := range live {
+		figs[i] = figuresOf(lr)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := make(map[string]bool, len(live))
+	for i, lr := range live {
+		seen[lr.id] = true
+		h := s.byRoom[lr.id]
+		if h == nil {
+			h = &roomHistory{fine: newRing(fineSamples), coarse: newRing(coarseSteps)}
+			s.byRoom[lr.id] = h
+		}
+		h.observe(at, figs[i])
+	}
+	for id := range s.byRoom {
+		if !seen[id] {
+			delete(s.byRoom, id)
+		}
+	}
+}
+
+// historyOf copies a room's samples newer than after.
+func (s *sampler) historyOf(room string, after int64) []dashSample {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.byRoom[room]; h != nil {
+		return h.history(after)
+	}
+	return nil
+}
+
+// samplers holds the process's sampler while any dashboard handler uses it.
+var samplers = caddy.NewUsagePool()
+
+const samplerKey = "dashboard"
+
+func acquireSampler() (*sampler, error) {
+	v, _, err := samplers.LoadOrNew(samplerKey, func() (caddy.Destructor, error) {
+		s := newSampler(liveRooms, now)
+		s.sample()
+		s.start()
+		return s, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*sampler), nil
+}
+
+func releaseSampler() error {
+	_, err := samplers.Delete(samplerKey)
+	return err
+}
