@@ -189,8 +189,8 @@ func (f *accountFan) status() waitingroom.Status {
 	return st
 }
 
-// passSubject reads the sub of the pass the origin echoed.
-func passSubject(t *testing.T, body string) string {
+// passSubject reads the sub and jti of the pass the origin echoed.
+func passSubject(t *testing.T, body string) (sub, jti string) {
 	t.Helper()
 	_, tok, ok := strings.Cut(body, "pass=")
 	tok, _, _ = strings.Cut(tok, " ")
@@ -204,9 +204,10 @@ func passSubject(t *testing.T, body string) string {
 	}
 	var c struct {
 		Sub string `json:"sub"`
+		JTI string `json:"jti"`
 	}
 	json.Unmarshal(raw, &c)
-	return c.Sub
+	return c.Sub, c.JTI
 }
 
 // TestCaddyAccountOnePlace: two browsers of one account get one place (the
@@ -252,12 +253,23 @@ func TestCaddyAccountOnePlace(t *testing.T) {
 			clock.step(t, 1)
 			_, body1 := a1.visit("/events/1")
 			_, body2 := a2.visit("/events/1")
-			sub1, sub2 := passSubject(t, body1), passSubject(t, body2)
-			if sub1 != sub2 {
-				t.Fatalf("alice's browsers got passes of %s and %s, want one session", sub1, sub2)
+			sub1, jti1 := passSubject(t, body1)
+			sub2, jti2 := passSubject(t, body2)
+			if sub1 != sub2 || jti1 != jti2 {
+				t.Fatalf("alice's browsers got passes %s/%s and %s/%s (sub/jti), want one session", sub1, jti1, sub2, jti2)
 			}
 			if st := bob.status(); st.State == waitingroom.StateAdmitted {
 				t.Fatalf("bob was admitted beside alice's two browsers in a room of one slot")
+			}
+			// Her order is done in one browser: the session ends for both,
+			// and the slot goes to bob.
+			a1.visit("/done")
+			if _, body := a2.visit("/events/1"); strings.HasPrefix(body, "origin") {
+				t.Fatalf("alice's second browser after her session was ended: %q, want no way in", body)
+			}
+			clock.step(t, 1)
+			if _, body := bob.visit("/events/1"); !strings.HasPrefix(body, "origin path=/events/1 pass=ey") {
+				t.Fatalf("bob after alice's session ended: %q, want the origin", body)
 			}
 		})
 	}
