@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -149,11 +150,19 @@ func (g *accountGate) isLogin(r *http.Request) bool {
 	return strings.EqualFold(host, g.loginHost)
 }
 
-// token finds the account token in r: the cookie, then the header.
+// token finds the account token in r: the cookie, then the header. Every
+// poll of a signed-in fan reads it, so the cookie is found the way
+// ourCookies finds the room's, without net/http's validation of every
+// cookie's bytes: the token is verified anyway.
 func (g *accountGate) token(r *http.Request) string {
 	if g.cfg.Cookie != "" {
-		if c, err := r.Cookie(g.cfg.Cookie); err == nil && c.Value != "" {
-			return c.Value
+		for _, line := range r.Header["Cookie"] {
+			for part := range strings.SplitSeq(line, ";") {
+				name, value, ok := strings.Cut(strings.TrimSpace(part), "=")
+				if ok && name == g.cfg.Cookie && value != "" {
+					return strings.Trim(value, `"`)
+				}
+			}
 		}
 	}
 	if g.cfg.Header != "" {
@@ -171,33 +180,34 @@ func (g *accountGate) token(r *http.Request) string {
 var errLoginRequired = errors.New("login required")
 
 // withAccount verifies the visitor's account token and, when it is good,
-// returns r carrying the account, so the room keeps it to one place. A bad
-// or missing token is errLoginRequired when the block is required, and
-// otherwise leaves the visitor to queue as anyone without an account.
-func (h *Handler) withAccount(r *http.Request) (*http.Request, error) {
+// returns the request's context carrying the account, so the room keeps it to
+// one place. A bad or missing token is errLoginRequired when the block is
+// required, and otherwise leaves the visitor to queue as anyone without an
+// account.
+func (h *Handler) withAccount(r *http.Request) (context.Context, error) {
+	ctx := r.Context()
 	g := h.account
 	if g == nil {
-		return r, nil
+		return ctx, nil
 	}
 	tok := g.token(r)
 	if tok == "" {
 		if g.cfg.Required {
-			return r, errLoginRequired
+			return ctx, errLoginRequired
 		}
-		return r, nil
+		return ctx, nil
 	}
-	acct, err := g.verifier.Verify(r.Context(), tok)
+	acct, err := g.verifier.Verify(ctx, tok)
 	if err != nil {
 		if ce := h.logger.Check(zap.DebugLevel, "account token refused"); ce != nil {
 			ce.Write(zap.String("room", h.Room), zap.Error(err))
 		}
 		if g.cfg.Required {
-			return r, errLoginRequired
+			return ctx, errLoginRequired
 		}
-		return r, nil
+		return ctx, nil
 	}
-	ctx := waitingroom.WithAccount(r.Context(), waitingroom.NewAccountKey(h.Room, acct))
-	return r.WithContext(ctx), nil
+	return waitingroom.WithAccount(ctx, waitingroom.NewAccountKey(h.Room, acct)), nil
 }
 
 // toLogin sends a visitor without a valid account token to the login page:

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -70,11 +71,11 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, erro
 		// included, rather than hold anyone while the store is down.
 		return h.passThrough(w, r)
 	}
-	r, err := h.withAccount(r)
+	ctx, err := h.withAccount(r)
 	if err != nil {
 		return admission{}, err
 	}
-	vis, was, opened, err := h.visit(r, ticket)
+	vis, was, opened, err := h.visit(ctx, ticket)
 	if errors.Is(err, waitingroom.ErrStoreUnavailable) && !errors.Is(err, waitingroom.ErrSettling) && h.OnStoreFailure == storeFailureOpen {
 		// The store failed just now. A room settling after a loss has a
 		// store: it holds newcomers whatever the failure mode.
@@ -151,14 +152,14 @@ func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
 // a new visitor; it is never an error.
 // visit polls the visitor's place with their ticket, or joins them to the
 // line. It returns the ticket their cookie held, if it opened.
-func (h *Handler) visit(r *http.Request, ticket string) (vis waitingroom.Visit, was waitingroom.TicketCookie, opened bool, err error) {
+func (h *Handler) visit(ctx context.Context, ticket string) (vis waitingroom.Visit, was waitingroom.TicketCookie, opened bool, err error) {
 	if ticket != "" {
 		if c, err := h.room.OpenTicketCookie(ticket); err == nil {
-			vis, err := h.room.Poll(r.Context(), c.Ticket)
+			vis, err := h.room.Poll(ctx, c.Ticket)
 			return vis, c, true, err
 		}
 	}
-	vis, err = h.room.Join(r.Context())
+	vis, err = h.room.Join(ctx)
 	return vis, waitingroom.TicketCookie{}, false, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -127,4 +128,26 @@ func TestAccountJoinsBoundedWhileStoreHangs(t *testing.T) {
 	}
 	close(hang.release)
 	wg.Wait()
+}
+
+func TestAccountKey(t *testing.T) {
+	a := waitingroom.NewAccountKey("concert", "alice")
+	if a != waitingroom.NewAccountKey("concert", "alice") {
+		t.Fatal("the same account hashed twice differs")
+	}
+	for _, other := range []waitingroom.AccountKey{
+		waitingroom.NewAccountKey("concert", "bob"),
+		waitingroom.NewAccountKey("other", "alice"),
+		waitingroom.NewAccountKey("concerta", "lice"), // the room and id are separated
+		waitingroom.NewAccountKey("concert", strings.Repeat("alice", 100)),
+	} {
+		if other == a {
+			t.Fatalf("%x: another account or room has alice's key", other)
+		}
+	}
+	// The key is part of what stores keep: it must not change between releases.
+	// SHA-256("foyer-account-v1\x00concert\x00alice"), first 8 bytes.
+	if got := fmt.Sprintf("%x", a); got != "372bd0c0d8664469" {
+		t.Fatalf("alice's key in concert: %s, want 372bd0c0d8664469", got)
+	}
 }
