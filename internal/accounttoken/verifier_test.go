@@ -216,6 +216,21 @@ func TestJWKS(t *testing.T) {
 	if _, err := v.Verify(ctx, sign(t, jwt.SigningMethodES256, k1, "k2", c)); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("k1's signature under k2's kid: %v, want ErrInvalid", err)
 	}
+	// Once the set is older than Refresh, a token of a known key is
+	// verified at once and the set is fetched again behind it.
+	before = j.fetches.Load()
+	advance(2 * time.Hour)
+	c["sub"] = "later"
+	if _, err := v.Verify(ctx, sign(t, jwt.SigningMethodES256, k1, "k1", c)); err != nil {
+		t.Fatalf("token of a known key with the set stale: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for j.fetches.Load() == before {
+		if time.Now().After(deadline) {
+			t.Fatal("a stale key set was never fetched again")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // TestJWKSTimeout: a login whose JWKS hangs costs a request at most the
