@@ -55,6 +55,10 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("join on Redis: %w", err)
 	}
+	refuse, err := Refuse(o.Own)
+	if err != nil {
+		return nil, fmt.Errorf("refuse: %w", err)
+	}
 	trips, err := Redis(o.Redis)
 	if err != nil {
 		return nil, fmt.Errorf("redis: %w", err)
@@ -64,6 +68,10 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 		return nil, err
 	}
 	acct, err := goBench(o.GoTest, "./waitingroom/redisstore/", "MemoryPerAccount", "1x")
+	if err != nil {
+		return nil, err
+	}
+	perClient, err := goBench(o.GoTest, "./waitingroom/clientlimit/", "MemoryPerClient", "1x")
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +96,10 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 		{"join vs Caddy `respond`, memory store", "≥ 0.5×", ratioCell([]Ratio{join}, 0), own, "`bin/onsale bench join`"},
 		{"join vs Caddy `respond`, Redis store", "≥ 0.8×", ratioCell(w["join-redis"], 0), wrk, fmt.Sprintf(wrkCmd, "join-redis") + " `-store redis://127.0.0.1:6379`"},
 		{"join vs Caddy `respond`, Redis store", "≥ 0.8×", ratioCell([]Ratio{joinRedis}, 0), own, "`bin/onsale bench join -store redis://127.0.0.1:6379`"},
+		{"join refused by `join_limit` (429) vs Caddy `respond` 429 of the same size", "≥ 0.9×", ratioCell([]Ratio{refuse}, 0), own, "`bin/onsale bench refuse`"},
+		{"memory per client address `join_limit` tracks, 131,072 addresses", "bounded: at most 65,536 per room per node",
+			fmt.Sprintf("**%s B** (a plain map of `rate.Limiter`s: %s B, unbounded)", metric(perClient, "B/client", "%.0f"), metric(perClient, "B/client-plain-map", "%.0f")),
+			"Go heap before and after", "`go test -bench MemoryPerClient ./waitingroom/clientlimit`"},
 		{"Redis round trips per join / poll / admitted request", "≤ 1 / 0 / 0",
 			fmt.Sprintf("**%.2f** / **%.2f** / **%.2f**", trips["join"], trips["status poll"], trips["admitted request"]),
 			fmt.Sprintf("INFO commandstats, %d requests of each kind over %d conns", o.Redis.N, o.Redis.Conns), "`bin/onsale bench redis`"},

@@ -55,6 +55,7 @@ func NewAPI(cfg APIConfig) *API {
 	a.mux.HandleFunc("DELETE /api/holds/{id}", a.customer(a.deleteHold))
 	a.mux.HandleFunc("POST /api/holds/{id}/checkout", a.customer(a.postCheckout))
 	a.mux.HandleFunc("GET /api/orders/{id}", a.customer(a.getOrder))
+	a.mux.HandleFunc("GET /api"+OrderLinkPath+"{link}", a.getOrderByLink)
 	a.mux.HandleFunc("POST /api/payments/webhook", a.postWebhook)
 	a.mux.HandleFunc("POST /api/admin/events", a.admin(a.postEvent))
 	a.mux.HandleFunc("GET /api/admin/invariants", a.admin(a.getInvariants))

@@ -9,22 +9,45 @@ import (
 // getOrder answers the order with its tickets. Once the order is paid and
 // every ticket delivered the fan is done: the response asks the gateway to
 // revoke the session, which frees the fan's slot for the next person in the
-// queue. The storefront keeps the order it was shown, so the tickets stay on
-// screen.
+// queue. The answer carries the order's signed link, which shows the order and
+// its tickets from then on without a pass (getOrderByLink).
 func (a *API) getOrder(w http.ResponseWriter, r *http.Request, customer string) {
 	o, err := a.svc.Order(r.Context(), customer, r.PathValue("id"))
 	if err != nil {
 		writeError(w, a.log, err)
 		return
 	}
-	if o.Tickets == nil {
-		o.Tickets = []Ticket{}
-	}
 	if orderComplete(o) {
 		w.Header().Set(CommandHeader, CommandRevoke)
 	}
+	a.writeOrder(w, o)
+}
+
+// getOrderByLink answers the order a signed link names, with no pass: the
+// buyer's way back to their tickets after the session ended. It never sends a
+// gateway command; the gateway leaves this path outside the room.
+func (a *API) getOrderByLink(w http.ResponseWriter, r *http.Request) {
+	o, err := a.svc.OrderByLink(r.Context(), r.PathValue("link"))
+	if err != nil {
+		writeError(w, a.log, err)
+		return
+	}
+	a.writeOrder(w, o)
+}
+
+// orderView is an order as the API shows it: with its signed link.
+type orderView struct {
+	Order
+	Link string `json:"link"`
+}
+
+func (a *API) writeOrder(w http.ResponseWriter, o Order) {
+	if o.Tickets == nil {
+		o.Tickets = []Ticket{}
+	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, o)
+	w.Header().Set("X-Robots-Tag", "noindex")
+	writeJSON(w, http.StatusOK, orderView{Order: o, Link: OrderLinkPath + a.svc.OrderLink(o.ID)})
 }
 
 func orderComplete(o Order) bool {

@@ -100,6 +100,7 @@ const (
 	CodeZoneNotFound     = "zone_not_found"
 	CodeHoldNotFound     = "hold_not_found"
 	CodeOrderNotFound    = "order_not_found"
+	CodeInvalidOrderLink = "invalid_order_link"
 	CodeSeatUnavailable  = "seat_unavailable"
 	CodeSoldOut          = "sold_out"
 	CodeOverLimit        = "over_limit"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -92,6 +93,40 @@ func TestFanJourney(t *testing.T) {
 		}
 		if r.header.Get(booking.CommandHeader) != booking.CommandRevoke {
 			t.Fatalf("complete order did not revoke the session")
+		}
+
+		// Once the session is revoked the order's signed link still shows the
+		// order and its tickets, with no pass and no gateway command; altered,
+		// or carried to another order, it opens nothing.
+		var linked struct {
+			booking.Order
+			Link string `json:"link"`
+		}
+		r.decode(t, &linked)
+		link, ok := strings.CutPrefix(linked.Link, booking.OrderLinkPath)
+		if !ok || !strings.HasPrefix(link, co.Order.ID+".") {
+			t.Fatalf("order link = %q", linked.Link)
+		}
+		byLink := h.req("GET", "/api"+booking.OrderLinkPath+link, "", nil).want(t, 200)
+		var shown booking.Order
+		byLink.decode(t, &shown)
+		if shown.ID != co.Order.ID || len(shown.Tickets) != 2 || shown.Tickets[0].Delivery == nil || byLink.header.Get(booking.CommandHeader) != "" {
+			t.Fatalf("order by link = %+v (command %q)", shown, byLink.header.Get(booking.CommandHeader))
+		}
+		_, mac, _ := strings.Cut(link, ".")
+		for _, bad := range []string{co.Order.ID + "." + mac[1:], co.Order.ID, "ord_aaaaaaaaaaaaaaaaaaaaaaaa." + mac, co.Order.ID + "." + mac + "x"} {
+			if got := h.req("GET", "/api"+booking.OrderLinkPath+bad, "", nil).want(t, 404).json(t); got["error"] != booking.CodeInvalidOrderLink {
+				t.Fatalf("link %q = %v", bad, got)
+			}
+		}
+		// Processes sharing the ticket secret accept each other's links.
+		twin := booking.NewService(booking.Config{Store: h.store, TicketSecret: []byte("tickets")})
+		if o, err := twin.OrderByLink(context.Background(), link); err != nil || o.ID != co.Order.ID {
+			t.Fatalf("a process with the same ticket secret: %v", err)
+		}
+		stranger := booking.NewService(booking.Config{Store: h.store, TicketSecret: []byte("other")})
+		if _, err := stranger.OrderByLink(context.Background(), link); booking.KindOf(err) != booking.KindNotFound {
+			t.Fatalf("a process with another ticket secret: %v", err)
 		}
 		inv := h.req("GET", "/api/admin/invariants", "", nil, "Authorization", "Bearer "+adminToken).want(t, 200).json(t)
 		if inv["ok"] != true {

@@ -31,7 +31,8 @@ type Config struct {
 	// PublicURL is the storefront's base URL, where the pay page sends the
 	// customer back.
 	PublicURL string
-	// TicketSecret signs ticket codes.
+	// TicketSecret signs ticket codes, and (through a key derived from it)
+	// order links.
 	TicketSecret []byte
 	// ReconcileAfter is how long an order may wait for its payment's webhook
 	// before the reconciler asks the provider. Default 1 minute.
@@ -45,6 +46,8 @@ type Config struct {
 // API and the Store.
 type Service struct {
 	cfg Config
+	// linkKey signs order links.
+	linkKey []byte
 
 	mu       sync.Mutex
 	seatMaps map[int64]SeatMap
@@ -75,7 +78,7 @@ func NewService(cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{cfg: cfg, seatMaps: map[int64]SeatMap{}, events: map[int64]Event{}}
+	return &Service{cfg: cfg, linkKey: orderLinkKey(cfg.TicketSecret), seatMaps: map[int64]SeatMap{}, events: map[int64]Event{}}
 }
 
 // Store returns the service's inventory store.

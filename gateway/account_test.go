@@ -19,7 +19,6 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -87,7 +86,7 @@ func (l *login) token(t *testing.T, sub string, edit func(jwt.MapClaims)) string
 // the keys and the token come from.
 type accountSetup struct {
 	name  string
-	store string // the store line
+	store string // memory or redis
 	keys  func(l *login) string
 	// send adds the token to a fan's requests.
 	send func(f *fan, token string) []string
@@ -102,7 +101,7 @@ func accountSetups(t *testing.T) []accountSetup {
 			keys: func(l *login) string { return "public_key " + l.pemPath },
 		},
 		{
-			name: "Redis store, JWKS, Authorization header", store: "redis " + redistest.SharedURL(),
+			name: "Redis store, JWKS, Authorization header", store: "redis",
 			keys: func(l *login) string { return "jwks_url " + l.jwks.URL },
 			send: func(_ *fan, token string) []string { return []string{"Authorization", "Bearer " + token} },
 		},
@@ -112,9 +111,6 @@ func accountSetups(t *testing.T) []accountSetup {
 // accountConfig is a room of one slot whose origin echoes the path and the
 // pass it got, and ends a session at /done.
 func accountConfig(t *testing.T, s accountSetup, l *login, room, extra string) string {
-	if strings.HasPrefix(s.store, "redis") {
-		redistest.Shared(t) // skips, or fails under CI, when Redis is not there
-	}
 	block := ""
 	if l != nil {
 		block = fmt.Sprintf(`
@@ -132,7 +128,7 @@ func accountConfig(t *testing.T, s accountSetup, l *login, room, extra string) s
 	http://localhost:9080 {
 		waiting_room {
 			room %s
-			store %s
+			%s
 			total_active_users 1
 			new_users_per_minute 60
 			%s
@@ -145,13 +141,7 @@ func accountConfig(t *testing.T, s accountSetup, l *login, room, extra string) s
 		header @done X-Waiting-Room-Command revoke
 		respond @done "bye" 200
 		respond "origin path={http.request.uri.path} pass={http.request.header.X-Waiting-Room-Pass} cookie={http.request.header.Cookie}" 200
-	}`, room, s.store, block))
-}
-
-func uniqueRoom(t *testing.T, name string) string {
-	var b [4]byte
-	rand.Read(b[:])
-	return fmt.Sprintf("%s-%x", name, b)
+	}`, room, storeLineFor(t, s.store, room), block))
 }
 
 // accountFan is one browser signed in as an account.

@@ -134,7 +134,7 @@ func TestAdminShowsARoom(t *testing.T) {
 	}
 	const want = `{"title":"Big Night","new_users_per_minute":60,"total_active_users":2,"session_duration":"10m",` +
 		`"queueing_method":"fifo","queue_all":false,"event_end":"2026-06-01T22:00:00Z","shuffle_at_event_start":false,` +
-		`"admission_grace":"30s","return_window":"2m","ticket_lifetime":"12h","paused":false,"sold_out":false}`
+		`"admission_grace":"30s","return_window":"2m","ticket_lifetime":"12h","join_limit":"off","paused":false,"sold_out":false}`
 	if got.String() != want {
 		t.Errorf("settings\n got %s\nwant %s", got.String(), want)
 	}
@@ -225,6 +225,11 @@ func TestAdminPatchBadBodies(t *testing.T) {
 		{"end before start", `{"event_start": "2026-06-02T10:00:00Z", "event_end": "2026-06-02T09:00:00Z"}`, "invalid_setting", "event_end"},
 		{"pre-queue without start", `{"prequeue_start": "2026-06-02T10:00:00Z"}`, "invalid_setting", "prequeue_start"},
 		{"long title", `{"title": "` + strings.Repeat("x", 201) + `"}`, "invalid_setting", "title"},
+		{"join limit as number", `{"join_limit": 20}`, "invalid_setting", `join_limit: must be a string such as "20/m burst 40"`},
+		{"join limit in words", `{"join_limit": "20 a minute"}`, "invalid_setting", "join_limit"},
+		{"join limit null", `{"join_limit": null}`, "invalid_setting", "join_limit"},
+		{"join limit too high", `{"join_limit": "2000000/m"}`, "invalid_setting", "join_limit"},
+		{"join limit, period too long", `{"join_limit": "1/48h"}`, "invalid_setting", "join_limit"},
 		{"oversized", `{"title": "` + strings.Repeat("x", maxPatchBody) + `"}`, "body_too_large", "KiB"},
 	}
 	e := newAdminEnv(t, nil)

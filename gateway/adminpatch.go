@@ -23,6 +23,8 @@ func want(d *waitingroom.SettingDef) string {
 		return "a whole number"
 	case waitingroom.KindBool:
 		return "true or false"
+	case waitingroom.KindRate:
+		return `a string such as "20/m burst 40", or "off"`
 	}
 	return "a string"
 }

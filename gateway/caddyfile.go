@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -129,7 +130,7 @@ func parseValue(d *caddyfile.Dispenser, name string, field any) error {
 
 // parseRoomValue reads the value of a room setting's line into s, by the
 // setting's kind: text, a positive whole number, a positive duration, an RFC
-// 3339 time, or a bare flag.
+// 3339 time, a join limit ("20/m burst 40", several tokens), or a bare flag.
 func parseRoomValue(d *caddyfile.Dispenser, def *waitingroom.SettingDef, s *waitingroom.Settings) error {
 	var v any
 	switch def.Kind() {
@@ -144,6 +145,16 @@ func parseRoomValue(d *caddyfile.Dispenser, def *waitingroom.SettingDef, s *wait
 			return err
 		}
 		v = *n
+	case waitingroom.KindRate:
+		args := d.RemainingArgs()
+		if len(args) == 0 {
+			return d.ArgErr()
+		}
+		l, err := waitingroom.ParseJoinLimit(strings.Join(args, " "))
+		if err != nil {
+			return d.Errf("%s: %v", def.Name, err)
+		}
+		v = l
 	case waitingroom.KindDuration:
 		dur := new(caddy.Duration)
 		if err := parseValue(d, def.Name, dur); err != nil {

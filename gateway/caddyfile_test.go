@@ -62,6 +62,11 @@ func TestCaddyfileErrors(t *testing.T) {
 		"account, unknown line":  "waiting_room {\n account {\n jwks_url https://l/j\n cookie s\n colour blue\n }\n }",
 		"account, inline arg":    "waiting_room {\n account yes {\n jwks_url https://l/j\n cookie s\n }\n }",
 		"account, no algorithms": "waiting_room {\n account {\n jwks_url https://l/j\n cookie s\n algorithms\n }\n }",
+		"join limit, no period":  "waiting_room { join_limit 20 }",
+		"join limit, no value":   "waiting_room {\n join_limit\n }",
+		"join limit, bad period": "waiting_room { join_limit 20/week }",
+		"join limit, bad burst":  "waiting_room { join_limit 20/m burst many }",
+		"join limit, extra word": "waiting_room { join_limit 20/m burst 4 please }",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -103,6 +108,10 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		{`{"room": "r", "account": {"cookie": "s"}}`, "account"},
 		{`{"room": "r", "account": {"jwks_url": "https://l/j", "cookie": "s", "required": true}}`, "account"},
 		{`{"room": "r", "account": {"jwks_url": "https://l/j", "cookie": "s", "colour": "blue"}}`, "colour"},
+		{`{"room": "r", "join_limit": 20}`, "join_limit"},
+		{`{"room": "r", "join_limit": "20 a minute"}`, "join_limit"},
+		{`{"room": "r", "join_limit": "2000000/m"}`, "join_limit"},
+		{`{"room": "r", "join_limit": "1/100ms"}`, "join_limit"},
 	}
 	if err := (&Handler{Room: "r", PreviousSigningKeys: []string{"old.pem"}}).Validate(); err != nil {
 		t.Errorf("a valid handler: %v", err)

@@ -70,7 +70,11 @@ func unloadCaddy() error {
 // every test here needs (the admin endpoint, this process's ports, no trust
 // store, no grace on reload, storage in the given directory) followed by the
 // test's sites, their nominal ports 9080 and 9081 mapped to this process's.
-func caddyConfig(storage, sites string) string {
+func caddyConfig(storage, sites string) string { return caddyConfigWith(storage, "", sites) }
+
+// caddyConfigWith is caddyConfig with more global options, such as a
+// servers block.
+func caddyConfigWith(storage, globals, sites string) string {
 	sites = strings.NewReplacer(
 		":9080", ":"+strconv.Itoa(sitePort),
 		":9081", ":"+strconv.Itoa(originPort),
@@ -83,6 +87,7 @@ func caddyConfig(storage, sites string) string {
 		https_port %d
 		grace_period 1ns
 		storage file_system %s
+		%s
 	}
-	`, adminAddr, sitePort, freePort(), storage) + sites
+	`, adminAddr, sitePort, freePort(), storage, globals) + sites
 }

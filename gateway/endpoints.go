@@ -37,7 +37,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
 	a, err := h.admit(w, r)
 	if err != nil {
 		r.Header.Set("Accept", "application/json")
-		return h.unavailable(w, r, err)
+		return h.refuse(w, r, err)
 	}
 	return h.writeStatus(w, h.statusOf(a))
 }

@@ -113,6 +113,16 @@ func decodeConfigValue(d *waitingroom.SettingDef, s *waitingroom.Settings, raw j
 			return err
 		}
 		v = t
+	case waitingroom.KindRate:
+		var str string
+		if err := json.Unmarshal(raw, &str); err != nil {
+			return fmt.Errorf("%s: must be a string such as \"20/m\"", d.Name)
+		}
+		l, err := waitingroom.ParseJoinLimit(str)
+		if err != nil {
+			return fmt.Errorf("%s: %v", d.Name, err)
+		}
+		v = l
 	case waitingroom.KindInt:
 		var n int
 		if err := json.Unmarshal(raw, &n); err != nil {

@@ -79,6 +79,7 @@ func (lr liveRoom) lead() (*waitingroom.Room, waitingroom.Info) {
 // reads as a counter reset.
 type nodeStats struct {
 	Joins          uint64 `json:"joins"`
+	JoinsLimited   uint64 `json:"joins_limited"`
 	DirectAdmits   uint64 `json:"direct_admits"`
 	Polls          uint64 `json:"polls"`
 	Claims         uint64 `json:"claims"`
@@ -93,6 +94,7 @@ func (lr liveRoom) stats() nodeStats {
 	for _, r := range lr.rooms {
 		s := r.Stats()
 		n.Joins += s.Joins.Load()
+		n.JoinsLimited += s.JoinsLimited.Load()
 		n.DirectAdmits += s.DirectAdmits.Load()
 		n.Polls += s.Polls.Load()
 		n.Claims += s.Claims.Load()

@@ -56,6 +56,7 @@ var (
 	descHealthy   = roomDesc("store_healthy", "1 while this node reaches the room's store, 0 otherwise.")
 
 	descJoins          = roomDesc("joins_total", "Visitors given a ticket by this node.")
+	descJoinsLimited   = roomDesc("joins_limited_total", "Newcomers this node refused by join_limit (no place made).")
 	descDirectAdmits   = roomDesc("direct_admits_total", "Visitors this node let straight in on joining.")
 	descPolls          = roomDesc("polls_total", "Status answers given by this node.")
 	descClaims         = roomDesc("claims_total", "Sessions opened by a claim on this node.")
@@ -68,7 +69,7 @@ var (
 
 var allDescs = []*prometheus.Desc{
 	descWaiting, descActive, descPending, descReturning, descAdmitted, descClaimed,
-	descAbandoned, descETA, descHealthy, descJoins, descDirectAdmits, descPolls,
+	descAbandoned, descETA, descHealthy, descJoins, descJoinsLimited, descDirectAdmits, descPolls,
 	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds,
 	descUnsent,
 }
@@ -109,6 +110,7 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		gauge(descHealthy, healthy)
 		counter(descJoins, n.Joins)
+		counter(descJoinsLimited, n.JoinsLimited)
 		counter(descDirectAdmits, n.DirectAdmits)
 		counter(descPolls, n.Polls)
 		counter(descClaims, n.Claims)

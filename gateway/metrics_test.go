@@ -69,6 +69,7 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 		"abandoned_total":       0,
 		"store_healthy":         1,
 		"joins_total":           6, // both handles
+		"joins_limited_total":   0, // no join_limit
 		"direct_admits_total":   1,
 		"polls_total":           0, // joining is not polling
 		"claims_total":          0,

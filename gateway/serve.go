@@ -36,7 +36,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	a, err := h.admit(w, r)
 	if err != nil {
-		return h.unavailable(w, r, err)
+		return h.refuse(w, r, err)
 	}
 	if a.token != "" {
 		return h.forward(w, r, next, a.token, a.pass)
@@ -75,7 +75,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, erro
 	if err != nil {
 		return admission{}, err
 	}
-	vis, was, opened, err := h.visit(ctx, ticket)
+	vis, was, opened, err := h.visit(ctx, r, ticket)
 	if errors.Is(err, waitingroom.ErrStoreUnavailable) && !errors.Is(err, waitingroom.ErrSettling) && h.OnStoreFailure == storeFailureOpen {
 		// The store failed just now. A room settling after a loss has a
 		// store: it holds newcomers whatever the failure mode.
@@ -149,15 +149,20 @@ func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
 
 // visit polls the visitor's place if they hold a good ticket, and joins them
 // otherwise. A ticket that is malformed, forged, another room's or expired makes
-// a new visitor; it is never an error.
-// visit polls the visitor's place with their ticket, or joins them to the
-// line. It returns the ticket their cookie held, if it opened.
-func (h *Handler) visit(ctx context.Context, ticket string) (vis waitingroom.Visit, was waitingroom.TicketCookie, opened bool, err error) {
+// a new visitor; it is never an error. A newcomer from an address over the
+// room's join_limit is refused before anything is made (the limit is weighed
+// here only: polls and admitted requests never reach it). It returns the
+// ticket their cookie held, if it opened. ctx carries the visitor's account,
+// when the account block vouched for one.
+func (h *Handler) visit(ctx context.Context, r *http.Request, ticket string) (vis waitingroom.Visit, was waitingroom.TicketCookie, opened bool, err error) {
 	if ticket != "" {
 		if c, err := h.room.OpenTicketCookie(ticket); err == nil {
 			vis, err := h.room.Poll(ctx, c.Ticket)
 			return vis, c, true, err
 		}
+	}
+	if err := h.room.AllowJoin(clientAddr(r)); err != nil {
+		return waitingroom.Visit{}, waitingroom.TicketCookie{}, false, err
 	}
 	vis, err = h.room.Join(ctx)
 	return vis, waitingroom.TicketCookie{}, false, err

@@ -27,6 +27,8 @@ func sampleValue(s caddyfileSetting) string {
 			return "2026-12-01T10:00:00Z"
 		case waitingroom.KindChoice:
 			return s.room.Choices[len(s.room.Choices)-1]
+		case waitingroom.KindRate:
+			return "20/m burst 40"
 		}
 		return "x"
 	}
@@ -145,7 +147,8 @@ func TestHandlerJSONRoundTrip(t *testing.T) {
 func TestAdminViewShowsEverySetting(t *testing.T) {
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	s := waitingroom.Settings{Title: "t", PrequeueStart: at, EventStart: at.Add(time.Hour), EventEnd: at.Add(2 * time.Hour),
-		ShuffleAtEventStart: true, QueueAll: true, Paused: true, SoldOut: true}.WithDefaults()
+		ShuffleAtEventStart: true, QueueAll: true, Paused: true, SoldOut: true,
+		JoinLimit: waitingroom.JoinLimit{N: 20, Per: time.Minute, Burst: 40}}.WithDefaults()
 	data, err := json.Marshal(settingsView{s})
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +173,8 @@ func TestPatchKnowsEverySetting(t *testing.T) {
 		}
 		s, _ := lookupCaddyfileSetting(d.Name)
 		raw := map[waitingroom.Kind]string{waitingroom.KindInt: "7", waitingroom.KindBool: "true",
-			waitingroom.KindDuration: `"7m"`, waitingroom.KindString: `"x"`, waitingroom.KindTime: `""`}[d.Kind()]
+			waitingroom.KindDuration: `"7m"`, waitingroom.KindString: `"x"`, waitingroom.KindTime: `""`,
+			waitingroom.KindRate: `"20/m"`}[d.Kind()]
 		if d.Kind() == waitingroom.KindChoice {
 			raw = `"` + sampleValue(s) + `"`
 		}

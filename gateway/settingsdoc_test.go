@@ -95,6 +95,8 @@ func runtimeSettingsMarkdown() string {
 			return "(RFC 3339; `\"\"` clears)"
 		case waitingroom.KindChoice:
 			return "(`" + strings.Join(d.Choices, "`, `") + "`)"
+		case waitingroom.KindRate:
+			return "(`\"20/m burst 40\"`; `\"off\"` removes it)"
 		}
 		return ""
 	}

@@ -70,12 +70,15 @@ func adminValue(d *waitingroom.SettingDef, s waitingroom.Settings) any {
 		return rfc3339(v)
 	case waitingroom.QueueingMethod:
 		return string(v)
+	case waitingroom.JoinLimit:
+		return v.String()
 	default:
 		return v
 	}
 }
 
-// fromAdminText reads a text, duration or time setting as adminValue writes it.
+// fromAdminText reads a text, duration, time or join limit setting as
+// adminValue writes it.
 func fromAdminText(d *waitingroom.SettingDef, str string) (any, error) {
 	switch d.Kind() {
 	case waitingroom.KindDuration:
@@ -85,6 +88,8 @@ func fromAdminText(d *waitingroom.SettingDef, str string) (any, error) {
 			return time.Time{}, nil
 		}
 		return time.Parse(time.RFC3339, str)
+	case waitingroom.KindRate:
+		return waitingroom.ParseJoinLimit(str)
 	}
 	return str, nil
 }

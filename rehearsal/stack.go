@@ -89,16 +89,19 @@ func startStack(c StackConfig) (_ *stack, err error) {
 	_, _ = rand.Read(token)
 	s.adminToken = hex.EncodeToString(token)
 
-	// The whole site is behind the room, the pay page included, as in the
-	// demo stack: a fan needs a pass for everything but the room's own
-	// endpoints. The provider's webhooks go straight to the booking service.
+	// The site is behind the room, the pay page included, as in the demo
+	// stack: a fan needs a pass for everything but the room's own endpoints
+	// and, as in the demo Caddyfile, a buyer's signed order link and the
+	// storefront's static files. The provider's webhooks go straight to the
+	// booking service.
 	cfg := fmt.Sprintf(`{
 	admin 127.0.0.1:%d
 	auto_https off
 	persist_config off
 }
 http://127.0.0.1:%d {
-	waiting_room {
+	@room not path /tickets/* /api/tickets/* /storefront/* /favicon.ico
+	waiting_room @room {
 		room %s
 		title "On-sale rehearsal"
 		%s

@@ -49,7 +49,8 @@ cat <<MSG
 
   Two fans shop at once and 30 more may come in each minute: open a few
   private windows to queue behind them. A fan whose tickets are delivered
-  frees their slot for the next. Logs are in .run/. Ctrl-C stops everything.
+  frees their slot for the next, and keeps their order's link (/tickets/...),
+  which works without queueing again. Logs are in .run/. Ctrl-C stops everything.
 
 MSG
 wait -n "${pids[@]}"

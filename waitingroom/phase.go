@@ -58,3 +58,11 @@ func (s Settings) limitsAt(now time.Time) Limits {
 		Reshuffle:    s.QueueingMethod == Random,
 	}
 }
+
+// placesOpen reports whether a newcomer who joins at now is given a place
+// (or, in the pre-queue, a registration): not before the pre-queue opens,
+// not once the room has ended, is sold out or rejects newcomers.
+func (s Settings) placesOpen(now time.Time) bool {
+	p := s.PhaseAt(now)
+	return !s.SoldOut && s.QueueingMethod != Reject && p != NotYetOpen && p != Ended
+}

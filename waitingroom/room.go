@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/foyer-dev/foyer/internal/loop"
+	"github.com/foyer-dev/foyer/waitingroom/clientlimit"
 )
 
 // Config describes a room to NewRoom.
@@ -55,6 +56,9 @@ type Room struct {
 	joins    joinBatcher
 	// accountJoins counts account joins in flight (see joinAccount).
 	accountJoins atomic.Int64
+	// clients are the join_limit's buckets per client address, made at the
+	// first join the limit weighs (see clientjoins.go).
+	clients atomic.Pointer[clientlimit.Table]
 	// joinsDown is set when a join failed on the store, and cleared by the
 	// next good refresh: meanwhile newcomers are refused at once.
 	joinsDown atomic.Bool

@@ -20,6 +20,7 @@ const (
 	KindBool                 // on or off; a bare flag in the Caddyfile
 	KindDuration             // Go duration syntax: "90s", "10m"
 	KindTime                 // RFC 3339; empty for none
+	KindRate                 // a JoinLimit: "<n>/<period> [burst <b>]"; "off" for none
 )
 
 // SettingDef describes one room setting. The table of them is settingDefs.
@@ -93,6 +94,8 @@ func init() {
 			d.kind = KindDuration
 		case *time.Time:
 			d.kind = KindTime
+		case *JoinLimit:
+			d.kind = KindRate
 		default:
 			panic(fmt.Sprintf("waitingroom: setting %s has a field of unsupported type %T", d.Name, d.field(&s)))
 		}
@@ -125,6 +128,8 @@ func (d *SettingDef) Get(s Settings) any {
 	case *time.Duration:
 		return *p
 	case *time.Time:
+		return *p
+	case *JoinLimit:
 		return *p
 	}
 	return nil
@@ -161,6 +166,10 @@ func (d *SettingDef) Set(s *Settings, v any) bool {
 		x, ok := v.(time.Time)
 		*p = x
 		return ok
+	case *JoinLimit:
+		x, ok := v.(JoinLimit)
+		*p = x
+		return ok
 	}
 	return false
 }
@@ -180,6 +189,8 @@ func (d *SettingDef) copyField(dst, src *Settings) {
 		*p = *d.field(src).(*time.Duration)
 	case *time.Time:
 		*p = *d.field(src).(*time.Time)
+	case *JoinLimit:
+		*p = *d.field(src).(*JoinLimit)
 	}
 }
 
@@ -200,6 +211,8 @@ func (d *SettingDef) isZero(s *Settings) bool {
 	case *time.Duration:
 		return *p == 0
 	case *time.Time:
+		return p.IsZero()
+	case *JoinLimit:
 		return p.IsZero()
 	}
 	return true
@@ -225,6 +238,10 @@ func (d *SettingDef) check(s *Settings) error {
 	case *QueueingMethod:
 		if !d.chosen(string(*p)) {
 			return settingErr(d.Name, "must be %s, got %q", d.ChoiceList(), *p)
+		}
+	case *JoinLimit:
+		if err := p.check(); err != nil {
+			return settingErr(d.Name, "%v", err)
 		}
 	}
 	return nil
@@ -259,6 +276,8 @@ func (d *SettingDef) Limits() string {
 		parts = append(parts, groupThousands(d.Min)+"–"+groupThousands(d.Max))
 	case d.MaxLen > 0:
 		parts = append(parts, fmt.Sprintf("at most %d characters", d.MaxLen))
+	case d.kind == KindRate:
+		parts = append(parts, joinLimitBounds)
 	}
 	if d.Rule != "" {
 		parts = append(parts, d.Rule)
@@ -294,6 +313,8 @@ func (d *SettingDef) Syntax() string {
 		return d.Name + " <d>"
 	case KindTime:
 		return d.Name + " <RFC 3339>"
+	case KindRate:
+		return d.Name + " <n>/<period> [burst <b>]"
 	}
 	arg := d.Arg
 	if arg == "" {

@@ -78,6 +78,9 @@ type Settings struct {
 	TicketLifetime time.Duration `json:"ticket_lifetime,omitempty"`
 	// Paused stops admission; waiting visitors keep their place.
 	Paused bool `json:"paused,omitempty"`
+	// JoinLimit caps the new places one client address may take from one
+	// node; zero is no limit.
+	JoinLimit JoinLimit `json:"join_limit,omitzero"`
 	// SoldOut shows the sold-out page to everyone waiting and to new visitors.
 	SoldOut bool `json:"sold_out,omitempty"`
 }

@@ -87,6 +87,12 @@ var settingDefs = []*SettingDef{
 		field: func(s *Settings) any { return &s.TicketLifetime },
 	},
 	{
+		Name: "join_limit", Runtime: true, DefaultDoc: "off",
+		Doc: "new places one client address may take from one node, n per period, in bursts of up to b (default n); " +
+			"polls and admitted fans are never limited: see [Bots and abuse](#bots-and-abuse)",
+		field: func(s *Settings) any { return &s.JoinLimit },
+	},
+	{
 		Name: "paused", Runtime: true, RuntimeOnly: true,
 		Doc:   "admission stops; waiting fans keep their place",
 		field: func(s *Settings) any { return &s.Paused },

@@ -52,6 +52,7 @@ func TestOverridesCoverEveryRuntimeSetting(t *testing.T) {
 			waitingroom.KindBool:     `true`,
 			waitingroom.KindDuration: `"7m0s"`,
 			waitingroom.KindTime:     `"2026-06-01T10:00:00Z"`,
+			waitingroom.KindRate:     `"20/m burst 5"`,
 		}[d.Kind()]
 		if d.Kind() == waitingroom.KindChoice {
 			raw = `"` + d.Choices[len(d.Choices)-1] + `"` // the default is the first
@@ -124,6 +125,8 @@ func TestDecodeOverrideRefuses(t *testing.T) {
 		{"event_start", `"tomorrow"`},
 		{"admission_grace", `"10s"`}, // configuration only
 		{"colour", `"blue"`},
+		{"join_limit", `"20 per minute"`},
+		{"join_limit", `20`},
 	} {
 		if _, err := waitingroom.DecodeOverride(tc.name, json.RawMessage(tc.raw)); err == nil {
 			t.Errorf("%s = %s: accepted", tc.name, tc.raw)

@@ -6,6 +6,7 @@ import "sync/atomic"
 // the core needs no metrics library; the gateway exports them.
 type Stats struct {
 	Joins          atomic.Uint64 // visitors given a ticket
+	JoinsLimited   atomic.Uint64 // newcomers refused by join_limit
 	DirectAdmits   atomic.Uint64 // visitors let straight in on joining
 	Polls          atomic.Uint64 // status answers
 	Claims         atomic.Uint64 // sessions opened by a claim

@@ -35,7 +35,7 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 	t := Ticket{Room: r.id, Visitor: NewVisitorID(), Joined: now, Seen: now}
 	// Visitors who come before the pre-queue opens, after the room closed, or to a
 	// sold-out or rejecting room get no place: there is no line to join.
-	if s.SoldOut || s.QueueingMethod == Reject || s.PhaseAt(now) == NotYetOpen || s.PhaseAt(now) == Ended {
+	if !s.placesOpen(now) {
 		st, _ := v.status(t, now)
 		return Visit{Status: st}, nil
 	}

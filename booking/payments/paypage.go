@@ -81,7 +81,7 @@ var payPage = template.Must(template.New("pay").Parse(`<!doctype html>
 <title>Pay {{.Amount}} — Fakepay</title>
 <style>
   body { font: 16px/1.5 system-ui, sans-serif; background: #f4f1ea; color: #1d1b16; margin: 0; display: grid; place-items: center; min-height: 100vh; }
-  main { background: #fff; border-radius: 12px; padding: 2rem; max-width: 24rem; width: calc(100% - 2rem); box-shadow: 0 2px 12px #0002; }
+  main { box-sizing: border-box; background: #fff; border-radius: 12px; padding: 2rem; max-width: 24rem; width: calc(100% - 2rem); box-shadow: 0 2px 12px #0002; }
   h1 { font-size: 1.25rem; margin: 0 0 .25rem; }
   .amount { font-size: 2rem; font-weight: 700; margin: .5rem 0 1.5rem; }
   .test { background: #fff3c4; border-radius: 6px; padding: .5rem .75rem; font-size: .875rem; }

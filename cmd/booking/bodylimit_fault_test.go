@@ -3,45 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
-
-// demoStack runs the repository's own Caddyfile (ports moved to free ones)
-// in front of a booking process on memory stores, and returns the gateway's
-// base URL and the booking process.
-func demoStack(t *testing.T, adminToken string) (string, *bookingChild) {
-	t.Helper()
-	data, err := os.ReadFile("../../Caddyfile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gw, admin, origin := freePort(t), freePort(t), freePort(t)
-	cfg := string(data)
-	for old, new := range map[string]string{
-		"admin localhost:2019": fmt.Sprintf("admin 127.0.0.1:%d\n\tauto_https off\n\tpersist_config off", admin),
-		"http_port 8080":       fmt.Sprintf("http_port %d", gw),
-		":8080 {":              fmt.Sprintf(":%d {", gw),
-		"127.0.0.1:9000":       fmt.Sprintf("127.0.0.1:%d", origin),
-	} {
-		if !strings.Contains(cfg, old) {
-			t.Fatalf("the demo Caddyfile no longer has %q; update this test", old)
-		}
-		cfg = strings.ReplaceAll(cfg, old, new)
-	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", gw)
-	startFoyer(t, "foyer", cfg, base)
-	b := runBooking(t, "booking", origin, "-seed-demo",
-		"-jwks", base+"/_waiting-room/jwks.json", "-room", "demo", "-admin-token", adminToken, "-public-url", base)
-	return base, b
-}
 
 // TestFaultOversizedBodyThroughGateway sends bodies over every limit through
 // a real Foyer with the demo Caddyfile: each gets a 413 with a JSON error,

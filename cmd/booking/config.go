@@ -75,7 +75,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	str(&c.publicURL, "public-url", "BOOKING_PUBLIC_URL", "", "the URL fans reach the storefront at, for pay page links and returns (default http://localhost<addr>)")
 	str(&c.webhookURL, "webhook-url", "BOOKING_WEBHOOK_URL", "", "where the fake provider posts its webhooks (default http://127.0.0.1<port>/api/payments/webhook)")
 	str(&c.webhookSecret, "webhook-secret", "BOOKING_WEBHOOK_SECRET", "", "secret that signs webhooks; empty makes a random one per process")
-	str(&c.ticketSecret, "ticket-secret", "BOOKING_TICKET_SECRET", "", "secret that signs ticket codes; empty makes a random one per process")
+	str(&c.ticketSecret, "ticket-secret", "BOOKING_TICKET_SECRET", "", "secret that signs ticket codes and order links; empty makes a random one per process")
 	var holdTTL, payDelay, maxPer, payCopies, reconcileAfter, dbMaxConns string
 	str(&dbMaxConns, "db-max-conns", "BOOKING_DB_MAX_CONNS", "0", "PostgreSQL connections per process; 0 is 4 per CPU, at least 8 (processes sharing a database share its max_connections)")
 	str(&holdTTL, "hold-ttl", "BOOKING_HOLD_TTL", "5m", "how long a hold lasts, and how far checkout extends it")

@@ -158,7 +158,8 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 }
 
 // mountStorefront serves the storefront's one page for every storefront
-// route, and its assets under /storefront/.
+// route (an order's signed link too), its assets under /storefront/, and the
+// site's icon.
 func mountStorefront(mux *http.ServeMux) error {
 	files, err := fs.Sub(static.Storefront, "storefront")
 	if err != nil {
@@ -177,7 +178,23 @@ func mountStorefront(mux *http.ServeMux) error {
 	mux.HandleFunc("GET /{$}", page)
 	mux.HandleFunc("GET /events/{id}", page)
 	mux.HandleFunc("GET /orders/{id}", page)
+	mux.HandleFunc("GET "+booking.OrderLinkPath+"{link}", func(w http.ResponseWriter, r *http.Request) {
+		// The link is the key to the order: no search engine keeps it, and
+		// it is never sent on as a Referer.
+		w.Header().Set("X-Robots-Tag", "noindex")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		page(w, r)
+	})
 	mux.Handle("GET /storefront/", http.StripPrefix("/storefront/", http.FileServerFS(files)))
+	icon, err := fs.ReadFile(files, "favicon.ico")
+	if err != nil {
+		return err
+	}
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/x-icon")
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		_, _ = w.Write(icon)
+	})
 	return nil
 }
 

@@ -32,6 +32,8 @@ func main() {
 		err = benchPoll(os.Args[3:])
 	case "join":
 		err = benchJoin(os.Args[3:])
+	case "refuse":
+		err = benchRefuse(os.Args[3:])
 	case "redis":
 		err = benchRedis(os.Args[3:])
 	case "wrk":
@@ -49,7 +51,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage: onsale rehearsal [flags]
-       onsale bench proxy|poll|join|redis|wrk|numbers [flags]
+       onsale bench proxy|poll|join|refuse|redis|wrk|numbers [flags]
 
   rehearsal  a whole on-sale on this machine: the booking service and Foyer
              on loopback, a crowd of simulated fans, and a verdict (sold out,
@@ -59,6 +61,7 @@ func usage() {
           Caddy reverse_proxy to the same upstream, in one run
   poll    status polls of fans in line, against Caddy respond
   join    newcomers joining the line, against Caddy respond
+  refuse  newcomers over their join_limit (429), against Caddy respond 429
   redis   Redis commands per join, per status poll and per admitted request,
           on a private redis-server
   wrk     the admitted request, the poll and the join again, measured by wrk
@@ -107,6 +110,14 @@ func benchJoin(args []string) error {
 	store := fs.String("store", "", "Redis URL of the room's store (default: memory)")
 	_ = fs.Parse(args)
 	_, err := bench.Join(*c, *store)
+	return err
+}
+
+func benchRefuse(args []string) error {
+	fs := flag.NewFlagSet("bench refuse", flag.ExitOnError)
+	c := commonFlags(fs)
+	_ = fs.Parse(args)
+	_, err := bench.Refuse(*c)
 	return err
 }
 

@@ -1,21 +1,25 @@
 // Foyer storefront: one page that routes itself by URL.
 //   /              events on sale
 //   /events/{id}   seat map, best available, standing zones, the hold
-//   /orders/{id}   payment status and tickets
+//   /orders/{id}   payment status and tickets, while the fan's visit lasts
+//   /tickets/{link} the same from the order's signed link, which needs no
+//                   admission pass: the buyer's way back after the visit ends
 // It talks only to the booking API on the same origin, and keeps nothing
 // secret: the fan is identified by the admission pass the gateway adds.
 "use strict";
 
 const MAX_SEATS = 4;
-const SEAT = 14;   // seat cell size in SVG units
-const GAP = 3;
+// Seat cells are drawn one SVG unit to a CSS pixel and never scaled down, so
+// every seat is a 24 px target to touch; a map wider than the screen scrolls.
+const SEAT = 24;
+const GAP = 4;
 const view = document.getElementById("view");
 const notice = document.getElementById("notice");
 
 // ---------- small helpers ----------
 
 function el(tag, attrs = {}, ...children) {
-  const svg = ["svg", "g", "rect", "text", "title"].includes(tag);
+  const svg = ["svg", "g", "rect", "text", "title", "path"].includes(tag);
   const n = svg ? document.createElementNS("http://www.w3.org/2000/svg", tag) : document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === false || v == null) continue;
@@ -44,8 +48,10 @@ function say(message, kind) {
   notice.hidden = false;
 }
 
+// render shows nodes in the view; null and undefined stand for "nothing here"
+// (replaceChildren would print them as text).
 function render(...nodes) {
-  view.replaceChildren(...nodes);
+  view.replaceChildren(...nodes.flat().filter((n) => n != null));
   view.setAttribute("aria-busy", "false");
 }
 
@@ -95,6 +101,7 @@ async function api(method, path, body, key) {
 
 function explain(err) {
   if (err.status === 401) return "Your visit has ended. Go back through the waiting room to continue.";
+  if (err.code === "invalid_order_link") return "This link does not open an order. Check that the whole link was copied.";
   return err.message || "Something went wrong. Please try again.";
 }
 
@@ -105,11 +112,13 @@ let stopTimers = () => {};
 function route() {
   stopTimers();
   say("");
+  view.replaceChildren(el("p", { class: "loading", text: "Loading…" }));
   view.setAttribute("aria-busy", "true");
   const path = location.pathname;
   let m;
   if ((m = path.match(/^\/events\/(\d+)$/))) return showEvent(Number(m[1]));
-  if ((m = path.match(/^\/orders\/([a-z0-9_]+)$/))) return showOrder(m[1]);
+  if ((m = path.match(/^\/orders\/([a-z0-9_]+)$/))) return showOrder(`/api/orders/${m[1]}`, m[1]);
+  if ((m = path.match(/^\/tickets\/([A-Za-z0-9_.-]+)$/))) return showOrder(`/api/tickets/${m[1]}`, m[1].split(".")[0]);
   return showEvents();
 }
 
@@ -204,7 +213,7 @@ function drawMap(state, box, onChange) {
   const mine = new Set(state.hold ? state.hold.seats || [] : []);
   const widest = Math.max(10, ...m.sections.map((s) => s.seats_per_row));
   const width = 40 + widest * (SEAT + GAP);
-  const svg = el("svg", { viewBox: `0 0 ${width} 0`, role: "group", "aria-label": "Seats. Use Tab to move between free seats and Space to pick one." });
+  const svg = el("svg", { viewBox: `0 0 ${width} 0`, width, role: "group", "aria-label": "Seats. Use Tab to move between free seats and Space to pick one." });
   let y = 0;
   svg.append(el("rect", { class: "stage", x: width / 2 - 120, y, width: 240, height: 26, rx: 6 }),
     el("text", { class: "stage-label", x: width / 2, y: y + 17, "text-anchor": "middle", text: "STAGE" }));
@@ -212,17 +221,18 @@ function drawMap(state, box, onChange) {
   for (const s of m.sections) {
     const g = el("g", { role: "group", "aria-label": `Section ${s.id}, ${money(s.price, state.event.currency)} per seat, ${s.available} free` });
     g.append(el("text", { class: "section-label", x: width / 2, y, "text-anchor": "middle", text: `Section ${s.id} · ${money(s.price, state.event.currency)}` }));
-    y += 10;
+    y += 12;
     const left = (width - s.seats_per_row * (SEAT + GAP)) / 2;
     s.rows.forEach((codes, r) => {
-      g.append(el("text", { class: "row-label", x: left - 6, y: y + SEAT - 3, "text-anchor": "end", text: r + 1, "aria-hidden": "true" }));
+      g.append(el("text", { class: "row-label", x: left - 6, y: y + SEAT / 2 + 4, "text-anchor": "end", text: r + 1, "aria-hidden": "true" }));
       for (let n = 0; n < codes.length; n++) {
         const id = `${s.id}-${r + 1}-${n + 1}`;
         const free = codes[n] === "a";
         const cls = mine.has(id) ? "mine" : state.selected.has(id) ? "sel" : codes[n];
         const status = mine.has(id) ? "held for you" : free ? (state.selected.has(id) ? "selected" : "available") : codes[n] === "h" ? "on hold" : "sold";
+        const x = left + n * (SEAT + GAP);
         const seat = el("rect", {
-          class: `seat ${cls}`, x: left + n * (SEAT + GAP), y, width: SEAT, height: SEAT, rx: 3,
+          class: `seat ${cls}`, x, y, width: SEAT, height: SEAT, rx: 4,
           role: free && !state.hold ? "checkbox" : "img",
           "aria-checked": free && !state.hold ? String(state.selected.has(id)) : null,
           "aria-label": `${seatLabel(id)}, ${status}`,
@@ -241,7 +251,8 @@ function drawMap(state, box, onChange) {
           seat.addEventListener("click", toggle);
           seat.addEventListener("keydown", (e) => { if (e.key === " " || e.key === "Enter") { e.preventDefault(); toggle(); } });
         }
-        g.append(seat);
+        // A tick marks picked seats and the fan's own, not colour alone.
+        g.append(seat, el("path", { class: "tick", d: `M${x + 6} ${y + 12.5}l4 4l8-8.5`, "aria-hidden": "true" }));
       }
       y += SEAT + GAP;
     });
@@ -249,12 +260,21 @@ function drawMap(state, box, onChange) {
     y += 24;
   }
   svg.setAttribute("viewBox", `0 0 ${width} ${Math.max(y, 60)}`);
+  svg.setAttribute("height", Math.max(y, 60));
   const legend = el("ul", { class: "legend", "aria-label": "Legend" },
     el("li", {}, el("i", { class: "a" }), "Available"), el("li", {}, el("i", { class: "sel" }), "Yours"),
     el("li", {}, el("i", { class: "h" }), "On hold"), el("li", {}, el("i", { class: "s" }), "Sold"));
   // Keep keyboard focus on the same seat across redraws.
   const focused = document.activeElement && box.contains(document.activeElement) ? document.activeElement.getAttribute("aria-label") : null;
-  box.replaceChildren(m.sections.length ? svg : el("p", { class: "sub", text: "Standing only." }), legend);
+  const before = box.querySelector(".seat-scroll");
+  const scrolled = before ? before.scrollLeft : null;
+  // The map scrolls sideways on a narrow screen; as a focusable region it
+  // scrolls by keyboard too, and a focused seat scrolls itself into view.
+  const scroller = el("div", { class: "seat-scroll", tabindex: "0", role: "region", "aria-label": "Seat map, scrolls sideways on a small screen" }, svg);
+  box.replaceChildren(m.sections.length ? scroller : el("p", { class: "sub", text: "Standing only." }), legend);
+  // A redraw keeps the fan where they scrolled; the first one shows the
+  // middle of the map, below the stage.
+  scroller.scrollLeft = scrolled ?? (scroller.scrollWidth - scroller.clientWidth) / 2;
   if (focused) {
     const again = [...box.querySelectorAll("rect[tabindex]")].find((r) => r.getAttribute("aria-label").startsWith(focused.split(",").slice(0, 3).join(",")));
     if (again) again.focus();
@@ -391,22 +411,36 @@ async function checkout(state, button) {
 
 function orderKey(id) { return `foyer.order.${id}`; }
 
-async function showOrder(id) {
+// showOrder shows an order from source: /api/orders/{id} during the fan's
+// visit, or the order's signed link (/api/tickets/{link}), which needs no
+// pass. During the visit it asks with the pass until the order is settled:
+// the answer that shows the tickets delivered also ends the visit, freeing
+// the fan's slot. Then the page moves to the signed link, so that a reload or
+// a bookmark finds the order again without queueing; the link is on the page
+// from the first answer.
+async function showOrder(source, id) {
   document.title = "Your order — Foyer Tickets";
   let timer;
+  let link = null;
   const load = async () => {
     let order;
     try {
-      ({ data: order } = await api("GET", `/api/orders/${id}`));
+      ({ data: order } = await api("GET", source));
+      // Only an order has an id: anything else is the gateway answering for
+      // a visit that has ended. The signed link still works.
+      if (!order || !order.id) throw new APIError(401, null);
       localStorage.setItem(orderKey(id), JSON.stringify(order));
     } catch (err) {
+      if (err.status === 401 && link) { source = `/api${link}`; timer = setTimeout(load, 0); return; }
       // A finished order ends the visit; the tickets shown last stay here.
-      const cached = localStorage.getItem(orderKey(id));
+      const cached = err.code !== "invalid_order_link" && localStorage.getItem(orderKey(id));
       if (cached) order = JSON.parse(cached);
       else { render(el("h1", { text: "Your order" })); return say(explain(err)); }
     }
+    link = order.link || link;
     drawOrder(order);
     const done = ["refunded", "payment_failed"].includes(order.status) || (order.status === "paid" && order.tickets.every((t) => t.delivery));
+    if (done && link && location.pathname !== link) history.replaceState(null, "", link);
     if (!done) timer = setTimeout(load, 1500);
   };
   stopTimers = () => clearTimeout(timer);
@@ -427,6 +461,9 @@ function drawOrder(o) {
     el("h1", { text: "Your order" }),
     el("p", { class: `status ${cls}`, text: statusText }),
     el("p", { class: "sub", text: `Order ${o.id} · ${money(o.amount, o.currency)}` }),
+    o.link ? el("p", { class: "keep" }, "Keep this page's address: ",
+      el("a", { href: o.link, text: "the link to your order" }),
+      " shows your order and tickets at any time, without waiting in line again.") : null,
     o.tickets.length ? el("h2", { text: `${o.tickets.length} ticket${o.tickets.length > 1 ? "s" : ""}` }) : null,
     el("div", { class: "tickets" }, o.tickets.map((t) => el("article", { class: "ticket", "aria-label": t.seat ? seatLabel(t.seat) : `Standing, ${t.zone}` },
       el("div", { class: "what", text: t.seat ? seatLabel(t.seat) : `Standing · ${t.zone}` }),
