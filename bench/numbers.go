@@ -59,6 +59,10 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("refuse: %w", err)
 	}
+	challenge, err := Challenge(o.Own)
+	if err != nil {
+		return nil, fmt.Errorf("challenge: %w", err)
+	}
 	trips, err := Redis(o.Redis)
 	if err != nil {
 		return nil, fmt.Errorf("redis: %w", err)
@@ -72,6 +76,10 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 		return nil, err
 	}
 	perClient, err := goBench(o.GoTest, "./waitingroom/clientlimit/", "MemoryPerClient", "1x")
+	if err != nil {
+		return nil, err
+	}
+	verify, err := goBench(o.GoTest, "./waitingroom/", "PoWVerify", "1s")
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +108,10 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 		{"memory per client address `join_limit` tracks, 131,072 addresses", "bounded: at most 65,536 per room per node",
 			fmt.Sprintf("**%s B** (a plain map of `rate.Limiter`s: %s B, unbounded)", metric(perClient, "B/client", "%.0f"), metric(perClient, "B/client-plain-map", "%.0f")),
 			"Go heap before and after", "`go test -bench MemoryPerClient ./waitingroom/clientlimit`"},
+		{"a newcomer handed a proof-of-work seed (`challenge pow`) vs Caddy `respond`", "≥ 0.9×", ratioCell([]Ratio{challenge}, 0), own, "`bin/onsale bench challenge`"},
+		{"checking a right proof-of-work answer vs opening a ticket (what a poll pays)", "≤ 2×",
+			fmt.Sprintf("**%s×** (%s ns a check)", metric(verify, "verify/open-ticket", "%.2f"), metric(verify, "ns/verify", "%.0f")),
+			"go test, alternating blocks of 256", "`go test -bench PoWVerify ./waitingroom`"},
 		{"Redis round trips per join / poll / admitted request", "≤ 1 / 0 / 0",
 			fmt.Sprintf("**%.2f** / **%.2f** / **%.2f**", trips["join"], trips["status poll"], trips["admitted request"]),
 			fmt.Sprintf("INFO commandstats, %d requests of each kind over %d conns", o.Redis.N, o.Redis.Conns), "`bin/onsale bench redis`"},

@@ -13,7 +13,8 @@ import (
 )
 
 // roomSite starts one Caddy serving a bare `respond` site and a site behind a
-// waiting room that admits nobody (queue_all), so every visitor stays in line.
+// waiting room that admits nobody (queue_all), so every visitor stays in line;
+// roomLines are further lines of its waiting_room block.
 type roomSite struct {
 	proc    *serverproc.Foyer
 	respond string // URL of the baseline
@@ -24,7 +25,7 @@ type roomSite struct {
 // many bytes as the waiting room does.
 const statusBody = `{"room":"bench","state":"queued","position":123456,"eta_seconds":1234,"refresh_seconds":20,"progress":0.5,"waiting":234567}`
 
-func startRoomSite(foyer, store string) (*roomSite, error) {
+func startRoomSite(foyer, store string, roomLines ...string) (*roomSite, error) {
 	respondPort, err := serverproc.FreePort()
 	if err != nil {
 		return nil, err
@@ -52,10 +53,11 @@ http://127.0.0.1:%d {
 		room bench-%d
 		%s
 		queue_all
+		%s
 	}
 	respond "origin" 200
 }
-`, respondPort, statusBody, roomPort, time.Now().UnixNano(), storeLine)
+`, respondPort, statusBody, roomPort, time.Now().UnixNano(), storeLine, strings.Join(roomLines, "\n\t\t"))
 	s := &roomSite{
 		respond: fmt.Sprintf("http://127.0.0.1:%d/status", respondPort),
 		room:    fmt.Sprintf("http://127.0.0.1:%d", roomPort),

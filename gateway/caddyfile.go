@@ -161,6 +161,15 @@ func parseRoomValue(d *caddyfile.Dispenser, def *waitingroom.SettingDef, s *wait
 			return err
 		}
 		v = time.Duration(*dur)
+	case waitingroom.KindPhrase:
+		words := d.RemainingArgs()
+		if len(words) == 0 {
+			return d.ArgErr()
+		}
+		if err := def.ParseText(s, strings.Join(words, " ")); err != nil {
+			return d.Err(err.Error())
+		}
+		return nil
 	default:
 		str := new(string)
 		if err := parseValue(d, def.Name, str); err != nil {

@@ -67,6 +67,10 @@ func TestCaddyfileErrors(t *testing.T) {
 		"join limit, bad period": "waiting_room { join_limit 20/week }",
 		"join limit, bad burst":  "waiting_room { join_limit 20/m burst many }",
 		"join limit, extra word": "waiting_room { join_limit 20/m burst 4 please }",
+		"challenge alone":        "waiting_room {\n challenge\n }",
+		"challenge of a kind":    "waiting_room { challenge captcha }",
+		"pow bits not a number":  "waiting_room { challenge pow many }",
+		"pow with two numbers":   "waiting_room { challenge pow 18 20 }",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -93,6 +97,10 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		{`{"room": "r", "session_duration": 1}`, "session_duration"},
 		{`{"room": "r", "session_duration": "forever"}`, "session_duration"},
 		{`{"room": "r", "total_active_users": "many"}`, "total_active_users"},
+		{`{"room": "r", "challenge": "pow 40"}`, "challenge"},
+		{`{"room": "r", "challenge": "pow 7"}`, "challenge"},
+		{`{"room": "r", "challenge": 18}`, "challenge"},
+		{`{"room": "r", "challenge": "captcha"}`, "challenge"},
 		{`{"room": "r", "queue_all": "yes"}`, "queue_all"},
 		{`{"room": "r", "title": 5}`, "title"},
 		{`{"room": "r", "colour": "blue"}`, "colour"},

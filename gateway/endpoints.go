@@ -8,6 +8,9 @@ import (
 // never reach the origin.
 func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, name string) error {
 	stripWaitingRoomHeaders(r.Header)
+	if name == "join" {
+		return h.serveJoin(w, r)
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		return writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "The waiting room's endpoints answer GET only.")
@@ -21,6 +24,8 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		return writeJSON(w, http.StatusOK, h.room.JWKS())
+	case "pow-worker.js":
+		return h.serveWorker(w)
 	case "draw":
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		return writeJSON(w, http.StatusOK, h.room.DrawInfo())

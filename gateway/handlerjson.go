@@ -135,6 +135,12 @@ func decodeConfigValue(d *waitingroom.SettingDef, s *waitingroom.Settings, raw j
 			return fmt.Errorf("%s: must be true or false", d.Name)
 		}
 		v = b
+	case waitingroom.KindPhrase:
+		var str string
+		if err := json.Unmarshal(raw, &str); err != nil {
+			return fmt.Errorf("%s: must be a string such as %q", d.Name, "pow 18")
+		}
+		return d.ParseText(s, str)
 	default:
 		var str string
 		if err := json.Unmarshal(raw, &str); err != nil {

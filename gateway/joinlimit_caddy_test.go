@@ -36,8 +36,8 @@ func newPeer(t *testing.T, ip string) *peer {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
-// answer is what one request got, as the tests here judge it.
-type answer struct {
+// reply is what one request got, as the tests here judge it.
+type reply struct {
 	code       int
 	ticket     bool   // a ticket cookie was set: a place was made
 	pass       bool   // a pass cookie was set
@@ -46,7 +46,7 @@ type answer struct {
 	body       string
 }
 
-func (p *peer) do(method, url string, header ...string) answer {
+func (p *peer) do(method, url string, header ...string) reply {
 	p.t.Helper()
 	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
@@ -61,7 +61,7 @@ func (p *peer) do(method, url string, header ...string) answer {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	a := answer{code: resp.StatusCode, cookies: len(resp.Header.Values("Set-Cookie")), retryAfter: resp.Header.Get("Retry-After"), body: string(body)}
+	a := reply{code: resp.StatusCode, cookies: len(resp.Header.Values("Set-Cookie")), retryAfter: resp.Header.Get("Retry-After"), body: string(body)}
 	a.ticket = findCookie(resp, "foyer_ticket") != nil
 	a.pass = findCookie(resp, "foyer_pass") != nil
 	return a
@@ -71,7 +71,7 @@ func (p *peer) do(method, url string, header ...string) answer {
 type tally struct {
 	places, refused, other int
 	refusedBadly           int // a refusal without Retry-After, or with a cookie
-	firstRefusal           answer
+	firstRefusal           reply
 }
 
 // flood sends n cookieless JSON joins from p, workers at a time.

@@ -87,6 +87,8 @@ type nodeStats struct {
 	Revokes        uint64 `json:"revokes"`
 	StoreErrors    uint64 `json:"store_errors"`
 	Reseeds        uint64 `json:"reseeds"`
+	Challenges     uint64 `json:"challenges"`
+	AnswersRefused uint64 `json:"answers_refused"`
 }
 
 func (lr liveRoom) stats() nodeStats {
@@ -102,6 +104,8 @@ func (lr liveRoom) stats() nodeStats {
 		n.Revokes += s.Revokes.Load()
 		n.StoreErrors += s.StoreErrors.Load()
 		n.Reseeds += s.Reseeds.Load()
+		n.Challenges += s.Challenges.Load()
+		n.AnswersRefused += s.AnswersRefused.Load()
 	}
 	return n
 }

@@ -64,6 +64,8 @@ var (
 	descRevokes        = roomDesc("revokes_total", "Sessions the origin ended through this node.")
 	descStoreErrors    = roomDesc("store_errors_total", "Store calls from this node that failed.")
 	descReseeds        = roomDesc("reseeds_total", "Times this node found the store had lost the room and re-seeded it.")
+	descChallenges     = roomDesc("challenges_total", "Proof-of-work seeds this node handed to newcomers.")
+	descAnswersRefused = roomDesc("answers_refused_total", "Answers to seeds this node refused (wrong, stale, replayed, malformed).")
 	descUnsent         = roomDesc("revocations_unsent", "Revocations this node took (and enforces) that the store has yet to record.")
 )
 
@@ -71,7 +73,7 @@ var allDescs = []*prometheus.Desc{
 	descWaiting, descActive, descPending, descReturning, descAdmitted, descClaimed,
 	descAbandoned, descETA, descHealthy, descJoins, descJoinsLimited, descDirectAdmits, descPolls,
 	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds,
-	descUnsent,
+	descUnsent, descChallenges, descAnswersRefused,
 }
 
 // Describe implements prometheus.Collector.
@@ -118,6 +120,8 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descRevokes, n.Revokes)
 		counter(descStoreErrors, n.StoreErrors)
 		counter(descReseeds, n.Reseeds)
+		counter(descChallenges, n.Challenges)
+		counter(descAnswersRefused, n.AnswersRefused)
 		unsent := 0
 		for _, r := range lr.rooms {
 			unsent += r.Unsent()

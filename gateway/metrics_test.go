@@ -78,6 +78,8 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 		"store_errors_total":    0,
 		"reseeds_total":         0,
 		"revocations_unsent":    0,
+		"challenges_total":      0, // the room asks nothing of newcomers
+		"answers_refused_total": 0,
 		// Four places; until a pace is measured, places go in at the rate
 		// (1/s) while slots are free, and 98 of the 100 are.
 		"last_in_line_eta_seconds": 4,

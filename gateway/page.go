@@ -27,6 +27,10 @@ type pageData struct {
 	StatusURL string
 	WSURL     string
 	DrawURL   string
+	// JoinURL and WorkerURL are where a newcomer in the challenge state
+	// sends their answer, and the script that finds it.
+	JoinURL   string
+	WorkerURL string
 	// Refresh is the no-JavaScript reload interval, and the first poll's delay.
 	Refresh      int
 	Position     string
@@ -62,6 +66,8 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 		StatusURL: prefix + "/status",
 		WSURL:     prefix + "/ws",
 		DrawURL:   prefix + "/draw",
+		JoinURL:   prefix + "/join",
+		WorkerURL: prefix + "/pow-worker.js",
 		Refresh:   st.RefreshSeconds,
 		Progress:  int(math.Round(st.Progress * 100)),
 		ETA:       formatETA(st.ETASeconds),
@@ -128,6 +134,10 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 	case st.State == waitingroom.StateClosed:
 		d.Headline = "This sale is closed"
 		d.Lead = lead("The sale is not taking new visitors.")
+	case st.State == waitingroom.StateChallenge:
+		d.Headline = "One moment"
+		d.Lead = lead("Before you join the line, your browser solves a small puzzle that keeps bots out. It takes a second or two, and then you have your place.")
+		d.Refresh = 0 // the page's script answers; a reload would only bring a new puzzle
 	case st.State == waitingroom.StateAdmitted:
 		d.Headline = "It's your turn"
 		d.Lead = lead("Taking you to the site…")

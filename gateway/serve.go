@@ -147,19 +147,27 @@ func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
 	return p, true
 }
 
-// visit polls the visitor's place if they hold a good ticket, and joins them
-// otherwise. A ticket that is malformed, forged, another room's or expired makes
-// a new visitor; it is never an error. A newcomer from an address over the
-// room's join_limit is refused before anything is made (the limit is weighed
-// here only: polls and admitted requests never reach it). It returns the
-// ticket their cookie held, if it opened. ctx carries the visitor's account,
-// when the account block vouched for one.
+// visit polls the visitor's place with their ticket, or joins them to the
+// line. It returns the ticket their cookie held, if it opened. A ticket that
+// is malformed, forged, another room's or expired makes a new visitor; it is
+// never an error. While the room asks newcomers for a proof of work, a new
+// visitor is given the puzzle instead of a place, and joins by answering it
+// (serveJoin); so is one whose ticket is spent (the room knows their address
+// from the context, see waitingroom.WithClient). A newcomer from an address
+// over the room's join_limit is refused before anything is made (the limit is
+// weighed here and where an answer to the puzzle makes a place, never on
+// polls and admitted requests). ctx carries the visitor's account, when the
+// account block vouched for one.
 func (h *Handler) visit(ctx context.Context, r *http.Request, ticket string) (vis waitingroom.Visit, was waitingroom.TicketCookie, opened bool, err error) {
+	client := clientIP(r)
 	if ticket != "" {
 		if c, err := h.room.OpenTicketCookie(ticket); err == nil {
-			vis, err := h.room.Poll(ctx, c.Ticket)
+			vis, err := h.room.Poll(waitingroom.WithClient(ctx, client), c.Ticket)
 			return vis, c, true, err
 		}
+	}
+	if st, ok := h.room.NewChallenge(client); ok {
+		return waitingroom.Visit{Status: st}, waitingroom.TicketCookie{}, false, nil
 	}
 	if err := h.room.AllowJoin(clientAddr(r)); err != nil {
 		return waitingroom.Visit{}, waitingroom.TicketCookie{}, false, err

@@ -29,6 +29,8 @@ func sampleValue(s caddyfileSetting) string {
 			return s.room.Choices[len(s.room.Choices)-1]
 		case waitingroom.KindRate:
 			return "20/m burst 40"
+		case waitingroom.KindPhrase:
+			return "pow 20"
 		}
 		return "x"
 	}
@@ -174,7 +176,7 @@ func TestPatchKnowsEverySetting(t *testing.T) {
 		s, _ := lookupCaddyfileSetting(d.Name)
 		raw := map[waitingroom.Kind]string{waitingroom.KindInt: "7", waitingroom.KindBool: "true",
 			waitingroom.KindDuration: `"7m"`, waitingroom.KindString: `"x"`, waitingroom.KindTime: `""`,
-			waitingroom.KindRate: `"20/m"`}[d.Kind()]
+			waitingroom.KindRate: `"20/m"`, waitingroom.KindPhrase: `"pow 20"`}[d.Kind()]
 		if d.Kind() == waitingroom.KindChoice {
 			raw = `"` + sampleValue(s) + `"`
 		}

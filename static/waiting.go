@@ -12,6 +12,12 @@ var Waiting embed.FS
 // WaitingPage is the path of the waiting page template inside Waiting.
 const WaitingPage = "waiting/page.html"
 
+// PoWWorker is the waiting page's proof-of-work solver, run in a Web Worker
+// (which needs a script of its own, served under the room's path prefix).
+//
+//go:embed waiting/pow-worker.js
+var PoWWorker []byte
+
 // Fairness holds the page of a room's fairness report, an html/template
 // rendered by the gateway once the sale is over.
 //

@@ -142,7 +142,17 @@ func (r *Room) joinAccount(ctx context.Context, v *view, t Ticket, a accountCtx,
 			return Visit{Status: st, Ticket: held}, nil
 		}
 		a.polled = true
-		return r.Poll(context.WithValue(ctx, accountCtxKey{}, a), held)
+		vis, err := r.Poll(context.WithValue(ctx, accountCtxKey{}, a), held)
+		if err != nil || !vis.Rejoined || vis.Status.State != StateChallenge {
+			return vis, err
+		}
+		// The account's place turned out spent, and its rejoin asked for a
+		// proof of work. This request is a join, which is reached only once
+		// any puzzle is answered: the account takes its new place now.
+		a.spent, a.hasSpent = res.Key, true
+		vis, err = r.joinAccount(ctx, v, t, a, now, lim)
+		vis.Rejoined = true
+		return vis, err
 	}
 	r.stats.Joins.Add(1)
 	t.Key = res.Key

@@ -151,3 +151,49 @@ func TestAccountKey(t *testing.T) {
 		t.Fatalf("alice's key in concert: %s, want 372bd0c0d8664469", got)
 	}
 }
+
+// TestAccountWithProofOfWork: with a proof of work asked of newcomers, an
+// account whose session ended answers one puzzle and gets its new place; its
+// spent place must not send it back to another puzzle.
+func TestAccountWithProofOfWork(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("pow", powSettings(8))
+	const client = "192.0.2.7"
+	alice := waitingroom.WithClient(waitingroom.WithAccount(e.ctx, waitingroom.NewAccountKey("pow", "alice")), client)
+	answer := func() waitingroom.Visit {
+		t.Helper()
+		st, ok := r.NewChallenge(client)
+		if !ok {
+			t.Fatal("no challenge asked")
+		}
+		vis, err := r.JoinWithAnswer(alice, client, st.Challenge.Seed, solve(t, st.Challenge.Seed, 8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vis
+	}
+	first := answer()
+	if first.Pass == "" {
+		t.Fatalf("alice in an empty room: %+v, want admitted", first.Status)
+	}
+	e.step(1, r)
+	if again := answer(); again.Pass == "" || again.Ticket.Visitor != first.Ticket.Visitor {
+		t.Fatalf("alice's second browser after its puzzle: %+v, want her session", again.Status)
+	}
+	if err := r.Revoke(e.ctx, e.pass(r, first.Pass)); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, r)
+	// Her first browser comes back: its ticket is spent, so it is asked for
+	// a puzzle, as any rejoin is.
+	back, err := r.Poll(alice, first.Ticket)
+	if err != nil || back.Status.State != waitingroom.StateChallenge {
+		t.Fatalf("spent ticket: %+v %v, want a puzzle", back.Status, err)
+	}
+	// Her other browser, whose ticket for the spent place is gone, answers
+	// a puzzle: it gets her new place, not another puzzle.
+	next := answer()
+	if next.Status.State == waitingroom.StateChallenge || next.Ticket.Key <= first.Ticket.Key {
+		t.Fatalf("after answering: %+v key %d, want a new place after %d", next.Status, next.Ticket.Key, first.Ticket.Key)
+	}
+}

@@ -21,6 +21,8 @@ type SigningKey struct {
 	public    ed25519.PublicKey
 	kid       string
 	ticketKey []byte
+	seedKey   []byte    // keys the MAC of proof-of-work seeds
+	seedMACs  sync.Pool // of keyed HMAC-SHA256 states for seeds
 	macs      sync.Pool // of keyed HMAC-SHA256 states for tickets
 }
 
@@ -40,11 +42,15 @@ func NewSigningKey(priv ed25519.PrivateKey) *SigningKey {
 	// can never be confused and rotating one rotates both.
 	mac := hmac.New(sha256.New, priv.Seed())
 	mac.Write([]byte("foyer ticket key v1"))
+	ticketKey := mac.Sum(nil)
+	mac = hmac.New(sha256.New, priv.Seed())
+	mac.Write([]byte("foyer challenge seed key v1"))
 	return &SigningKey{
 		private:   priv,
 		public:    pub,
 		kid:       Thumbprint(pub),
-		ticketKey: mac.Sum(nil),
+		ticketKey: ticketKey,
+		seedKey:   mac.Sum(nil),
 	}
 }
 

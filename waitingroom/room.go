@@ -66,8 +66,10 @@ type Room struct {
 	// record (see revoke.go).
 	unsent revokeOutbox
 	// declaring is set while a sold-out declaration is on its way to the store.
-	declaring  atomic.Bool
-	stats      Stats
+	declaring atomic.Bool
+	stats     Stats
+	// spent are the proof-of-work seeds answered on this node.
+	spent      spentSeeds
 	resumed    bool
 	ann        announcements
 	rememberFn func(Memo)

@@ -21,6 +21,9 @@ const (
 	KindDuration             // Go duration syntax: "90s", "10m"
 	KindTime                 // RFC 3339; empty for none
 	KindRate                 // a JoinLimit: "<n>/<period> [burst <b>]"; "off" for none
+	// KindPhrase is a few words with a grammar of their own ("pow 20"): the
+	// Caddyfile line's arguments, one string in JSON; see ParseText.
+	KindPhrase
 )
 
 // SettingDef describes one room setting. The table of them is settingDefs.
@@ -96,6 +99,8 @@ func init() {
 			d.kind = KindTime
 		case *JoinLimit:
 			d.kind = KindRate
+		case *Challenge:
+			d.kind = KindPhrase
 		default:
 			panic(fmt.Sprintf("waitingroom: setting %s has a field of unsupported type %T", d.Name, d.field(&s)))
 		}
@@ -130,6 +135,7 @@ func (d *SettingDef) Get(s Settings) any {
 	case *time.Time:
 		return *p
 	case *JoinLimit:
+	case *Challenge:
 		return *p
 	}
 	return nil
@@ -170,8 +176,33 @@ func (d *SettingDef) Set(s *Settings, v any) bool {
 		x, ok := v.(JoinLimit)
 		*p = x
 		return ok
+	case *Challenge:
+		if x, ok := v.(string); ok { // as the configuration writes it
+			c, err := ParseChallenge(x)
+			*p = c
+			return err == nil
+		}
+		x, ok := v.(Challenge)
+		*p = x
+		return ok
 	}
 	return false
+}
+
+// ParseText sets a phrase setting (KindPhrase) from its words, as the
+// Caddyfile and JSON write them, and says what is wrong with them if they do
+// not parse.
+func (d *SettingDef) ParseText(s *Settings, text string) error {
+	p, ok := d.field(s).(*Challenge)
+	if !ok {
+		return settingErr(d.Name, "is not a phrase setting")
+	}
+	c, err := ParseChallenge(text)
+	if err != nil {
+		return settingErr(d.Name, "%v", err)
+	}
+	*p = c
+	return nil
 }
 
 // copyField sets the setting in dst to its value in src.
@@ -191,6 +222,8 @@ func (d *SettingDef) copyField(dst, src *Settings) {
 		*p = *d.field(src).(*time.Time)
 	case *JoinLimit:
 		*p = *d.field(src).(*JoinLimit)
+	case *Challenge:
+		*p = *d.field(src).(*Challenge)
 	}
 }
 
@@ -214,6 +247,8 @@ func (d *SettingDef) isZero(s *Settings) bool {
 		return p.IsZero()
 	case *JoinLimit:
 		return p.IsZero()
+	case *Challenge:
+		return !p.On()
 	}
 	return true
 }
@@ -243,6 +278,8 @@ func (d *SettingDef) check(s *Settings) error {
 		if err := p.check(); err != nil {
 			return settingErr(d.Name, "%v", err)
 		}
+	case *Challenge:
+		return p.check(d.Name)
 	}
 	return nil
 }
@@ -272,6 +309,8 @@ func (d *SettingDef) Limits() string {
 	switch {
 	case d.Max > 0 && d.kind == KindDuration:
 		parts = append(parts, ShortDuration(time.Duration(d.Min))+"–"+ShortDuration(time.Duration(d.Max)))
+	case d.Max > 0 && d.kind == KindPhrase:
+		parts = append(parts, fmt.Sprintf("`<bits>` %d–%d", d.Min, d.Max))
 	case d.Max > 0:
 		parts = append(parts, groupThousands(d.Min)+"–"+groupThousands(d.Max))
 	case d.MaxLen > 0:

@@ -76,6 +76,9 @@ type Settings struct {
 	ReturnWindow time.Duration `json:"return_window,omitempty"`
 	// TicketLifetime is how long a ticket stays valid after it was last seen.
 	TicketLifetime time.Duration `json:"ticket_lifetime,omitempty"`
+	// Challenge is what a newcomer must solve before a place is made for
+	// them: nothing (off), or a proof of work of a number of bits.
+	Challenge Challenge `json:"challenge,omitzero"`
 	// Paused stops admission; waiting visitors keep their place.
 	Paused bool `json:"paused,omitempty"`
 	// JoinLimit caps the new places one client address may take from one

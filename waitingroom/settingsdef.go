@@ -1,6 +1,9 @@
 package waitingroom
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // settingDefs describes every room setting once: its public name, what it
 // takes, its default and limits, whether an admin may change it while the room
@@ -91,6 +94,14 @@ var settingDefs = []*SettingDef{
 		Doc: "new places one client address may take from one node, n per period, in bursts of up to b (default n); " +
 			"polls and admitted fans are never limited: see [Bots and abuse](#bots-and-abuse)",
 		field: func(s *Settings) any { return &s.JoinLimit },
+	},
+	{
+		Name: "challenge", Arg: "pow [<bits>] | off", Runtime: true, DefaultDoc: "off",
+		Min: MinPoWBits, Max: MaxPoWBits,
+		Doc: "newcomers solve a proof of work before a place is made: a SHA-256 hash with `<bits>` leading " +
+			"zero bits (default " + strconv.Itoa(DefaultPoWBits) + "); JSON and the admin API: `\"pow 20\"` or `\"off\"`; " +
+			"see [Bots and abuse](#bots-and-abuse)",
+		field: func(s *Settings) any { return &s.Challenge },
 	},
 	{
 		Name: "paused", Runtime: true, RuntimeOnly: true,

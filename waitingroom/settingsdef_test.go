@@ -3,6 +3,7 @@ package waitingroom_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -53,6 +54,7 @@ func TestOverridesCoverEveryRuntimeSetting(t *testing.T) {
 			waitingroom.KindDuration: `"7m0s"`,
 			waitingroom.KindTime:     `"2026-06-01T10:00:00Z"`,
 			waitingroom.KindRate:     `"20/m burst 5"`,
+			waitingroom.KindPhrase:   `"pow 20"`,
 		}[d.Kind()]
 		if d.Kind() == waitingroom.KindChoice {
 			raw = `"` + d.Choices[len(d.Choices)-1] + `"` // the default is the first
@@ -96,9 +98,12 @@ func TestSettingLimitsComeFromTheTable(t *testing.T) {
 		}{{d.Min, true}, {d.Max, true}, {d.Min - 1, false}, {d.Max + 1, false}} {
 			s := waitingroom.Settings{}.WithDefaults()
 			var raw string
-			if d.Kind() == waitingroom.KindDuration {
+			switch d.Kind() {
+			case waitingroom.KindDuration:
 				raw = `"` + time.Duration(tc.v).String() + `"`
-			} else {
+			case waitingroom.KindPhrase:
+				raw = fmt.Sprintf(`"pow %d"`, tc.v)
+			default:
 				b, _ := json.Marshal(tc.v)
 				raw = string(b)
 			}

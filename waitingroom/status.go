@@ -16,6 +16,9 @@ const (
 	StateSoldOut  State = "sold_out"
 	StateClosed   State = "closed"
 	StatePaused   State = "paused"
+	// StateChallenge: a newcomer must solve Status.Challenge before a place
+	// is made for them (see pow.go).
+	StateChallenge State = "challenge"
 )
 
 // Status is the answer to "where am I?", served as JSON and rendered on the page.
@@ -59,6 +62,8 @@ type Status struct {
 	// TurnPassed is set on the answer that gave a new place, at the back, to
 	// a visitor whose admission lapsed more than the return window ago.
 	TurnPassed bool `json:"turn_passed,omitempty"`
+	// Challenge is the puzzle to solve, in the challenge state.
+	Challenge *ChallengeOffer `json:"challenge,omitempty"`
 }
 
 // Refresh bounds. The longest interval stays well inside the admission grace so

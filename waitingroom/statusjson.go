@@ -61,6 +61,15 @@ func (st Status) AppendJSON(b []byte) []byte {
 	if st.TurnPassed {
 		b = append(b, `,"turn_passed":true`...)
 	}
+	if c := st.Challenge; c != nil {
+		b = append(b, `,"challenge":{"algorithm":`...)
+		b = appendJSONString(b, c.Algorithm)
+		b = append(b, `,"seed":`...)
+		b = appendJSONString(b, c.Seed)
+		b = append(b, `,"bits":`...)
+		b = strconv.AppendInt(b, int64(c.Bits), 10)
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 

@@ -18,7 +18,8 @@ type Visit struct {
 	Pass      string
 	Admission Pass
 	// Rejoined is set when the visitor's old ticket was spent (their session had
-	// ended) and they were given a new place at the back.
+	// ended) and they were given a new place at the back, or, while the room
+	// asks for a proof of work, the puzzle to earn one.
 	Rejoined bool
 }
 
@@ -85,9 +86,7 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 	ctx = spending(ctx, t.Key)
 	if t.Claimed {
 		// Their session ended (or was ended): the ticket is spent.
-		vis, err := r.Join(ctx)
-		vis.Rejoined = true
-		return vis, err
+		return r.rejoin(ctx)
 	}
 	now := r.now()
 	v := r.view.Load()
@@ -124,8 +123,7 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 		r.stats.Claims.Add(1)
 		return r.admitted(t, res.Expires, now)
 	case Finished, Passed:
-		vis, err := r.Join(ctx)
-		vis.Rejoined = true
+		vis, err := r.rejoin(ctx)
 		vis.Status.TurnPassed = res.Status == Passed
 		return vis, err
 	case Full:

@@ -6,6 +6,7 @@
 //	onsale bench proxy   admitted requests through Foyer vs bare reverse_proxy
 //	onsale bench poll    status polls of fans in line vs Caddy respond
 //	onsale bench join    newcomers joining the line vs Caddy respond
+//	onsale bench challenge  newcomers handed a proof-of-work seed vs Caddy respond
 //	onsale bench redis   Redis commands per join, status poll and admitted request
 //
 // The command parses flags and nothing more: the rehearsal and its verdict

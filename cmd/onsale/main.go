@@ -34,6 +34,8 @@ func main() {
 		err = benchJoin(os.Args[3:])
 	case "refuse":
 		err = benchRefuse(os.Args[3:])
+	case "challenge":
+		err = benchChallenge(os.Args[3:])
 	case "redis":
 		err = benchRedis(os.Args[3:])
 	case "wrk":
@@ -51,7 +53,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage: onsale rehearsal [flags]
-       onsale bench proxy|poll|join|refuse|redis|wrk|numbers [flags]
+       onsale bench proxy|poll|join|refuse|challenge|redis|wrk|numbers [flags]
 
   rehearsal  a whole on-sale on this machine: the booking service and Foyer
              on loopback, a crowd of simulated fans, and a verdict (sold out,
@@ -62,6 +64,7 @@ func usage() {
   poll    status polls of fans in line, against Caddy respond
   join    newcomers joining the line, against Caddy respond
   refuse  newcomers over their join_limit (429), against Caddy respond 429
+  challenge  newcomers handed a proof-of-work seed, against Caddy respond
   redis   Redis commands per join, per status poll and per admitted request,
           on a private redis-server
   wrk     the admitted request, the poll and the join again, measured by wrk
@@ -118,6 +121,14 @@ func benchRefuse(args []string) error {
 	c := commonFlags(fs)
 	_ = fs.Parse(args)
 	_, err := bench.Refuse(*c)
+	return err
+}
+
+func benchChallenge(args []string) error {
+	fs := flag.NewFlagSet("bench challenge", flag.ExitOnError)
+	c := commonFlags(fs)
+	_ = fs.Parse(args)
+	_, err := bench.Challenge(*c)
 	return err
 }
 

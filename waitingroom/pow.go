@@ -1,0 +1,272 @@
+package waitingroom
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"hash"
+	"math/bits"
+	"net/netip"
+	"time"
+)
+
+// The proof of work (README, "Bots and abuse"). A seed is stateless: it says
+// when it expires and how many bits it asks for, and carries a MAC, keyed by
+// a secret derived from the room's signing key, over those, a random
+// identifier, the room and the client's address. Any node holding the key
+// checks it without the store, and a seed issued to one address is worth
+// nothing from another. Each node remembers the seeds it took an answer for
+// until they expire (spentSeeds), so a seed buys one place per node.
+
+// SeedLifetime is how long a seed can be answered. A phone needs a second or
+// two; a page left in a background tab may be throttled for longer, and gets
+// a fresh seed on its next try.
+const SeedLifetime = 5 * time.Minute
+
+// seedSkew is how far another node's clock may run ahead of this one's: a
+// seed claiming to expire later than SeedLifetime plus this from now was not
+// issued by a node of this room.
+const seedSkew = 30 * time.Second
+
+const (
+	seedVersion = 1
+	seedIDSize  = 12
+	seedMACSize = 16
+	// seedSize is version, bits, expiry (Unix seconds), identifier and MAC:
+	// short enough that seed and a nonce of up to 17 digits are one
+	// SHA-256 block, which keeps a solver in a page fast.
+	seedSize = 1 + 1 + 8 + seedIDSize + seedMACSize
+	// maxNonceDigits bounds the nonce: 10^32 tries is more than anyone does.
+	maxNonceDigits = 32
+)
+
+var seedEncoding = base64.RawURLEncoding
+
+// Answers that are refused; none of them makes a place. The gateway answers
+// each with its own 4xx and error code (README, "What fans, apps and origins
+// see").
+var (
+	// ErrAnswerMalformed: the seed is not one of ours in form (base64url of
+	// the right length and version), or the nonce is not 1 to 32 decimal
+	// digits.
+	ErrAnswerMalformed = errors.New("malformed answer: seed must be the base64url seed given, nonce 1 to 32 decimal digits")
+	// ErrSeedInvalid: the seed was not issued by this room to this client
+	// address (its MAC does not match).
+	ErrSeedInvalid = errors.New("the seed was not issued by this room to this address")
+	// ErrSeedExpired: the seed's lifetime is over.
+	ErrSeedExpired = errors.New("the seed has expired; ask for a new one")
+	// ErrWrongNonce: the hash of seed and nonce does not start with the
+	// seed's number of zero bits.
+	ErrWrongNonce = errors.New("the nonce does not solve the seed")
+	// ErrSeedSpent: this node already took an answer for the seed.
+	ErrSeedSpent = errors.New("the seed was answered already; ask for a new one")
+	// ErrChallengeBusy: this node remembers as many spent seeds as it will
+	// keep; it takes answers again as they expire.
+	ErrChallengeBusy = errors.New("too many answers at once; try again shortly")
+)
+
+// seedID identifies a seed in the spent set.
+type seedID [seedIDSize]byte
+
+// NewChallenge returns the status that asks a newcomer from client to solve
+// the room's puzzle, and true; or false when the room asks nothing of
+// newcomers now: the challenge is off, or no place would be made (sold out,
+// closed, not open yet), which Join says. Nothing is stored: the seed is
+// checked from what it carries when the answer comes.
+func (r *Room) NewChallenge(client string) (Status, bool) {
+	now := r.now()
+	v := r.view.Load()
+	s := v.settings
+	if !s.Challenge.On() || s.SoldOut || s.QueueingMethod == Reject || s.QueueingMethod == Passthrough {
+		return Status{}, false
+	}
+	if p := s.PhaseAt(now); p == NotYetOpen || p == Ended {
+		return Status{}, false
+	}
+	var id seedID
+	_, _ = rand.Read(id[:]) // crypto/rand never fails on supported platforms
+	seed := r.keys.Current().sealSeed(r.id, clientKey(client), s.Challenge.PoWBits, now.Add(SeedLifetime), id)
+	r.stats.Challenges.Add(1)
+	return Status{
+		Room:           r.id,
+		Title:          s.Title,
+		State:          StateChallenge,
+		RefreshSeconds: minRefresh,
+		Waiting:        v.waiting(),
+		Reconnecting:   !v.healthy,
+		Challenge: &ChallengeOffer{
+			Algorithm: PoWAlgorithm,
+			Seed:      seedEncoding.EncodeToString(seed),
+			Bits:      s.Challenge.PoWBits,
+		},
+	}, true
+}
+
+// JoinWithAnswer checks a newcomer's answer to a seed and, when it is right
+// and the seed was not answered on this node before, joins them as Join does.
+// A refused answer is one of the Err* above and makes no place; checking it
+// costs an HMAC per key of the room at most (one, unless a rotation is under
+// way) and one SHA-256, and no store call.
+func (r *Room) JoinWithAnswer(ctx context.Context, client, seed, nonce string) (Visit, error) {
+	now := r.now()
+	id, err := r.checkAnswer(clientKey(client), seed, nonce, now)
+	if err != nil {
+		r.stats.AnswersRefused.Add(1)
+		return Visit{}, err
+	}
+	if err := r.spent.spend(id, now); err != nil {
+		r.stats.AnswersRefused.Add(1)
+		return Visit{}, err
+	}
+	// A right answer makes a place, so it spends the address's join_limit
+	// allowance; over it, the seed stays good for a try after Retry-After.
+	if addr, perr := netip.ParseAddr(client); perr == nil {
+		if err := r.AllowJoin(addr); err != nil {
+			r.spent.forget(id)
+			return Visit{}, err
+		}
+	}
+	vis, err := r.Join(ctx)
+	if err != nil {
+		// No place was made (the store is away): the fan may try the same
+		// answer again rather than solve a new seed.
+		r.spent.forget(id)
+	}
+	return vis, err
+}
+
+// checkAnswer verifies seed and nonce for client at now, in the order that
+// spends the least on a bad answer: form, MAC, expiry, then the hash.
+func (r *Room) checkAnswer(client, seed, nonce string, now time.Time) (seedID, error) {
+	var id seedID
+	if len(nonce) == 0 || len(nonce) > maxNonceDigits || seedEncoding.EncodedLen(seedSize) != len(seed) {
+		return id, ErrAnswerMalformed
+	}
+	for i := 0; i < len(nonce); i++ {
+		if nonce[i] < '0' || nonce[i] > '9' {
+			return id, ErrAnswerMalformed
+		}
+	}
+	var raw [seedSize]byte
+	if n, err := seedEncoding.Decode(raw[:], []byte(seed)); err != nil || n != seedSize || raw[0] != seedVersion {
+		return id, ErrAnswerMalformed
+	}
+	if !r.keys.verifySeed(raw[:], r.id, client) {
+		return id, ErrSeedInvalid
+	}
+	need := int(raw[1])
+	expires := time.Unix(int64(binary.BigEndian.Uint64(raw[2:10])), 0)
+	if !now.Before(expires) {
+		return id, ErrSeedExpired
+	}
+	if expires.After(now.Add(SeedLifetime + seedSkew)) {
+		return id, ErrSeedInvalid // not a lifetime any node of ours gives
+	}
+	if LeadingZeroBits(raw[:], nonce) < need {
+		return id, ErrWrongNonce
+	}
+	copy(id[:], raw[10:10+seedIDSize])
+	return id, nil
+}
+
+// LeadingZeroBits counts the zero bits at the start of SHA-256(seed || nonce).
+func LeadingZeroBits(seed []byte, nonce string) int {
+	var buf [seedSize + maxNonceDigits]byte
+	msg := append(append(buf[:0], seed...), nonce...)
+	sum := sha256.Sum256(msg)
+	n := 0
+	for _, b := range sum {
+		if b != 0 {
+			return n + bits.LeadingZeros8(b)
+		}
+		n += 8
+	}
+	return n
+}
+
+// sealSeed makes a seed: version, bits, expiry, id, and the MAC over them
+// and the room and client they are for.
+func (k *SigningKey) sealSeed(room, client string, bits int, expires time.Time, id seedID) []byte {
+	out := make([]byte, 0, seedSize)
+	out = append(out, seedVersion, byte(bits))
+	out = binary.BigEndian.AppendUint64(out, uint64(expires.Unix()))
+	out = append(out, id[:]...)
+	return append(out, k.seedMAC(out, room, client)...)
+}
+
+// seedMAC is the MAC of a seed's first bytes for room and client. Keyed
+// HMAC states are pooled, as for tickets: keying one costs as much again as
+// the MAC.
+func (k *SigningKey) seedMAC(head []byte, room, client string) []byte {
+	m, _ := k.seedMACs.Get().(hash.Hash)
+	if m == nil {
+		m = hmac.New(sha256.New, k.seedKey)
+	}
+	m.Reset()
+	m.Write(head)
+	m.Write([]byte{byte(len(room))})
+	m.Write([]byte(room))
+	m.Write([]byte(client))
+	out := m.Sum(make([]byte, 0, sha256.Size))[:seedMACSize]
+	k.seedMACs.Put(m)
+	return out
+}
+
+// verifySeed checks a seed's MAC with the signing key, then with the others:
+// a seed handed out just before a key rotation is still good.
+func (kr *Keyring) verifySeed(raw []byte, room, client string) bool {
+	head, mac := raw[:seedSize-seedMACSize], raw[seedSize-seedMACSize:]
+	if hmac.Equal(mac, kr.current.seedMAC(head, room, client)) {
+		return true
+	}
+	for _, k := range kr.others {
+		if hmac.Equal(mac, k.seedMAC(head, room, client)) {
+			return true
+		}
+	}
+	return false
+}
+
+// clientKey is the address a seed is bound to: an IPv4 address, or the /64 an
+// IPv6 address is in (one subscriber's network, whose devices may change
+// their own address at any time). Anything unparsable is bound as it is.
+func clientKey(addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	ip = ip.Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
+}
+
+// clientCtxKey carries the client's address to the room's request paths.
+type clientCtxKey struct{}
+
+// WithClient tells the room, through the context of a request, the address
+// of the client making it (Caddy's client IP). Poll needs it to hand a
+// visitor whose ticket is spent a proof-of-work seed bound to that address.
+func WithClient(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, clientCtxKey{}, addr)
+}
+
+// rejoin gives a visitor whose ticket is spent (their session ended, or
+// their turn passed) a new place at the back, as Join does. While the room
+// asks newcomers for a proof of work it gives them the puzzle instead: a
+// spent ticket, which anyone may copy, is no free pass to new places.
+func (r *Room) rejoin(ctx context.Context) (Visit, error) {
+	client, _ := ctx.Value(clientCtxKey{}).(string)
+	if st, ok := r.NewChallenge(client); ok {
+		return Visit{Status: st, Rejoined: true}, nil
+	}
+	vis, err := r.Join(ctx)
+	vis.Rejoined = true
+	return vis, err
+}
