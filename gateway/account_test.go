@@ -344,3 +344,65 @@ func TestCaddyAccountOptionalIgnoresBadTokens(t *testing.T) {
 		t.Fatalf("two browsers with an expired token share position %d: an invalid token must not name an account", *pa.Position)
 	}
 }
+
+// TestCaddyAccountWithProofOfWork: with challenge pow as well, each browser
+// of an account answers its own puzzle, and the answer gives it the
+// account's one place: here, the session its first browser holds.
+func TestCaddyAccountWithProofOfWork(t *testing.T) {
+	clock := useTestClock(t)
+	l := newLogin(t)
+	room := uniqueRoom(t, "acct-pow")
+	newCaddy(t, caddyConfig(t.TempDir(), fmt.Sprintf(`
+	http://localhost:9080 {
+		waiting_room {
+			room %s
+			total_active_users 1
+			new_users_per_minute 60
+			challenge pow 8
+			account {
+				public_key %s
+				cookie site_session
+			}
+		}
+		respond "origin path={http.request.uri.path} pass={http.request.header.X-Waiting-Room-Pass}" 200
+	}`, room, l.pemPath)))
+	s := accountSetups(t)[0]
+	alice := l.token(t, "alice", nil)
+	join := func(f *accountFan) {
+		t.Helper()
+		_, body := f.get(base+"/events/1", "Accept", "application/json")
+		var st struct {
+			State     string `json:"state"`
+			Challenge struct {
+				Seed string `json:"seed"`
+				Bits int    `json:"bits"`
+			} `json:"challenge"`
+		}
+		if err := json.Unmarshal([]byte(body), &st); err != nil || st.State != "challenge" {
+			t.Fatalf("newcomer: %s, want a puzzle", body)
+		}
+		nonce := contractFind(t, st.Challenge.Seed, func(z int) bool { return z >= st.Challenge.Bits })
+		req, _ := http.NewRequest(http.MethodPost, base+"/_waiting-room/join", strings.NewReader(answerBody(st.Challenge.Seed, nonce)))
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := f.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("answer: %d", resp.StatusCode)
+		}
+	}
+	a1, a2 := signedIn(t, s, alice), signedIn(t, s, alice)
+	join(a1)
+	_, body1 := a1.visit("/events/1")
+	clock.step(t, 1) // the node's view learns she is in
+	join(a2)
+	_, body2 := a2.visit("/events/1")
+	sub1, jti1 := passSubject(t, body1)
+	sub2, jti2 := passSubject(t, body2)
+	if sub1 != sub2 || jti1 != jti2 {
+		t.Fatalf("alice's browsers after their puzzles hold %s/%s and %s/%s, want one session", sub1, jti1, sub2, jti2)
+	}
+}
