@@ -135,6 +135,7 @@ func (d *SettingDef) Get(s Settings) any {
 	case *time.Time:
 		return *p
 	case *JoinLimit:
+		return *p
 	case *Challenge:
 		return *p
 	}
