@@ -58,7 +58,7 @@ func TestCommandStatusAndChanges(t *testing.T) {
 	if err != nil {
 		t.Fatalf("status: %v\n%s", err, out)
 	}
-	for _, want := range []string{"concert - Big Night", "live, admitting", "healthy", "waiting", "3, last in line in about 3s", "1 of 100", "60/min allowed", "1h, fifo", "seq 5, serving 2"} {
+	for _, want := range []string{"concert - Big Night", "live, admitting", "healthy", "waiting", "3 live of 3 places, last in line in about 3s", "ghosts skipped 0", "1 of 100", "60/min allowed", "1h, fifo", "seq 5, serving 2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}

@@ -56,13 +56,14 @@ func (f *flow) since(span time.Duration) (sample, sample, bool) {
 }
 
 // servingRate is places admitted per second over the last minute, or ok=false
-// when there is too little history to tell.
+// when there is too little history to tell. Ghosts skipped are not counted:
+// they cost no admission, so a wait is the live places ahead at this rate.
 func (f *flow) servingRate() (float64, bool) {
 	a, b, ok := f.since(rateWindow)
 	if !ok {
 		return 0, false
 	}
-	return float64(b.c.Serving-a.c.Serving) / b.at.Sub(a.at).Seconds(), true
+	return float64(b.c.Admitted-a.c.Admitted) / b.at.Sub(a.at).Seconds(), true
 }
 
 // joinRate is order keys handed out per second over the last minute.

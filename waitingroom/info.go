@@ -27,9 +27,12 @@ type Info struct {
 	// closed).
 	Phase     Phase
 	Admitting bool
-	// Waiting is the estimated number of people in line: the places not yet
-	// admitted, scaled by the share of admitted people who show up.
+	// Waiting is the estimated number of people in line: the live places not
+	// yet admitted (places too young to judge scaled by the share of admitted
+	// people who show up). Places is the raw line: every place not yet
+	// admitted, ghosts included.
 	Waiting uint64
+	Places  uint64
 	// ServingRate is the measured admission rate in places per second over the
 	// last minute; RateMeasured is false while there is too little history.
 	ServingRate  float64
@@ -61,6 +64,7 @@ func (r *Room) Info() Info {
 		Phase:        v.settings.PhaseAt(now),
 		Admitting:    v.settings.admitting(now),
 		Waiting:      v.waiting(),
+		Places:       snap.Seq - min(snap.Serving, snap.Seq),
 		ServingRate:  rate,
 		RateMeasured: measured,
 		LastETA:      v.lastETA(now),
@@ -75,7 +79,8 @@ func (v *view) lastETA(now time.Time) *time.Duration {
 		return nil
 	}
 	// The last place handed out waits for everyone ahead and for itself.
-	places := float64(v.snap.Seq - min(v.snap.Serving, v.snap.Seq))
+	measured, young := v.ahead(v.snap.Seq)
+	places := measured + young
 	var secs float64
 	switch s.PhaseAt(now) {
 	case Live:

@@ -53,6 +53,8 @@ type Room struct {
 	verifier *PassVerifier
 	passes   *passCache
 	revoked  revocations
+	idled    idleOuts
+	beats    beats
 	joins    joinBatcher
 	// accountJoins counts account joins in flight (see joinAccount).
 	accountJoins atomic.Int64
@@ -114,6 +116,8 @@ type view struct {
 	showUp      float64
 	draw        *Draw
 	epochs      []epochDraw // the random method's draws, oldest first
+	// live answers how many live places lie between two places.
+	live *liveIndex
 	// announcing is set while the room, re-created blank after a loss,
 	// settles: the passes this node sees tell the store what it lost.
 	announcing bool
@@ -215,6 +219,10 @@ func (r *Room) Tick(ctx context.Context) error {
 		r.storeFailed()
 		return err
 	}
+	if err := r.flushBeats(ctx, now); err != nil {
+		r.storeFailed()
+		return err
+	}
 	if due {
 		lim := r.settings().limitsAt(now)
 		err := r.store.Advance(ctx, r.id, now, lim)
@@ -288,9 +296,14 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 		r.resyncRevocations(snap.Revocations, now)
 	}
 	for _, rv := range snap.Revocations {
+		if rv.Visitor != "" {
+			r.idled.add(rv.Visitor, rv.IdledAt, rv.ExpiresAt)
+			continue
+		}
 		r.revoked.add(rv.PassID, rv.ExpiresAt)
 	}
 	r.revoked.prune(now)
+	r.idled.prune(now)
 	if err := r.flushRevocations(ctx, now); err != nil {
 		r.storeFailed()
 		return err
@@ -466,6 +479,7 @@ func (r *Room) publish(now time.Time, snap Snapshot, healthy bool) {
 		showUp:      r.flow.showUp(),
 		draw:        r.draw,
 		epochs:      r.epochs,
+		live:        newLiveIndex(snap.Live),
 		announcing:  snap.Blank && now.Before(snap.SettleUntil),
 	}
 	r.mu.Unlock()

@@ -507,7 +507,7 @@ func TestReseedAfterStoreLoss(t *testing.T) {
 	}
 }
 
-func mustKey(t *testing.T) *waitingroom.SigningKey {
+func mustKey(t testing.TB) *waitingroom.SigningKey {
 	t.Helper()
 	k, err := waitingroom.GenerateSigningKey()
 	if err != nil {

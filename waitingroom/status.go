@@ -77,10 +77,11 @@ func (v *view) maxRefresh() int {
 	return max(minRefresh, min(maxRefresh, int(v.settings.AdmissionGrace.Seconds()/2)-2))
 }
 
-// waiting estimates the people in line: the places not yet admitted, scaled by
-// the share of admitted people who show up.
+// waiting estimates the people in line: the live places not yet admitted,
+// and those too young to judge scaled by the share of admitted people who
+// show up.
 func (v *view) waiting() uint64 {
-	return uint64(math.Round(float64(v.snap.Seq-min(v.snap.Serving, v.snap.Seq)) * v.showUp))
+	return v.people(v.ahead(v.snap.Seq))
 }
 
 // waitFor estimates the seconds until the places ahead have gone in: at the
@@ -156,8 +157,11 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		return st, t
 	}
 
-	places := t.Place - v.snap.Serving
-	ahead := uint64(math.Round(float64(places) * v.showUp))
+	// People ahead are the live places ahead (see liveness.go); the wait is
+	// as many admissions, and this fan's own.
+	measured, young := v.ahead(t.Place)
+	places := measured + young
+	ahead := v.people(measured, young)
 	if t.LastAhead > 0 {
 		ahead = min(ahead, t.LastAhead-1)
 	}
@@ -177,7 +181,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		st.State = StatePrequeue
 		start := s.EventStart
 		st.OpensAt = &start
-		eta := int64(math.Ceil(start.Sub(now).Seconds() + v.waitFor(float64(places+1))))
+		eta := int64(math.Ceil(start.Sub(now).Seconds() + v.waitFor(places+1)))
 		st.ETASeconds = &eta
 		return st.refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
 	case s.Paused || s.QueueAll:
@@ -185,7 +189,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		return st.refreshIn(v.maxRefresh()), t
 	}
 	st.State = StateQueued
-	eta := int64(math.Ceil(v.waitFor(float64(places + 1))))
+	eta := int64(math.Ceil(v.waitFor(places + 1)))
 	st.ETASeconds = &eta
 	// Ask often near the front, seldom far back: the load of polling falls on
 	// those it matters least to.

@@ -34,6 +34,8 @@ var (
 	drawSeedSrc string
 	//go:embed lua/saveoverrides.lua
 	saveOverridesSrc string
+	//go:embed lua/beat.lua
+	beatSrc string
 	//go:embed lua/history.lua
 	historySrc string
 	//go:embed lua/account.lua
@@ -50,11 +52,12 @@ var (
 	drawSeedScript      = newScript(drawSeedSrc)
 	saveOverridesScript = newScript(saveOverridesSrc)
 	historyScript       = newScript(historySrc)
+	beatScript          = newScript(beatSrc)
 	accountScript       = newScript(accountSrc)
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, releaseScript, advanceScript,
-		snapshotScript, drawSeedScript, saveOverridesScript, historyScript,
+		snapshotScript, drawSeedScript, saveOverridesScript, historyScript, beatScript,
 		accountScript,
 	}
 )
