@@ -71,6 +71,10 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	acct, err := goBench(o.GoTest, "./waitingroom/redisstore/", "MemoryPerAccount", "1x")
+	if err != nil {
+		return nil, err
+	}
 	perClient, err := goBench(o.GoTest, "./waitingroom/clientlimit/", "MemoryPerClient", "1x")
 	if err != nil {
 		return nil, err
@@ -114,6 +118,9 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 		{"Redis memory per waiting fan, after 100,000 joins", "≤ 2 B",
 			fmt.Sprintf("**%s B** (one sorted-set member per fan: %s B)", metric(mem, "bytes/fan", "%.4f"), metric(mem, "zset-bytes/fan", "%.0f")),
 			"INFO memory before and after", "`go test -bench MemoryPerWaitingFan ./waitingroom/redisstore`"},
+		{"Redis memory per account with the account block, after 100,000 accounts joined", "≤ 64 B",
+			fmt.Sprintf("**%s B** (`MEMORY USAGE` of the buckets: %s B; %s× of one plain hash)", metric(acct, "bytes/account", "%.0f"), metric(acct, "usage-bytes/account", "%.0f"), metric(acct, "x-of-one-hash", "%.2f")),
+			"INFO memory before and after", "`go test -bench MemoryPerAccount ./waitingroom/redisstore`"},
 		{"best-available holds, 64 shoppers vs 1, one section (PostgreSQL)", "≥ 1.0×",
 			fmt.Sprintf("**%s×** (16 shoppers: %s×)", metric(best, "64-vs-1", "%.2f"), metric(best, "16-vs-1", "%.2f")),
 			"go test, 10 rounds of 256 holds", "`go test -bench BestAvailable ./booking/pgstore`"},

@@ -82,6 +82,7 @@ func Run(t *testing.T, h Harness) {
 		{"ConcurrentAdvance", testConcurrentAdvance},
 		{"ConcurrentClaimsNeverExceedCap", testConcurrentClaims},
 	}
+	tests = append(tests, accountTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
