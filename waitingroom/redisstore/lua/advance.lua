@@ -315,6 +315,7 @@ local function count_liveness(young)
 	end
 	cursor = count_run(cursor, grow, false)
 	redis.call('DEL', hbtmp)
+	redis.call('APPEND', livecounts, '') -- the key exists from the first step on, as every key of the room
 	if young <= from then
 		to = young -- nothing from serving on may be judged
 	end
