@@ -313,7 +313,11 @@ local function count_liveness(young)
 	if cursor < headend or cursor >= grow then
 		cursor = headend
 	end
+	local began = cursor
 	cursor = count_run(cursor, grow, false)
+	if cursor >= grow then
+		cursor = count_run(headend, math.min(began, grow), false)
+	end
 	redis.call('DEL', hbtmp)
 	redis.call('APPEND', livecounts, '') -- the key exists from the first step on, as every key of the room
 	if young <= from then
