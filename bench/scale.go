@@ -232,6 +232,10 @@ func ScaleRun(ctx context.Context, client, admin *redis.Client, n uint64) (Scale
 		return p, err
 	}
 
+	if err := checkCounts(last.Live, last.Serving, live); err != nil {
+		return p, err
+	}
+
 	// The fan at the last place, on their first look.
 	fan := waitingroom.Ticket{Room: scaleRoom, Key: n - 1, Joined: now}
 	st, _ := room.Peek(fan)
@@ -264,6 +268,45 @@ func ScaleRun(ctx context.Context, client, admin *redis.Client, n uint64) (Scale
 	p.PollNs = float64(time.Since(start).Nanoseconds()) / polls
 	p.PollAlloc = allocs
 	return p, nil
+}
+
+// checkCounts compares the live counts a node reads with the places the
+// bench made poll: every block's count, and every bit of the head, from
+// serving on (places below it were seen until they were admitted, and a
+// node never asks about them).
+func checkCounts(lv waitingroom.Liveness, serving uint64, live []uint64) error {
+	want := make([]uint16, len(lv.Counts))
+	head := make([]byte, len(lv.Head))
+	for _, p := range live {
+		if p < lv.From || p >= lv.Young {
+			continue
+		}
+		off := p - lv.From
+		if i := off / waitingroom.LiveBlock; i < uint64(len(want)) {
+			want[i]++
+		}
+		if off/8 < uint64(len(head)) {
+			head[off/8] |= 0x80 >> (off % 8)
+		}
+	}
+	got := slices.Clone(lv.Head)
+	for off := uint64(0); off < serving-lv.From && off/8 < uint64(len(got)); off++ {
+		got[off/8] &^= 0x80 >> (off % 8)
+		head[off/8] &^= 0x80 >> (off % 8)
+	}
+	for i := range want {
+		if i == 0 && serving > lv.From {
+			continue // serving's own block: see above
+		}
+		if lv.Counts[i] != want[i] {
+			return fmt.Errorf("live count of places [%d, %d): %d, the bench made %d of them poll",
+				lv.From+uint64(i)*waitingroom.LiveBlock, lv.From+uint64(i+1)*waitingroom.LiveBlock, lv.Counts[i], want[i])
+		}
+	}
+	if !slices.Equal(head, got) {
+		return fmt.Errorf("the head's bits differ from the places the bench made poll")
+	}
+	return nil
 }
 
 // fillLine issues n places as fast as the store takes them: JoinMany calls of
