@@ -215,9 +215,6 @@ func ScaleRun(ctx context.Context, client, admin *redis.Client, n uint64) (Scale
 	}
 	counted.measure(false)
 	p.StepUs, p.StepCalls, p.StepSent = counted.figures()
-	if os.Getenv("SCALE_DEBUG") != "" {
-		fmt.Println(counted.byName)
-	}
 	last := room.Snapshot()
 	p.SnapBytes = 2*len(last.Live.Counts) + len(last.Live.Head)
 	// The bench's clock runs faster than Redis's: the heartbeat windows
@@ -409,7 +406,6 @@ type countedStore struct {
 	times    []time.Duration
 	calls    int64
 	sent     int64
-	byName   map[string]int64
 	measured int
 }
 
@@ -445,10 +441,6 @@ func (c *countedStore) Advance(ctx context.Context, room string, now time.Time, 
 		}
 		d := v - before[name]
 		c.calls += d
-		if c.byName == nil {
-			c.byName = map[string]int64{}
-		}
-		c.byName[name] += d
 		if isSent(name) {
 			c.sent += d
 		}
