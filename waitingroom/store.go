@@ -159,6 +159,11 @@ func BeatWindow(idle time.Duration) time.Duration {
 const (
 	LiveBlock      = 1024
 	LiveHeadBlocks = 16
+	// LiveStepBlocks bounds one controller step's liveness work, so that it
+	// does not grow with the line: it walks at most this many blocks of
+	// ghosts, and the Redis store counts at most this many blocks per step,
+	// the head each time and the rest in turn (docs/ARCHITECTURE.md).
+	LiveStepBlocks = 256
 )
 
 // Liveness is the store's count of live places from serving on, as the last

@@ -72,6 +72,7 @@ func Run(t *testing.T, h Harness) {
 		{"RaiseOnlySeedNeverCreates", testRaiseOnly},
 		{"GhostsSkipped", testGhostsSkipped},
 		{"GhostsAmongLive", testGhostsAmongLive},
+		{"GhostRunLongerThanAStep", testGhostRunLongerThanAStep},
 		{"YoungNeverSkipped", testYoungNeverSkipped},
 		{"GapJudgesNobody", testGapJudgesNobody},
 		{"WipedStoreJudgesNobody", testWipedStoreJudgesNobody},

@@ -139,6 +139,10 @@ end
 local WINDOWS = 5
 local LIVE_BLOCK = 1024
 local HEAD_BLOCKS = 16
+-- The most blocks of LIVE_BLOCK places one controller step counts or walks
+-- (waitingroom.LiveStepBlocks): what keeps a step's cost flat in the length
+-- of the line.
+local STEP_BLOCKS = 256
 local BEAT_BLOCK = 31 * LIVE_BLOCK
 
 local function window_key(idx, blk)
