@@ -27,7 +27,10 @@ type roomView struct {
 	Active    int                  `json:"active"`
 	Pending   int                  `json:"pending"`
 	Returning int                  `json:"returning"`
-	Waiting   uint64               `json:"waiting"`
+	// Waiting is the live line: the people waiting, ghosts left out.
+	// Places is the raw line: every place not yet reached, ghosts included.
+	Waiting uint64 `json:"waiting"`
+	Places  uint64 `json:"places"`
 	// ServingRatePerMinute is the measured admission rate over the last
 	// minute; null until the node has watched the line long enough.
 	ServingRatePerMinute *float64 `json:"serving_rate_per_minute"`
@@ -56,6 +59,7 @@ func newRoomView(in waitingroom.Info, node nodeStats) roomView {
 		Pending:          in.Snapshot.Pending,
 		Returning:        in.Snapshot.Returning,
 		Waiting:          in.Waiting,
+		Places:           in.Places,
 		Node:             node,
 	}
 	if until := in.Snapshot.SettleUntil; until.After(in.At) {

@@ -26,7 +26,7 @@ func writeSummary(w io.Writer, v roomView) error {
 		store = "UNREACHABLE: nobody is admitted, new visitors get 503"
 	}
 	fmt.Fprintf(tw, "  store\t%s (as of %s)\n", store, v.AsOf.Local().Format(time.TimeOnly))
-	waiting := fmt.Sprintf("%d", v.Waiting)
+	waiting := fmt.Sprintf("%d live of %d places", v.Waiting, v.Places)
 	if v.LastInLineETASeconds != nil {
 		waiting += ", last in line in about " + shortDuration(time.Duration(*v.LastInLineETASeconds)*time.Second)
 	}
@@ -42,7 +42,8 @@ func writeSummary(w io.Writer, v roomView) error {
 		fmt.Fprintf(tw, "  schedule\t%s\n", sched)
 	}
 	c := v.Counters
-	fmt.Fprintf(tw, "  counters\tseq %d, serving %d, admitted %d, claimed %d, abandoned %d\n", c.Seq, c.Serving, c.Admitted, c.Claimed, c.Abandoned)
+	fmt.Fprintf(tw, "  counters\tseq %d, serving %d, admitted %d, claimed %d, abandoned %d, ghosts skipped %d, sessions idled out %d\n",
+		c.Seq, c.Serving, c.Admitted, c.Claimed, c.Abandoned, c.Skipped, c.IdledOut)
 	if len(v.Overrides) > 0 {
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(v.Overrides)) {

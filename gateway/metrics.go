@@ -45,7 +45,10 @@ func roomDesc(name, help string) *prometheus.Desc {
 // numbers, so aggregate them across nodes with max, not sum. Node values count
 // what happened on this node: sum them.
 var (
-	descWaiting   = roomDesc("waiting", "Estimated people waiting in line (room-wide).")
+	descWaiting   = roomDesc("waiting", "Estimated people waiting in line: live places only, ghosts left out (room-wide).")
+	descPlaces    = roomDesc("places", "Places in line not yet reached, ghosts included: the raw line length (room-wide).")
+	descSkipped   = roomDesc("skipped_total", "Ghost places the controller skipped without spending a slot (room-wide).")
+	descIdledOut  = roomDesc("idled_out_total", "Sessions ended by session_idle_timeout (room-wide).")
 	descActive    = roomDesc("active", "Sessions live now (room-wide).")
 	descPending   = roomDesc("pending", "Places admitted but not yet claimed (room-wide).")
 	descReturning = roomDesc("returning", "Late returners waiting for a free slot (room-wide).")
@@ -67,13 +70,14 @@ var (
 	descChallenges     = roomDesc("challenges_total", "Proof-of-work seeds this node handed to newcomers.")
 	descAnswersRefused = roomDesc("answers_refused_total", "Answers to seeds this node refused (wrong, stale, replayed, malformed).")
 	descUnsent         = roomDesc("revocations_unsent", "Revocations this node took (and enforces) that the store has yet to record.")
+	descHeartbeats     = roomDesc("heartbeats_total", "Heartbeat flushes this node sent to the store (at most one a second).")
 )
 
 var allDescs = []*prometheus.Desc{
-	descWaiting, descActive, descPending, descReturning, descAdmitted, descClaimed,
-	descAbandoned, descETA, descHealthy, descJoins, descJoinsLimited, descDirectAdmits, descPolls,
+	descWaiting, descPlaces, descActive, descPending, descReturning, descAdmitted, descClaimed,
+	descAbandoned, descSkipped, descIdledOut, descETA, descHealthy, descJoins, descJoinsLimited, descDirectAdmits, descPolls,
 	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds,
-	descUnsent, descChallenges, descAnswersRefused,
+	descUnsent, descChallenges, descAnswersRefused, descHeartbeats,
 }
 
 // Describe implements prometheus.Collector.
@@ -97,6 +101,9 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), lr.id)
 		}
 		gauge(descWaiting, float64(in.Waiting))
+		gauge(descPlaces, float64(in.Places))
+		counter(descSkipped, in.Snapshot.Skipped)
+		counter(descIdledOut, in.Snapshot.IdledOut)
 		gauge(descActive, float64(in.Snapshot.Active))
 		gauge(descPending, float64(in.Snapshot.Pending))
 		gauge(descReturning, float64(in.Snapshot.Returning))
@@ -120,6 +127,7 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descRevokes, n.Revokes)
 		counter(descStoreErrors, n.StoreErrors)
 		counter(descReseeds, n.Reseeds)
+		counter(descHeartbeats, n.Heartbeats)
 		counter(descChallenges, n.Challenges)
 		counter(descAnswersRefused, n.AnswersRefused)
 		unsent := 0

@@ -60,7 +60,11 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 	reg.MustRegister(&roomCollector{rooms: func() []liveRoom { return groupRooms([]*waitingroom.Room{concert, concert2, quiet}) }})
 	got := gather(t, reg)
 	want := map[string]float64{
-		"waiting":               4, // six keys, two admitted
+		"waiting":               4, // six keys, two admitted; all young, so live
+		"places":                4,
+		"skipped_total":         0,
+		"idled_out_total":       0,
+		"heartbeats_total":      0, // no tick since the joins
 		"active":                1,
 		"pending":               1,
 		"returning":             0,
@@ -80,9 +84,8 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 		"revocations_unsent":    0,
 		"challenges_total":      0, // the room asks nothing of newcomers
 		"answers_refused_total": 0,
-		// Four places; until a pace is measured, places go in at the rate
-		// (1/s) while slots are free, and 98 of the 100 are.
-		"last_in_line_eta_seconds": 4,
+		// No last_in_line_eta_seconds: the line has moved for a second,
+		// too little to measure a pace by.
 	}
 	for name, v := range want {
 		if g, ok := got[metricPrefix+name]["concert"]; !ok || g != v {
@@ -127,4 +130,36 @@ func TestMetricsRegisterOncePerRegistry(t *testing.T) {
 		t.Error("a new config's registry did not get the collector")
 	}
 	registerMetrics(nil, zap.NewNop()) // a context without metrics
+}
+
+// TestMetricsAndAdminShowLiveness: ghosts skipped and sessions idled out are
+// counted, and the admin view shows the raw line (places) beside the live
+// one (waiting).
+func TestMetricsAndAdminShowLiveness(t *testing.T) {
+	e := newAdminEnv(t, nil)
+	r := e.node("ghosts", waitingroom.Settings{NewUsersPerMinute: 60, TotalActiveUsers: 100, SessionIdleTimeout: time.Minute})
+	e.join(r, 1) // walks in, and then goes quiet
+	queueAll := true
+	if _, err := r.Patch(context.Background(), waitingroom.OverridesOf(waitingroom.Settings{QueueAll: queueAll}, "queue_all")); err != nil {
+		t.Fatal(err)
+	}
+	e.join(r, 200) // places nobody looks at again
+	e.step(160, r)
+	in := r.Info()
+	v := newRoomView(in, nodeStats{})
+	if v.Places != 200 || v.Waiting != 0 {
+		t.Fatalf("admin view: %d places, %d waiting; want the raw line of 200 and no one live", v.Places, v.Waiting)
+	}
+	if _, err := r.Patch(context.Background(), waitingroom.OverridesOf(waitingroom.Settings{}, "queue_all")); err != nil {
+		t.Fatal(err)
+	}
+	e.step(2, r)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(&roomCollector{rooms: func() []liveRoom { return groupRooms([]*waitingroom.Room{r}) }})
+	got := gather(t, reg)
+	for name, want := range map[string]float64{"skipped_total": 200, "idled_out_total": 1, "places": 0, "waiting": 0} {
+		if g := got[metricPrefix+name]["ghosts"]; g != want {
+			t.Errorf("%s = %v, want %v", name, g, want)
+		}
+	}
 }

@@ -116,6 +116,8 @@ func TestHandlerJSONRoundTrip(t *testing.T) {
 			src = "waiting_room {\nstore redis redis://127.0.0.1:6379\n}"
 		case "previous_signing_keys":
 			src = "waiting_room {\nprevious_signing_keys a.pem b.pem\n}"
+		case "account":
+			src = "waiting_room {\naccount {\njwks_url https://login.example/jwks.json\ncookie session\nrequired\nlogin_url /login\n}\n}"
 		default:
 			src = "waiting_room {\n" + s.name + " " + sampleValue(s) + "\n}"
 		}
@@ -189,6 +191,17 @@ func TestPatchKnowsEverySetting(t *testing.T) {
 		_, _, err := decodePatch([]byte(`{"` + s.name + `": "x"}`))
 		if err == nil || err.code != "unknown_setting" || !strings.Contains(err.message, s.name+": cannot be changed at runtime") {
 			t.Errorf("%s: %v, want refused as configuration only", s.name, err)
+		}
+	}
+}
+
+// TestEverySettingStatesItsLimits: the README's table says, for every line of
+// the waiting_room block, what it accepts; an empty cell left the reader to
+// find out from an error.
+func TestEverySettingStatesItsLimits(t *testing.T) {
+	for _, s := range caddyfileSettings {
+		if strings.TrimSpace(s.limitsText()) == "" {
+			t.Errorf("%s: no limits stated", s.syntaxText())
 		}
 	}
 }

@@ -125,7 +125,9 @@ type roomCounters struct {
 		Admitted  uint64 `json:"admitted"`
 		Claimed   uint64 `json:"claimed"`
 		Abandoned uint64 `json:"abandoned"`
+		Skipped   uint64 `json:"skipped"`
 	} `json:"counters"`
+	Places   uint64 `json:"places"`
 	Active   int    `json:"active"`
 	Pending  int    `json:"pending"`
 	Waiting  uint64 `json:"waiting"`

@@ -15,7 +15,14 @@ type Config struct {
 	Workers               int           // requests in flight at most
 	Seed                  uint64        // seed of the crowd's behaviours
 	Report                string        // path of the HTML report to write beside the verdict; empty: none
-	Stack                 StackConfig
+	// Bots make places without cookies: each request a new visitor, never
+	// seen again, sent before the fans arrive.
+	Bots int
+	// CompareLiveness plays the sale a second time with liveness out of
+	// reach (waiting_idle_timeout of an hour: no place is judged in a
+	// rehearsal), and sets the two side by side.
+	CompareLiveness bool
+	Stack           StackConfig
 }
 
 // StackConfig is what the rehearsal starts: the binaries, the stores and the
@@ -28,6 +35,7 @@ type StackConfig struct {
 	Rate, Cap            int    // new_users_per_minute, total_active_users
 	Session, Grace       time.Duration
 	HoldTTL              time.Duration // the booking service's hold time
+	WaitingIdle          time.Duration // waiting_idle_timeout; 0: the room's default
 }
 
 // Validate refuses a rehearsal outside the bounds every loop of it is sized
@@ -44,6 +52,8 @@ func (c Config) Validate() error {
 		return errors.New("rehearsal: durations must be positive")
 	case c.Stack.DBMaxConns < 0 || c.Stack.DBMaxConns > 1000:
 		return errors.New("rehearsal: -db-max-conns must be 0 to 1000")
+	case c.Bots < 0 || c.Bots > 10_000_000:
+		return errors.New("rehearsal: -bots must be 0 to 10,000,000")
 	case c.Jitter < 0 || c.Jitter > 1 || c.Abandon < 0 || c.Late < 0 || c.Abandon+c.Late > 1:
 		return errors.New("rehearsal: -jitter, -abandon and -late are fractions")
 	}

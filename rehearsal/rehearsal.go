@@ -50,6 +50,9 @@ type rehearsal struct {
 	dupSubs int                  // passes whose subject another fan's pass had
 	badAud  int                  // passes for another room
 	orders  map[string]orderSeen // delivered orders, by id
+
+	bots    atomic.Int64 // places the bots made
+	summary runSummary   // what a comparison of runs needs, set by verdict
 }
 
 // orderSeen is a delivered order as its fan saw it.
@@ -94,7 +97,8 @@ type worker struct {
 // stop of its Ctrl-C handler there, so that a second Ctrl-C ends it at once);
 // it may be nil. The error is non-nil when a place was sold twice, an
 // invariant of the booking service does not hold or could not be read, or
-// the stack could not be started.
+// the stack could not be started. With c.CompareLiveness the sale is played
+// twice, the second time with liveness out of reach, and the two compared.
 func Run(ctx context.Context, c Config, release func()) error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -109,10 +113,39 @@ func Run(ctx context.Context, c Config, release func()) error {
 	if report != nil {
 		defer report.close()
 	}
-
-	st, err := startStack(c.Stack)
+	if !c.CompareLiveness {
+		_, err := runOnce(ctx, c, release, report)
+		return err
+	}
+	fmt.Println("=== with liveness")
+	with, err := runOnce(ctx, c, nil, report)
+	if err != nil || ctx.Err() != nil {
+		return err
+	}
+	without := c
+	without.Stack.WaitingIdle = time.Hour // no place is judged within a rehearsal
+	fmt.Println("\n=== without liveness (waiting_idle_timeout 1h: no place is judged)")
+	wo, err := runOnce(ctx, without, release, nil)
 	if err != nil {
 		return err
+	}
+	fmt.Println("\nliveness (with / without)")
+	fmt.Printf("  sold out at         %s / %s (fans' orders reached capacity)\n", offset(with.soldAt), offset(wo.soldAt))
+	fmt.Printf("  slots on ghosts     %d / %d (admitted, never claimed)\n", with.abandoned, wo.abandoned)
+	fmt.Printf("  ghosts skipped      %d / %d (no slot spent)\n", with.skipped, wo.skipped)
+	return nil
+}
+
+// runSummary is what a comparison needs of one run.
+type runSummary struct {
+	soldAt             int64 // offset at which the fans' orders reached capacity; 0: never
+	abandoned, skipped uint64
+}
+
+func runOnce(ctx context.Context, c Config, release func(), report *reportFile) (runSummary, error) {
+	st, err := startStack(c.Stack)
+	if err != nil {
+		return runSummary{}, err
 	}
 	defer st.stop()
 	r := &rehearsal{
@@ -126,7 +159,7 @@ func Run(ctx context.Context, c Config, release func()) error {
 	}
 	r.report = report
 	if r.eventID, r.capacity, err = st.createEvent(r.client, c.Seats, c.Standing); err != nil {
-		return err
+		return runSummary{}, err
 	}
 	id := strconv.FormatInt(r.eventID, 10)
 	r.eventPath, r.seatsPath, r.holdsPath = "/events/"+id, "/api/events/"+id+"/seats", "/api/events/"+id+"/holds"
@@ -146,14 +179,15 @@ func Run(ctx context.Context, c Config, release func()) error {
 
 	fmt.Printf("on-sale rehearsal: %d fans for %d places (event %d), arriving over %v; room: %d/min, cap %d, session %v, grace %v; store %s; booking on %s\n",
 		c.Fans, r.capacity, r.eventID, c.Arrival, c.Stack.Rate, c.Stack.Cap, c.Stack.Session, c.Grace, st.storeName, bookingStore(c.Stack.DatabaseURL))
-	fmt.Printf("  Foyer %s, booking %s; %d workers; %.0f%% abandon, %.0f%% return late; think %v; at most %v\n",
-		st.base, st.bookingURL, c.Workers, 100*c.Abandon, 100*c.Late, c.Think, c.MaxTime)
+	fmt.Printf("  Foyer %s, booking %s; %d workers; %.0f%% abandon, %.0f%% return late; %d cookieless bots; think %v; at most %v\n",
+		st.base, st.bookingURL, c.Workers, 100*c.Abandon, 100*c.Late, c.Bots, c.Think, c.MaxTime)
 
 	r.run(ctx)
 	if release != nil {
 		release()
 	}
-	return r.verdict()
+	err = r.verdict()
+	return r.summary, err
 }
 
 // now is the offset from the start of the rehearsal.

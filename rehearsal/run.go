@@ -2,7 +2,10 @@ package rehearsal
 
 import (
 	"context"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +31,11 @@ func (r *rehearsal) run(parent context.Context) {
 	ctx, finish := context.WithCancel(timed)
 	defer finish()
 
+	if c.Bots > 0 {
+		// The bots come first: the fans queue behind their places, as
+		// behind a crowd of clients that made places and never came back.
+		r.sendBots(timed)
+	}
 	r.ours0 = r.ourCPU()
 	r.busy0, r.total0, _ = machineCPU()
 	r.t0 = time.Now()
@@ -87,4 +95,39 @@ func (r *rehearsal) run(parent context.Context) {
 		}
 	}
 	r.workers = workers
+}
+
+// sendBots makes c.Bots places as a client without cookies would: each
+// request a new visitor who never comes back, 16 in flight at a time, before
+// the fans arrive.
+func (r *rehearsal) sendBots(ctx context.Context) {
+	n := r.cfg.Bots
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for range n {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.st.base+r.eventPath, nil)
+			if err != nil {
+				return
+			}
+			resp, err := r.client.Do(req)
+			if err != nil {
+				return
+			}
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			for _, ck := range resp.Cookies() {
+				if strings.HasSuffix(ck.Name, "_ticket") {
+					r.bots.Add(1)
+				}
+			}
+		})
+	}
 }

@@ -110,10 +110,11 @@ http://127.0.0.1:%d {
 		total_active_users %d
 		session_duration %s
 		admission_grace %s
+		%s
 	}
 	reverse_proxy 127.0.0.1:%d
 }
-`, ports[2], ports[0], rehearsalRoom, storeLine, c.Rate, c.Cap, c.Session, c.Grace, ports[1])
+`, ports[2], ports[0], rehearsalRoom, storeLine, c.Rate, c.Cap, c.Session, c.Grace, idleLine(c.WaitingIdle), ports[1])
 	if s.foyer, err = serverproc.StartFoyer(c.FoyerBin, cfg, s.base+"/_waiting-room/jwks.json"); err != nil {
 		return nil, err
 	}
@@ -178,4 +179,12 @@ func (s *stack) stop() {
 	if s.dir != "" {
 		os.RemoveAll(s.dir)
 	}
+}
+
+// idleLine is the room's waiting_idle_timeout line, if one is set.
+func idleLine(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return "waiting_idle_timeout " + d.String()
 }

@@ -158,6 +158,9 @@ func (r *rehearsal) judge(w io.Writer, a afterRun, v verdictFigures) {
 	fmt.Fprintf(w, "  sessions ended      %d of %d buyers saw their pass cleared with their tickets (the origin's revoke)\n", revoked, len(r.orders))
 	if roomErr == nil {
 		c := room.Counters
+		r.summary = runSummary{soldAt: r.live.soldAllSeen.Load(), abandoned: c.Abandoned, skipped: c.Skipped}
+		fmt.Fprintf(w, "  ghosts              %d places made by cookieless bots; %d slots spent on places never claimed (abandoned in grace), %d ghost places skipped without a slot; %d places left in line, %d of them live\n",
+			r.bots.Load(), c.Abandoned, c.Skipped, room.Places, room.Waiting)
 		fmt.Fprintf(w, "  room                %d keys issued, %d admitted, %d claimed, %d abandoned in grace; node: %d joins (%d admitted at once), %d polls, %d claims, %d revokes, %d passes refused, %d store errors; sold_out %v\n",
 			c.Seq, c.Admitted, c.Claimed, c.Abandoned, room.Node.Joins, room.Node.DirectAdmits, room.Node.Polls, room.Node.Claims, room.Node.Revokes, room.Node.Rejected, room.Node.StoreErrors, room.Settings.SoldOut)
 	} else {

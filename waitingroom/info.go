@@ -27,16 +27,20 @@ type Info struct {
 	// closed).
 	Phase     Phase
 	Admitting bool
-	// Waiting is the estimated number of people in line: the places not yet
-	// admitted, scaled by the share of admitted people who show up.
+	// Waiting is the estimated number of people in line: the live places not
+	// yet admitted (places too young to judge scaled by the share of admitted
+	// people who show up). Places is the raw line: every place not yet
+	// admitted, ghosts included.
 	Waiting uint64
-	// ServingRate is the measured admission rate in places per second over the
-	// last minute; RateMeasured is false while there is too little history.
+	Places  uint64
+	// ServingRate is the measured admission rate in places per second, as the
+	// store's pace record has it (see Pace); RateMeasured is false while
+	// nothing measured supports a figure.
 	ServingRate  float64
 	RateMeasured bool
 	// LastETA is the expected wait of whoever joined last, rounded up to the
 	// second; nil while the line does not move (paused, sold out, held, closed,
-	// or the store unreachable).
+	// or the store unreachable) or nothing measured supports a figure.
 	LastETA *time.Duration
 }
 
@@ -46,10 +50,10 @@ func (r *Room) Info() Info {
 	v := r.view.Load()
 	r.mu.Lock()
 	o, version := r.overrides, r.version
-	rate, measured := r.flow.servingRate()
 	r.mu.Unlock()
 	snap := v.snap
 	snap.Revocations = nil
+	rate, measured := snap.Pace.Rate()
 	return Info{
 		Room:         r.id,
 		Settings:     v.settings,
@@ -61,6 +65,7 @@ func (r *Room) Info() Info {
 		Phase:        v.settings.PhaseAt(now),
 		Admitting:    v.settings.admitting(now),
 		Waiting:      v.waiting(),
+		Places:       snap.Seq - min(snap.Serving, snap.Seq),
 		ServingRate:  rate,
 		RateMeasured: measured,
 		LastETA:      v.lastETA(now),
@@ -75,19 +80,21 @@ func (v *view) lastETA(now time.Time) *time.Duration {
 		return nil
 	}
 	// The last place handed out waits for everyone ahead and for itself.
-	places := float64(v.snap.Seq - min(v.snap.Serving, v.snap.Seq))
-	var secs float64
+	measured, young := v.ahead(v.snap.Seq)
+	wait, ok := v.waitFor(measured + young)
+	if !ok {
+		return nil
+	}
 	switch s.PhaseAt(now) {
 	case Live:
-		secs = v.waitFor(places)
 	case Prequeue:
-		// Nobody moves before the start; then the line drains at the outflow.
-		secs = s.EventStart.Sub(now).Seconds() + v.waitFor(places)
+		// Nobody moves before the start.
+		wait += s.EventStart.Sub(now).Seconds()
 	default:
 		return nil
 	}
-	wait := time.Duration(math.Ceil(secs)) * time.Second
-	return &wait
+	d := time.Duration(math.Ceil(wait)) * time.Second
+	return &d
 }
 
 // String names the phase as the admin API shows it.

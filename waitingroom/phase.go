@@ -56,6 +56,8 @@ func (s Settings) limitsAt(now time.Time) Limits {
 		Open:         s.admitting(now),
 		CloseDraw:    s.ShuffleAtEventStart && !s.EventStart.IsZero() && !now.Before(s.EventStart),
 		Reshuffle:    s.QueueingMethod == Random,
+		WaitingIdle:  s.WaitingIdleTimeout,
+		SessionIdle:  s.SessionIdleTimeout,
 	}
 }
 

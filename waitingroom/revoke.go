@@ -85,6 +85,9 @@ func (r *Room) flushRevocations(ctx context.Context, now time.Time) error {
 func (r *Room) resyncRevocations(stored []Revocation, now time.Time) {
 	in := make(map[string]bool, len(stored))
 	for _, rv := range stored {
+		if rv.Visitor != "" {
+			continue // an idle-out, which the store decided
+		}
 		in[rv.PassID] = true
 	}
 	r.revoked.mu.RLock()

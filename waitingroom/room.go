@@ -53,7 +53,11 @@ type Room struct {
 	verifier *PassVerifier
 	passes   *passCache
 	revoked  revocations
+	idled    idleOuts
+	beats    beats
 	joins    joinBatcher
+	// accountJoins counts account joins in flight (see joinAccount).
+	accountJoins atomic.Int64
 	// clients are the join_limit's buckets per client address, made at the
 	// first join the limit weighs (see clientjoins.go).
 	clients atomic.Pointer[clientlimit.Table]
@@ -103,15 +107,16 @@ type Room struct {
 
 // view is an immutable picture of the room that request paths read without locks.
 type view struct {
-	room        string
-	settings    Settings // configuration with overrides applied
-	snap        Snapshot
-	at          time.Time
-	healthy     bool
-	servingRate float64 // places per second, 0 when unknown
-	showUp      float64
-	draw        *Draw
-	epochs      []epochDraw // the random method's draws, oldest first
+	room     string
+	settings Settings // configuration with overrides applied
+	snap     Snapshot
+	at       time.Time
+	healthy  bool
+	showUp   float64
+	draw     *Draw
+	epochs   []epochDraw // the random method's draws, oldest first
+	// live answers how many live places lie between two places.
+	live *liveIndex
 	// announcing is set while the room, re-created blank after a loss,
 	// settles: the passes this node sees tell the store what it lost.
 	announcing bool
@@ -213,6 +218,10 @@ func (r *Room) Tick(ctx context.Context) error {
 		r.storeFailed()
 		return err
 	}
+	if err := r.flushBeats(ctx, now); err != nil {
+		r.storeFailed()
+		return err
+	}
 	if due {
 		lim := r.settings().limitsAt(now)
 		err := r.store.Advance(ctx, r.id, now, lim)
@@ -286,9 +295,14 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 		r.resyncRevocations(snap.Revocations, now)
 	}
 	for _, rv := range snap.Revocations {
+		if rv.Visitor != "" {
+			r.idled.add(rv.Visitor, rv.IdledAt, rv.ExpiresAt)
+			continue
+		}
 		r.revoked.add(rv.PassID, rv.ExpiresAt)
 	}
 	r.revoked.prune(now)
+	r.idled.prune(now)
 	if err := r.flushRevocations(ctx, now); err != nil {
 		r.storeFailed()
 		return err
@@ -450,21 +464,17 @@ func (r *Room) storeFailed() {
 func (r *Room) publish(now time.Time, snap Snapshot, healthy bool) {
 	r.mu.Lock()
 	s := r.overrides.Apply(r.base)
-	rate, ok := r.flow.servingRate()
-	if !ok {
-		rate = 0
-	}
 	v := &view{
-		room:        r.id,
-		settings:    s,
-		snap:        snap,
-		at:          now,
-		healthy:     healthy,
-		servingRate: rate,
-		showUp:      r.flow.showUp(),
-		draw:        r.draw,
-		epochs:      r.epochs,
-		announcing:  snap.Blank && now.Before(snap.SettleUntil),
+		room:       r.id,
+		settings:   s,
+		snap:       snap,
+		at:         now,
+		healthy:    healthy,
+		showUp:     r.flow.showUp(),
+		draw:       r.draw,
+		epochs:     r.epochs,
+		live:       newLiveIndex(snap.Live),
+		announcing: snap.Blank && now.Before(snap.SettleUntil),
 	}
 	r.mu.Unlock()
 	r.view.Store(v)

@@ -41,6 +41,8 @@ type SettingDef struct {
 	DefaultDoc string
 	// Min and Max bound a number or duration (nanoseconds) when Max > 0.
 	Min, Max int64
+	// ZeroOff: zero is allowed beside Min–Max, and turns the setting off.
+	ZeroOff bool
 	// MaxLen bounds a text setting's length when > 0.
 	MaxLen int
 	// Rule is a check against other settings, in words for the README; the
@@ -263,9 +265,16 @@ func (d *SettingDef) check(s *Settings) error {
 			return settingErr(d.Name, "must be between %d and %d, got %d", d.Min, d.Max, *p)
 		}
 	case *time.Duration:
+		if d.ZeroOff && *p == 0 {
+			return nil
+		}
 		if d.Max > 0 && (int64(*p) < d.Min || int64(*p) > d.Max) {
-			return settingErr(d.Name, "must be between %s and %s, got %s",
-				ShortDuration(time.Duration(d.Min)), ShortDuration(time.Duration(d.Max)), *p)
+			off := ""
+			if d.ZeroOff {
+				off = " (or 0: off)"
+			}
+			return settingErr(d.Name, "must be between %s and %s%s, got %s",
+				ShortDuration(time.Duration(d.Min)), ShortDuration(time.Duration(d.Max)), off, *p)
 		}
 	case *string:
 		if d.MaxLen > 0 && len(*p) > d.MaxLen {
@@ -308,6 +317,8 @@ func (d *SettingDef) ChoiceList() string {
 func (d *SettingDef) Limits() string {
 	var parts []string
 	switch {
+	case d.Max > 0 && d.kind == KindDuration && d.ZeroOff:
+		parts = append(parts, "0 (off) or "+ShortDuration(time.Duration(d.Min))+"–"+ShortDuration(time.Duration(d.Max)))
 	case d.Max > 0 && d.kind == KindDuration:
 		parts = append(parts, ShortDuration(time.Duration(d.Min))+"–"+ShortDuration(time.Duration(d.Max)))
 	case d.Max > 0 && d.kind == KindPhrase:
@@ -316,6 +327,12 @@ func (d *SettingDef) Limits() string {
 		parts = append(parts, groupThousands(d.Min)+"–"+groupThousands(d.Max))
 	case d.MaxLen > 0:
 		parts = append(parts, fmt.Sprintf("at most %d characters", d.MaxLen))
+	case d.kind == KindChoice:
+		parts = append(parts, "one of "+strings.Join(quoteAll(d.Choices), ", "))
+	case d.kind == KindBool:
+		parts = append(parts, "a flag: on when written (JSON `true`)")
+	case d.kind == KindTime:
+		parts = append(parts, "a time with its offset, such as `2026-12-01T10:00:00Z`")
 	case d.kind == KindRate:
 		parts = append(parts, joinLimitBounds)
 	}
@@ -323,6 +340,14 @@ func (d *SettingDef) Limits() string {
 		parts = append(parts, d.Rule)
 	}
 	return strings.Join(parts, "; ")
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = "`" + s + "`"
+	}
+	return out
 }
 
 // DefaultText says the default as the README shows it.

@@ -40,6 +40,10 @@ const (
 	DefaultAdmissionGrace    = 30 * time.Second
 	DefaultTicketLifetime    = 12 * time.Hour
 	DefaultReturnWindow      = 2 * time.Minute
+	// DefaultWaitingIdleTimeout is six times the longest a waiting page waits
+	// between two polls: a fan who lost a few polls to a bad connection is
+	// still counted.
+	DefaultWaitingIdleTimeout = 2 * time.Minute
 )
 
 // Settings are everything that governs a room. The configuration gives a room
@@ -74,6 +78,14 @@ type Settings struct {
 	// their turn has passed and they rejoin at the back, so an early ticket
 	// cannot be banked and cashed in ahead of the line later.
 	ReturnWindow time.Duration `json:"return_window,omitempty"`
+	// WaitingIdleTimeout is how long a waiting place may go unseen (no poll,
+	// no page, no live WebSocket) before it counts as a ghost: left out of
+	// every position and skipped by the controller without a slot.
+	WaitingIdleTimeout time.Duration `json:"waiting_idle_timeout,omitempty"`
+	// SessionIdleTimeout ends a session that sent no request through the room
+	// for this long, freeing its slot. Zero: off (a session lasts its
+	// SessionDuration).
+	SessionIdleTimeout time.Duration `json:"session_idle_timeout,omitempty"`
 	// TicketLifetime is how long a ticket stays valid after it was last seen.
 	TicketLifetime time.Duration `json:"ticket_lifetime,omitempty"`
 	// Challenge is what a newcomer must solve before a place is made for

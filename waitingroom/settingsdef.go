@@ -84,6 +84,21 @@ var settingDefs = []*SettingDef{
 		field: func(s *Settings) any { return &s.ReturnWindow },
 	},
 	{
+		Name:    "waiting_idle_timeout",
+		Default: DefaultWaitingIdleTimeout, Min: int64(time.Minute), Max: int64(time.Hour),
+		Doc: "a place whose holder has not been seen (poll, page, WebSocket) for this long is a ghost: " +
+			"not counted ahead of anyone, and skipped without spending a slot",
+		field: func(s *Settings) any { return &s.WaitingIdleTimeout },
+	},
+	{
+		Name: "session_idle_timeout", Runtime: true, ZeroOff: true,
+		Min: int64(time.Minute), Max: int64(maxSession),
+		Doc: "an admitted fan who sends no request for this long loses the session and the slot " +
+			"(`session_duration` stays the hard limit); their pass then puts them back in line as a lapsed admission",
+		DefaultDoc: "off",
+		field:      func(s *Settings) any { return &s.SessionIdleTimeout },
+	},
+	{
 		Name:    "ticket_lifetime",
 		Default: DefaultTicketLifetime, Min: int64(time.Minute), Max: int64(7 * 24 * time.Hour),
 		Doc:   "a ticket not seen for this long is void",

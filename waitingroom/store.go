@@ -34,6 +34,14 @@ type Store interface {
 	// one call, so a stampede costs the store one round trip per batch.
 	JoinMany(ctx context.Context, room string, visitors []string, now time.Time, lim Limits) ([]JoinResult, error)
 
+	// JoinAccount is Join for a visitor whose account the site vouched for:
+	// each account holds one place at most. When the account's recorded place
+	// was taken within lim.Retention (AccountFresh) and is not the one
+	// req.Spent names, it is returned with Existing set and nothing changes;
+	// otherwise the account joins as Join would, as req.Visitor, and the new
+	// place is recorded as its own. One round trip; ErrSettling as Join.
+	JoinAccount(ctx context.Context, room string, req AccountJoin, now time.Time, lim Limits) (AccountPlace, error)
+
 	// Claim opens a session for a visitor whose place is below serving. It is
 	// idempotent: claiming again while the session is live returns that session,
 	// with the same end, whoever claims and through whichever store handle, so
@@ -48,10 +56,21 @@ type Store interface {
 
 	// Advance is one step of the admission controller. Every node calls it every
 	// second; only the first call in a given second does anything. It expires
-	// sessions, counts unclaimed admissions as abandoned after the grace window,
-	// closes the fair draw when lim.CloseDraw is set, and, when lim.Open, moves
-	// serving forward by the smaller of the rate budget and the free slots.
+	// sessions (and, with lim.SessionIdle, ends those not used for that long),
+	// counts unclaimed admissions as abandoned after the grace window, closes
+	// the fair draw when lim.CloseDraw is set, and, when lim.Open, moves
+	// serving forward by the smaller of the rate budget and the free slots,
+	// counted in live places: places whose holders were not seen for
+	// lim.WaitingIdle are skipped without a slot (Counters.Skipped). Last it
+	// counts the live places from serving on (Snapshot.Live).
 	Advance(ctx context.Context, room string, now time.Time, lim Limits) error
+
+	// Beat records, in one round trip, that the holders of places were seen
+	// waiting and that visitors' sessions were used, at now. A node gathers
+	// what its requests saw and calls it at most once a second (see
+	// liveness.go). Places below serving and visitors without a live session
+	// are ignored.
+	Beat(ctx context.Context, room string, beats Beats, now time.Time, lim Limits) error
 
 	// Snapshot reads the room's state, with the revocations recorded after the
 	// given cursor (0: all that are still live).
@@ -105,6 +124,64 @@ type Limits struct {
 	// are all admitted and visitors wait, the controller draws everyone waiting
 	// into a new epoch, and admits only drawn places.
 	Reshuffle bool
+	// WaitingIdle is how long a waiting place may go unseen before it is a
+	// ghost; it also sets the heartbeat window (BeatWindow). Zero: no place is
+	// ever a ghost.
+	WaitingIdle time.Duration
+	// SessionIdle ends a session not used for this long; zero: never.
+	SessionIdle time.Duration
+}
+
+// Beats are what a node saw since its last Beat: the places (order keys, or
+// the places a draw gave) whose holders are waiting and looked, and the
+// visitors whose sessions carried a request.
+type Beats struct {
+	Places   []uint64
+	Sessions []string
+}
+
+// Heartbeats are kept per window of time: the store remembers, for each of the
+// last BeatWindows windows, which places were seen in it (one bit per place).
+// A place is live when it was seen in any of them, or joined too recently to
+// tell. The window is a quarter of the idle timeout, so a place is a ghost
+// after between one idle timeout and one and a quarter unseen, and a store
+// holds five bits per waiting place.
+const BeatWindows = 5
+
+// BeatWindow is the heartbeat window for an idle timeout.
+func BeatWindow(idle time.Duration) time.Duration {
+	return max(time.Second, (idle / 4).Truncate(time.Second))
+}
+
+// LiveBlock is how many places one live count covers (Liveness.Counts), and
+// LiveHeadBlocks how many blocks from serving on are sent bit by bit, so that
+// the positions of those near the front are exact.
+const (
+	LiveBlock      = 1024
+	LiveHeadBlocks = 16
+	// LiveStepBlocks bounds one controller step's liveness work, so that it
+	// does not grow with the line: it walks at most this many blocks of
+	// ghosts, and the Redis store counts at most this many blocks per step,
+	// the head each time and the rest in turn (docs/ARCHITECTURE.md).
+	LiveStepBlocks = 256
+)
+
+// Liveness is the store's count of live places from serving on, as the last
+// controller step made it. Nodes compute positions from it with no store call.
+type Liveness struct {
+	// From is the first place counted: serving rounded down to a LiveBlock.
+	From uint64
+	// Young: places at or above it are counted live whatever their beats say,
+	// because they joined (or were drawn) too recently to tell, or the store
+	// has too short a history of beats (it lost them, or was just created).
+	// Zero: every place is young.
+	Young uint64
+	// Counts are the live places of each block [From+i*LiveBlock,
+	// From+(i+1)*LiveBlock), for the blocks below Young.
+	Counts []uint16
+	// Head has one bit per place from From on (most significant bit first),
+	// set for live places, for the first LiveHeadBlocks blocks at most.
+	Head []byte
 }
 
 // MaxEpochs is how many rolling draws a store remembers: enough for every
@@ -203,10 +280,12 @@ type HeldSession struct {
 	Until, Forget time.Time
 }
 
-// Batch is one controller step's admissions: places [Start, Start+Count), of
-// which Claimed were claimed, admitted At.
+// Batch is one controller step's admissions: Count live places among
+// [Start, Start+Span) (the rest were ghosts, skipped), of which Claimed were
+// claimed, admitted At. Span 0 means Count.
 type Batch struct {
 	Start, Count, Claimed uint64
+	Span                  uint64
 	At                    time.Time
 	// Restored batches came back in a Seed: their unclaimed places are held
 	// slots, not pending ones.
@@ -221,6 +300,9 @@ type Counters struct {
 	Admitted  uint64 `json:"admitted"`  // places let in, directly or by the controller
 	Claimed   uint64 `json:"claimed"`   // sessions opened
 	Abandoned uint64 `json:"abandoned"` // admitted places never claimed in time
+	Skipped   uint64 `json:"skipped"`   // ghost places passed over without a slot
+	IdledOut  uint64 `json:"idled_out"` // sessions ended for want of requests
+	Returned  uint64 `json:"returned"`  // lapsed fans let in at the front within return_window
 }
 
 // Max returns the field-wise maximum.
@@ -231,18 +313,24 @@ func (c Counters) Max(o Counters) Counters {
 		Admitted:  max(c.Admitted, o.Admitted),
 		Claimed:   max(c.Claimed, o.Claimed),
 		Abandoned: max(c.Abandoned, o.Abandoned),
+		Skipped:   max(c.Skipped, o.Skipped),
+		IdledOut:  max(c.IdledOut, o.IdledOut),
+		Returned:  max(c.Returned, o.Returned),
 	}
 }
 
 // Snapshot is what a node knows of a room between store calls.
 type Snapshot struct {
 	Counters
-	Active     int     // live sessions
-	Pending    int     // admitted, not yet claimed, still within grace
-	Returning  int     // late returners waiting for a free slot
-	Credit     float64 // unspent rate budget, in visitors
-	DrawClosed bool    // the pre-queue draw was made
-	DrawSize   uint64  // registrations the draw covers (keys below it)
+	Active    int     // live sessions
+	Pending   int     // admitted, not yet claimed, still within grace
+	Returning int     // late returners waiting for a free slot
+	Credit    float64 // unspent rate budget, in visitors
+	// Pace is the controller's record of how fast the line moved, from
+	// which every node estimates waits alike (see Pace).
+	Pace       Pace
+	DrawClosed bool   // the pre-queue draw was made
+	DrawSize   uint64 // registrations the draw covers (keys below it)
 	// Epochs are the latest rolling draws of the random method, oldest first,
 	// at most MaxEpochs of them.
 	Epochs  []Epoch
@@ -256,6 +344,8 @@ type Snapshot struct {
 	Batches []Batch
 	// Revocations recorded after the cursor asked for, oldest first.
 	Revocations []Revocation
+	// Live counts the live places from serving on.
+	Live Liveness
 
 	// Forgotten: places below it were admitted before the store lost its
 	// data, and their admission windows had ended; who claimed them is
@@ -270,11 +360,14 @@ type Snapshot struct {
 	Blank bool
 }
 
-// Revocation is a pass that must no longer be honoured.
+// Revocation is a pass that must no longer be honoured: the pass PassID, or,
+// for a session that idled out, every pass of Visitor issued before IdledAt.
 type Revocation struct {
 	Cursor    int64
 	PassID    string
 	ExpiresAt time.Time
+	Visitor   string
+	IdledAt   time.Time
 }
 
 // JoinResult is the outcome of Join.
@@ -331,3 +424,6 @@ type ClaimResult struct {
 	Status  ClaimStatus
 	Expires time.Time // session end, when Claimed
 }
+
+// End is the first place after the batch.
+func (b Batch) End() uint64 { return b.Start + max(b.Span, b.Count) }

@@ -49,6 +49,9 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 		return Visit{}, err
 	}
 	lim := s.limitsAt(now)
+	if a, ok := accountFrom(ctx); ok {
+		return r.joinAccount(ctx, v, t, a, now, lim)
+	}
 	res, err := r.joins.join(ctx, t.Visitor.String(), func(ctx context.Context, visitors []string) ([]JoinResult, error) {
 		res, err := r.store.JoinMany(ctx, r.id, visitors, now, lim)
 		if errors.Is(err, ErrNoRoom) {
@@ -79,6 +82,12 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 // with no store call, unless they have reached the front; then it claims their
 // session (one store call) and returns the pass.
 func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
+	// Should this visitor have to rejoin, the place this ticket holds is over.
+	ctx = spending(ctx, t.Key)
+	if t.Claimed && r.idled.has(t.Visitor.String()) {
+		// Their session idled out: they come back as a lapsed admission.
+		return r.reclaim(ctx, t)
+	}
 	if t.Claimed {
 		// Their session ended (or was ended): the ticket is spent.
 		return r.rejoin(ctx)
@@ -88,6 +97,7 @@ func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
 	r.stats.Polls.Add(1)
 	r.noteTicket(v, t)
 	st, t := v.status(t, now)
+	r.markWaiting(t, st)
 	if st.Reconnecting && st.State == StateQueued {
 		// This node's view is stale: other nodes may have moved the line
 		// past this fan already. Ask again soon (the next poll may reach a
@@ -150,6 +160,8 @@ func (r *Room) Peek(t Ticket) (Status, Ticket) {
 		// held, and come back here for the same answer, again and again.
 		st.State, st.RefreshSeconds = StatePaused, v.maxRefresh()
 	}
+	// A live connection is a fan watching: their place is seen.
+	r.markWaiting(t, st)
 	return st, t
 }
 
@@ -157,11 +169,41 @@ func (r *Room) Peek(t Ticket) (Status, Ticket) {
 // grace window, as this node last saw them.
 func (v *view) inGrace(place uint64) bool {
 	for _, b := range v.snap.Batches {
-		if place >= b.Start && place < b.Start+b.Count {
+		if place >= b.Start && place < b.End() {
 			return true
 		}
 	}
 	return false
+}
+
+// reclaim claims again for a fan whose session idled out: the store lets them
+// in at the front as an admission that lapsed, when a slot is free.
+func (r *Room) reclaim(ctx context.Context, t Ticket) (Visit, error) {
+	now := r.now()
+	v := r.view.Load()
+	st := Status{Room: r.id, Title: v.settings.Title, State: StateQueued, Waiting: v.waiting()}
+	zero := uint64(0)
+	st.Position, st.Progress = &zero, 1
+	if !v.healthy {
+		st.Reconnecting = true
+		return r.holding(st, t), nil
+	}
+	res, err := r.store.Claim(ctx, r.id, t.Visitor.String(), t.Place, now, v.settings.limitsAt(now))
+	if err != nil {
+		r.storeFailed()
+		st.Reconnecting = true
+		return r.holding(st, t), nil
+	}
+	switch res.Status {
+	case Claimed:
+		r.stats.Claims.Add(1)
+		return r.admitted(t, res.Expires, now)
+	case Full, Held:
+		return r.holding(st, t), nil
+	}
+	vis, err := r.Join(ctx)
+	vis.Rejoined = true
+	return vis, err
 }
 
 // holding tells a visitor at the front to stay on the page a moment longer.
@@ -232,6 +274,11 @@ func (r *Room) CheckPass(token string) (Pass, error) {
 		r.stats.PassesRejected.Add(1)
 		return Pass{}, fmt.Errorf("%w: revoked", ErrInvalidPass)
 	}
+	if r.idled.voids(p) {
+		r.stats.PassesRejected.Add(1)
+		return Pass{}, fmt.Errorf("%w: its session idled out", ErrInvalidPass)
+	}
+	r.beats.session(p.Subject)
 	r.notePass(p)
 	return p, nil
 }

@@ -43,6 +43,8 @@ func main() {
 		err = benchWrk(os.Args[3:])
 	case "numbers":
 		err = benchNumbers(os.Args[3:])
+	case "scale":
+		err = benchScale(os.Args[3:])
 	default:
 		usage()
 	}
@@ -54,7 +56,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage: onsale rehearsal [flags]
-       onsale bench proxy|poll|join|refuse|challenge|redis|wrk|numbers [flags]
+       onsale bench proxy|poll|join|refuse|challenge|redis|wrk|scale|numbers [flags]
 
   rehearsal  a whole on-sale on this machine: the booking service and Foyer
              on loopback, a crowd of simulated fans, and a verdict (sold out,
@@ -71,6 +73,9 @@ func usage() {
   wrk     the admitted request, the poll and the join again, measured by wrk
           (a load generator we did not write), against baselines with and
           without Foyer's cookies
+  scale   a line of 10^4, 10^6 and 10^7 places on a private redis-server:
+          Redis memory, a controller step's and a poll's cost, and the status
+          of the fan at the last place against the bench's own count
   numbers every figure of the README's Numbers table, in one run; with
           -readme README.md it rewrites the table
 
@@ -142,6 +147,19 @@ func benchRedis(args []string) error {
 	fs.DurationVar(&o.MaxTime, "max-time", 30*time.Second, "upper bound on each run")
 	_ = fs.Parse(args)
 	_, err := bench.Redis(o)
+	return err
+}
+
+func benchScale(args []string) error {
+	fs := flag.NewFlagSet("bench scale", flag.ExitOnError)
+	sizes := fs.String("places", "1e4,1e6,1e7", "comma-separated sizes of line, one room each")
+	_ = fs.Parse(args)
+	var o bench.ScaleOptions
+	var err error
+	if o.Sizes, err = bench.ScaleSizes(*sizes); err != nil {
+		return err
+	}
+	_, err = bench.Scale(o)
 	return err
 }
 
@@ -231,6 +249,9 @@ func rehearsalFlags(args []string) (c rehearsal.Config, cpuProfile string, err e
 	fs.Float64Var(&c.Late, "late", 0.01, "share of fans who step away for twice the grace, then return")
 	fs.IntVar(&c.Workers, "workers", 256, "requests in flight at most (the fans share their connections)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the crowd's behaviours")
+	fs.IntVar(&c.Bots, "bots", 0, "places made by bots without cookies (a new visitor each request, never back), before the fans arrive")
+	fs.DurationVar(&c.Stack.WaitingIdle, "waiting-idle-timeout", 0, "the room's waiting_idle_timeout (0: its default)")
+	fs.BoolVar(&c.CompareLiveness, "compare-liveness", false, "play the sale again with liveness out of reach, and compare sell-out time and slots spent on ghosts")
 	fs.StringVar(&c.Report, "report", "", "also write an HTML report with charts (the line, latency over time, the sell-out, the order of admission) to this file")
 	fs.StringVar(&c.Stack.FoyerBin, "foyer", "bin/foyer", "path of the foyer binary")
 	fs.StringVar(&c.Stack.BookingBin, "booking", "bin/booking", "path of the booking binary")

@@ -65,6 +65,11 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 	if ses, ok := r.live[visitor]; ok {
 		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: ses.expires}, nil
 	}
+	if _, ok := r.idled[visitor]; ok && place < r.c.Serving {
+		// Their session idled out: they come back as an admission that
+		// lapsed, to the front when a slot is free (and stay one until then).
+		return r.claimIdled(visitor, now, lim), nil
+	}
 	if at, ok := r.finished[visitor]; ok && now.Before(at) {
 		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
 	}
@@ -103,7 +108,10 @@ func (r *memRoom) claimLapsed(visitor string, place uint64, now time.Time, lim w
 	asked, returning := r.returners[visitor]
 	returning = returning && now.Sub(asked) < waitingroom.ReturnerWindow
 	delete(r.returners, visitor)
-	if !returning && !r.mayReturn(place, now, lim) {
+	// The controller reached the place within a grace still running (it was
+	// skipped as a ghost, or its batch's slots are taken), or it lapsed
+	// within the return window.
+	if !returning && r.batchOf(place) == nil && !r.mayReturn(place, now, lim) {
 		return waitingroom.ClaimResult{Status: waitingroom.Passed}
 	}
 	if !lim.Open {
@@ -114,6 +122,7 @@ func (r *memRoom) claimLapsed(visitor string, place uint64, now time.Time, lim w
 		r.returners[visitor] = now
 		return waitingroom.ClaimResult{Status: waitingroom.Full}
 	}
+	r.c.Returned++
 	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}
 }
 
@@ -136,9 +145,9 @@ func (s *Store) Release(_ context.Context, name, visitor, passID string, passExp
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ses, ok := r.live[visitor]; ok {
-		heap.Remove(&r.sessions, ses.index)
-		delete(r.live, visitor)
+		removeSession(r, ses)
 	}
+	delete(r.seen, visitor)
 	if passID != "" && passExpiry.After(now) {
 		r.revCursor++
 		r.revoked = append(r.revoked, waitingroom.Revocation{Cursor: r.revCursor, PassID: passID, ExpiresAt: passExpiry})
@@ -167,6 +176,7 @@ func (r *memRoom) open(visitor string, now time.Time, lim waitingroom.Limits) ti
 		r.live[visitor] = ses
 	}
 	r.c.Claimed++
+	r.seen[visitor] = now
 	forgetAt := exp.Add(lim.Retention)
 	r.finished[visitor] = forgetAt
 	r.finishedQ = append(r.finishedQ, forget{visitor: visitor, at: forgetAt})
@@ -188,9 +198,39 @@ func (r *memRoom) releaseHeld() {
 
 // batchOf finds the unexpired admission batch holding place, if any.
 func (r *memRoom) batchOf(place uint64) *waitingroom.Batch {
-	i := sort.Search(len(r.batches), func(i int) bool { return r.batches[i].Start+r.batches[i].Count > place })
+	i := sort.Search(len(r.batches), func(i int) bool { return r.batches[i].End() > place })
 	if i < len(r.batches) && r.batches[i].Start <= place {
 		return &r.batches[i]
 	}
 	return nil
+}
+
+// removeSession ends a live session before its time.
+func removeSession(r *memRoom, ses *session) {
+	heap.Remove(&r.sessions, ses.index)
+	delete(r.live, ses.visitor)
+}
+
+// claimIdled answers a visitor whose session idled out, as an admission that
+// lapsed when it did: within the return window after the idle-out (or while
+// holding a returner's slot, having come back in time) at the front; never
+// while the room admits nobody; after the window, their turn has passed.
+func (r *memRoom) claimIdled(visitor string, now time.Time, lim waitingroom.Limits) waitingroom.ClaimResult {
+	asked, returning := r.returners[visitor]
+	returning = returning && now.Sub(asked) < waitingroom.ReturnerWindow
+	delete(r.returners, visitor)
+	if !returning && !now.Before(r.idled[visitor].Add(lim.ReturnWindow)) {
+		delete(r.idled, visitor)
+		return waitingroom.ClaimResult{Status: waitingroom.Passed}
+	}
+	if !lim.Open || len(r.live)+r.pending+len(r.returners) >= lim.Cap {
+		r.returners[visitor] = now
+		if !lim.Open {
+			return waitingroom.ClaimResult{Status: waitingroom.Held}
+		}
+		return waitingroom.ClaimResult{Status: waitingroom.Full}
+	}
+	delete(r.idled, visitor)
+	r.c.Returned++
+	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}
 }

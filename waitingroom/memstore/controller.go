@@ -28,6 +28,7 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 	r.lastTick = tick
 
 	r.expireSessions(now)
+	r.idleOut(now, lim)
 	r.forgetFinished(now)
 	r.expireRevocations(now)
 	for v, at := range r.returners {
@@ -43,8 +44,9 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 		}
 		r.c.Abandoned += lapsed
 		r.batches = r.batches[1:]
-		if lapsed > 0 {
-			r.addLapse(lapse{start: b.Start, count: b.Count, at: b.At.Add(lim.Grace)})
+		if lapsed > 0 || b.End() > b.Start+b.Count {
+			// The ghosts skipped among its places lapse with it.
+			r.addLapse(lapse{start: b.Start, count: b.End() - b.Start, at: b.At.Add(lim.Grace)})
 		}
 	}
 	for len(r.lapsed) > 0 && !now.Before(r.lapsed[0].at.Add(lim.ReturnWindow)) {
@@ -52,40 +54,71 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 	}
 	if lim.CloseDraw && !r.drawClosed {
 		r.drawClosed = true
+		r.resetBeats()
 		// A draw over fans some of whom are already in would reorder the past;
 		// when admission has begun, the draw is empty and everyone stays FIFO.
 		if r.c.Serving == 0 {
 			r.drawSize = r.c.Seq
 		}
 	}
+	r.admit(now, lim, elapsed)
+	r.liveness = r.countLiveness(r.judgeFrom(now, lim))
+	return nil
+}
+
+// admit moves serving forward by the rate budget and the free slots, counted
+// in live places: ghosts on the way are skipped without a slot.
+func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 	if !lim.Open || now.Before(r.settle) {
 		r.credit = 0
-		return nil
+		return
 	}
 	r.credit = accrue(r.credit, lim.Rate, elapsed)
-	waiting := r.c.Seq - r.c.Serving
+	end := r.c.Seq
 	if lim.Reshuffle {
-		end := r.drawnEnd()
-		if r.c.Serving >= end && waiting > 0 {
-			r.epochs = nextEpoch(r.epochs, r.c.Serving, waiting)
+		end = r.drawnEnd()
+		if r.c.Serving >= end && r.c.Seq > r.c.Serving {
+			r.epochs = nextEpoch(r.epochs, r.c.Serving, r.c.Seq-r.c.Serving)
 			e := r.epochs[len(r.epochs)-1]
 			r.history = append(r.history, waitingroom.HistoryEntry{Kind: waitingroom.HistoryDraw, Start: e.Start, Count: e.Size, Number: e.Number, At: now})
-			end = r.c.Serving + waiting
+			end = r.c.Seq
+			// Places drawn now are not their keys: the beats so far, given
+			// by key, say nothing of them.
+			r.resetBeats()
 		}
 		// Only drawn places go in: the rest wait for the next draw.
-		waiting = end - min(end, r.c.Serving)
+		end = max(end, r.c.Serving)
 	}
-	n := admissible(r.credit, r.free(lim), waiting)
+	n := admissible(r.credit, r.free(lim), end-r.c.Serving)
 	if n == 0 {
-		return nil
+		r.stepPace(elapsed, end > r.c.Serving, 0)
+		return
 	}
-	r.batches = append(r.batches, waitingroom.Batch{Start: r.c.Serving, Count: n, At: now})
-	r.history = waitingroom.AppendAdmission(r.history, r.c.Serving, n, now)
-	r.c.Serving += n
-	r.c.Admitted += n
-	r.pending += int(n)
-	r.credit -= float64(n)
-	return nil
+	serving, got := r.admitLive(r.c.Serving, end, r.judgeFrom(now, lim), n)
+	r.stepPace(elapsed, true, got)
+	if got > 0 {
+		r.batches = append(r.batches, waitingroom.Batch{Start: r.c.Serving, Count: got, Span: spanOf(serving-r.c.Serving, got), At: now})
+	} else if serving > r.c.Serving {
+		// Ghosts only: their turn passed now; one who comes back within the
+		// return window is a lapsed admission.
+		r.addLapse(lapse{start: r.c.Serving, count: serving - r.c.Serving, at: now})
+	}
+	// The line reached every place up to serving: the live ones went in,
+	// the ghosts lost their turn then (and come back as lapsed admissions).
+	r.history = waitingroom.AppendAdmission(r.history, r.c.Serving, serving-r.c.Serving, now)
+	r.c.Skipped += serving - r.c.Serving - got
+	r.c.Serving = serving
+	r.c.Admitted += got
+	r.pending += int(got)
+	r.credit -= float64(got)
+}
+
+// spanOf is a batch's Span: 0 when it covers no ghost.
+func spanOf(span, count uint64) uint64 {
+	if span == count {
+		return 0
+	}
+	return span
 }
 
 // lapse is an admission whose grace ended at with places unclaimed: their
@@ -139,4 +172,14 @@ func admissible(credit float64, free int, waiting uint64) uint64 {
 		return 0
 	}
 	return min(uint64(credit), uint64(free), waiting)
+}
+
+// stepPace adds a step to the pace record (waitingroom.Pace.Step): the live
+// places admitted, while people waited.
+func (r *memRoom) stepPace(elapsed int64, waiting bool, got uint64) {
+	if !waiting {
+		r.pace.Still = 0
+		return
+	}
+	r.pace = r.pace.Step(elapsed, got)
 }

@@ -15,8 +15,11 @@
 // their tickets expire, the late returners holding a slot,
 // the revoked passes until they would have expired, the draw and its rolling
 // epochs, the draw seed, the runtime overrides with their version, and what a
-// re-created room keeps of the one it replaced. A fan who waits is nothing but
-// the number in their ticket: joining bumps a counter and stores no entry.
+// re-created room keeps of the one it replaced; for liveness, a bitmap per
+// heartbeat window over the places from serving on, the counter at each
+// window's first step, each live session's last use, and the sessions that
+// idled out. A fan who waits is the number in their ticket and a bit per
+// window: joining bumps a counter and stores no entry.
 //
 // # Costs
 //

@@ -28,6 +28,7 @@ type memRoom struct {
 	mu          sync.Mutex
 	c           waitingroom.Counters
 	credit      float64
+	pace        waitingroom.Pace
 	lastTick    int64
 	pending     int
 	batches     []waitingroom.Batch
@@ -49,6 +50,18 @@ type memRoom struct {
 	revoked     []waitingroom.Revocation
 	revCursor   int64
 	history     []waitingroom.HistoryEntry // the public history, oldest first
+
+	// accounts are the places of visitors whose account the site vouched
+	// for, one per account (see account.go).
+	accounts map[waitingroom.AccountKey]accountPlace
+	// Liveness (see liveness.go): the places seen per heartbeat window, the
+	// counter at each window's first step, the last use of each session,
+	// the visitors whose sessions idled out, and the counts of the last step.
+	windows  map[int64]beatWindow
+	wseq     []windowSeq
+	seen     map[string]time.Time
+	idled    map[string]time.Time
+	liveness waitingroom.Liveness
 
 	// What survives a loss (see waitingroom.Seed).
 	forgotten uint64
@@ -86,6 +99,9 @@ func (s *Store) Init(_ context.Context, name string, seed waitingroom.Seed) erro
 			live:      make(map[string]*session),
 			finished:  make(map[string]time.Time),
 			returners: make(map[string]time.Time),
+			windows:   make(map[int64]beatWindow),
+			seen:      make(map[string]time.Time),
+			idled:     make(map[string]time.Time),
 		}
 		s.rooms[name] = r
 	}
@@ -166,6 +182,7 @@ func (s *Store) Snapshot(_ context.Context, name string, now time.Time, revokedA
 		Pending:     r.pending,
 		Returning:   len(r.returners),
 		Credit:      r.credit,
+		Pace:        r.pace,
 		DrawClosed:  r.drawClosed,
 		DrawSize:    r.drawSize,
 		Epochs:      append([]waitingroom.Epoch(nil), r.epochs...),
@@ -175,6 +192,12 @@ func (s *Store) Snapshot(_ context.Context, name string, now time.Time, revokedA
 		Forgotten:   r.forgotten,
 		SettleUntil: r.settle,
 		Blank:       r.blank,
+		Live: waitingroom.Liveness{
+			From:   r.liveness.From,
+			Young:  r.liveness.Young,
+			Counts: append([]uint16(nil), r.liveness.Counts...),
+			Head:   append([]byte(nil), r.liveness.Head...),
+		},
 	}
 	for _, rv := range r.revoked {
 		if rv.Cursor > revokedAfter && rv.ExpiresAt.After(now) {

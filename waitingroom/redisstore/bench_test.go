@@ -239,3 +239,121 @@ func joinAll(b *testing.B, s *redisstore.Store, room string, ids []string, lim w
 		b.Fatal(err)
 	}
 }
+
+// heartbeatMemory joins fans into room and then has every one of them seen
+// in each of the windows a store keeps, stepping the controller (which counts
+// the live places) in each: the most liveness can hold for a line. It returns
+// the bytes a fan cost: in the room's keys (MEMORY USAGE, key names and
+// allocations included), and in the server's used_memory.
+func heartbeatMemory(tb testing.TB, s *redisstore.Store, admin *redis.Client, room string, fans int) (keys, used float64) {
+	// The scripts' compiled code and the Lua heap, which grows with the
+	// arguments of the biggest calls, cost the server a few hundred
+	// kilobytes once, whatever the line: a first room of the same size pays
+	// for them, and the Lua heap is collected before each reading.
+	fillBeats(tb, s, room+"-warm-up", fans)
+	ctx := context.Background()
+	gc := func() {
+		if err := admin.Eval(ctx, "collectgarbage('collect') return 0", nil).Err(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	gc()
+	m0 := redistest.HeldMemory(ctx, tb, admin)
+	fillBeats(tb, s, room, fans)
+	gc()
+	m1 := redistest.HeldMemory(ctx, tb, admin)
+	names, err := admin.Keys(ctx, "*{"+room+"}*").Result()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var sum int64
+	for _, k := range names {
+		n, err := admin.MemoryUsage(ctx, k).Result()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sum += n
+	}
+	return float64(sum) / float64(fans), float64(m1-m0) / float64(fans)
+}
+
+// fillBeats joins fans into room, and has each seen in every window kept.
+func fillBeats(tb testing.TB, s *redisstore.Store, room string, fans int) {
+	ctx := context.Background()
+	lim := benchLimits()
+	lim.Open = false
+	lim.WaitingIdle = 2 * time.Minute
+	if err := s.Init(ctx, room, waitingroom.Seed{}); err != nil {
+		tb.Fatal(err)
+	}
+	for lo := 0; lo < fans; lo += 1000 {
+		vs := make([]string, min(1000, fans-lo))
+		for i := range vs {
+			vs[i] = "v" + strconv.Itoa(lo+i)
+		}
+		if _, err := s.JoinMany(ctx, room, vs, benchT0, lim); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	window := waitingroom.BeatWindow(lim.WaitingIdle)
+	for w := range waitingroom.BeatWindows + 1 {
+		now := benchT0.Add(time.Duration(w) * window)
+		// The first window's step records where the judged places end; the
+		// next five hold the beats, as many as a store keeps at once.
+		for lo := 0; w > 0 && lo < fans; lo += 10_000 {
+			places := make([]uint64, 0, 10_000)
+			for p := lo; p < min(lo+10_000, fans); p++ {
+				places = append(places, uint64(p))
+			}
+			if err := s.Beat(ctx, room, waitingroom.Beats{Places: places}, now, lim); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if err := s.Advance(ctx, room, now, lim); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	snap, err := s.Snapshot(ctx, room, benchT0.Add(time.Duration(waitingroom.BeatWindows)*window), 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if snap.Live.Young != uint64(fans) || len(snap.Live.Counts) == 0 || snap.Live.Counts[0] != waitingroom.LiveBlock {
+		tb.Fatalf("the line was not judged whole: young from %d, counts %v", snap.Live.Young, snap.Live.Counts[:min(3, len(snap.Live.Counts))])
+	}
+}
+
+// TestHeartbeatsCostUnderAByteAFan: with every fan beating in every window
+// kept, a waiting fan costs Redis at most a byte (five bits of windows, and
+// the allocations around them).
+func TestHeartbeatsCostUnderAByteAFan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a redis-server")
+	}
+	srv := redistest.StartServer(t, nil)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 1})
+	defer c.Close()
+	s, err := redisstore.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, used := heartbeatMemory(t, s, c, "r", 100_000)
+	t.Logf("a waiting fan with heartbeats: %.3f bytes in the room's keys, %.3f in used_memory", keys, used)
+	if keys > 1 {
+		t.Fatalf("%.3f bytes a waiting fan with heartbeats; at most 1", keys)
+	}
+}
+
+// BenchmarkMemoryPerWaitingFanWithHeartbeats is BenchmarkMemoryPerWaitingFan
+// with liveness at its fullest: 100,000 waiting fans, every one seen in every
+// heartbeat window the store keeps.
+func BenchmarkMemoryPerWaitingFanWithHeartbeats(b *testing.B) {
+	s, admin := benchStore(b)
+	var keys, used float64
+	for iter := range b.N {
+		k, u := heartbeatMemory(b, s, admin, fmt.Sprintf("hb-%d-%d", iter, time.Now().UnixNano()), 100_000)
+		keys, used = keys+k, used+u
+	}
+	b.ReportMetric(keys/float64(b.N), "key-bytes/fan")
+	b.ReportMetric(used/float64(b.N), "used-bytes/fan")
+	b.ReportMetric(0, "ns/op")
+}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 // the Lua arithmetic (rate credit, catch-up, batches, expiries) follows the
 // reference step for step, where a case-by-case suite would not look.
 func TestMatchesMemoryStore(t *testing.T) {
+	var skipped, idled atomic.Uint64
 	c := redistest.Shared(t)
 	prefix := redistest.Prefix(t, c)
 	red, err := redisstore.New(c, redisstore.WithPrefix(prefix), redisstore.WithTTL(time.Hour))
@@ -40,15 +42,30 @@ func TestMatchesMemoryStore(t *testing.T) {
 				red:  red,
 				room: fmt.Sprintf("diff-%d-%d", seed, time.Now().UnixNano()),
 				rng:  rand.New(rand.NewPCG(uint64(seed), 42)),
+				arng: rand.New(rand.NewPCG(uint64(seed), 7)),
 				now:  time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC),
+			}
+			if seed%2 == 0 {
+				d.waitingIdle = 40 * time.Second
 			}
 			d.lim = d.randomLimits()
 			d.init(waitingroom.Seed{})
 			for range 700 {
 				d.step()
 			}
+			s, err := d.red.Snapshot(d.ctx, d.room, d.now, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			skipped.Add(s.Skipped)
+			idled.Add(s.IdledOut)
 		})
 	}
+	t.Cleanup(func() {
+		if skipped.Load() == 0 || idled.Load() == 0 {
+			t.Errorf("the histories skipped %d ghosts and idled %d sessions out: liveness went untested", skipped.Load(), idled.Load())
+		}
+	})
 }
 
 type differ struct {
@@ -59,8 +76,12 @@ type differ struct {
 	rng      *rand.Rand
 	now      time.Time
 	lim      waitingroom.Limits
-	fans     []diffFan
-	history  []string
+	// waitingIdle is the room's waiting idle timeout: none for odd seeds.
+	waitingIdle time.Duration
+	fans        []diffFan
+	history     []string
+	accounts    map[string]uint64 // each account's last place
+	arng        *rand.Rand        // the account joins' own random stream
 }
 
 type diffFan struct {
@@ -92,6 +113,11 @@ func (d *differ) randomLimits() waitingroom.Limits {
 		Open:         d.rng.IntN(5) > 0,
 		CloseDraw:    d.rng.IntN(3) == 0,
 		Reshuffle:    d.rng.IntN(3) == 0,
+		// Short timeouts, so that places and sessions go idle in a history.
+		// The waiting one is the room's (as its heartbeat windows are), so it
+		// stays.
+		WaitingIdle: d.waitingIdle,
+		SessionIdle: time.Duration(pick(0, 0, 8, 30)) * time.Second,
 	}
 }
 
@@ -122,24 +148,37 @@ func (d *differ) step() {
 		d.lim = d.randomLimits()
 		d.logf("limits %+v", d.lim)
 	}
+	if d.waitingIdle > 0 && d.rng.IntN(2) == 0 {
+		// Steps in (nearly) every heartbeat window, as nodes make them, so
+		// that the history of beats is whole and places are judged.
+		d.logf("advance")
+		d.same("advance", d.mem.Advance(d.ctx, d.room, d.now, d.lim), d.red.Advance(d.ctx, d.room, d.now, d.lim))
+	}
 	switch r := d.rng.IntN(100); {
 	case r < 33:
 		d.join()
 	case r < 58:
 		d.claim()
-	case r < 80:
+	case r < 82:
 		d.logf("advance")
 		d.same("advance", d.mem.Advance(d.ctx, d.room, d.now, d.lim), d.red.Advance(d.ctx, d.room, d.now, d.lim))
-	case r < 86:
+	case r < 87:
 		d.release()
 	case r < 88:
 		d.raise()
 	case r < 90:
 		d.lose()
-	case r < 93:
+	case r < 92:
 		d.drawSeed()
-	case r < 96:
+	case r < 93:
 		d.saveOverrides()
+	default:
+		d.beat()
+	}
+	// Account joins draw from a stream of their own, so that the rest of
+	// the history is what it would be without them.
+	if d.arng.IntN(12) == 0 {
+		d.joinAccount()
 	}
 	d.compareSnapshots(int64(d.rng.IntN(4)))
 }
@@ -173,6 +212,39 @@ func (d *differ) join() {
 		d.fail("join %s: memory store %+v, Redis store %+v", v, a, b)
 	}
 	d.fans = append(d.fans, diffFan{visitor: v, key: a.Key, expires: a.Expires})
+}
+
+// joinAccount joins one of a few accounts, sometimes with the key of the
+// account's last place as spent, as a rejoin after its session would.
+func (d *differ) joinAccount() {
+	d.t.Helper()
+	name := fmt.Sprintf("acct-%d", d.arng.IntN(6))
+	var vid waitingroom.VisitorID
+	for i := range vid {
+		vid[i] = byte(d.arng.IntN(256))
+	}
+	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(d.room, name), Visitor: vid.String()}
+	if d.accounts == nil {
+		d.accounts = make(map[string]uint64)
+	}
+	if k, ok := d.accounts[name]; ok && d.arng.IntN(3) == 0 {
+		req.Spent, req.HasSpent = k, true
+	}
+	d.logf("join account %s as %s (spent %v %d)", name, req.Visitor, req.HasSpent, req.Spent)
+	a, errA := d.mem.JoinAccount(d.ctx, d.room, req, d.now, d.lim)
+	b, errB := d.red.JoinAccount(d.ctx, d.room, req, d.now, d.lim)
+	d.same("join account", errA, errB)
+	if a.Key != b.Key || a.Admitted != b.Admitted || !a.Expires.Equal(b.Expires) || a.Existing != b.Existing ||
+		a.Visitor != b.Visitor || !a.Joined.Equal(b.Joined) {
+		d.fail("join account %s: memory store %+v, Redis store %+v", name, a, b)
+	}
+	if errA != nil {
+		return
+	}
+	d.accounts[name] = a.Key
+	if !a.Existing {
+		d.fans = append(d.fans, diffFan{visitor: a.Visitor.String(), key: a.Key, expires: a.Expires})
+	}
 }
 
 func (d *differ) claim() {
@@ -296,6 +368,24 @@ func (d *differ) lose() {
 	}
 }
 
+// beat marks some fans' places as seen, and some of their sessions as used.
+func (d *differ) beat() {
+	d.t.Helper()
+	var b waitingroom.Beats
+	for range d.rng.IntN(8) {
+		if len(d.fans) == 0 {
+			break
+		}
+		f := d.fans[d.rng.IntN(len(d.fans))]
+		b.Places = append(b.Places, f.key)
+		if d.rng.IntN(2) == 0 {
+			b.Sessions = append(b.Sessions, f.visitor)
+		}
+	}
+	d.logf("beat places %v sessions %v", b.Places, b.Sessions)
+	d.same("beat", d.mem.Beat(d.ctx, d.room, b, d.now, d.lim), d.red.Beat(d.ctx, d.room, b, d.now, d.lim))
+}
+
 func (d *differ) drawSeed() {
 	d.t.Helper()
 	cand := []byte(fmt.Sprintf("seed-%d", d.rng.Int()))
@@ -339,7 +429,7 @@ func (d *differ) compareSnapshots(cursor int64) {
 	revs := func(rs []waitingroom.Revocation) string {
 		var sb strings.Builder
 		for _, r := range rs {
-			fmt.Fprintf(&sb, "%d/%s/%d ", r.Cursor, r.PassID, r.ExpiresAt.UnixMicro())
+			fmt.Fprintf(&sb, "%d/%s/%d/%s/%d ", r.Cursor, r.PassID, r.ExpiresAt.UnixMicro(), r.Visitor, r.IdledAt.UnixMicro())
 		}
 		return sb.String()
 	}

@@ -10,7 +10,8 @@
 //
 // # Data
 //
-// A room is nine keys, "<prefix>:{<room>}:<name>" (see keys.go). The braces are
+// A room is a dozen keys, "<prefix>:{<room>}:<name>" (see keys.go), and its
+// heartbeat windows. The braces are
 // the Cluster hash tag: a room lives on one shard, rooms spread over shards.
 // The meta hash holds the counters (seq, serving, admitted, claimed, abandoned),
 // the rate credit, the last controller tick, the draw, the seed, the runtime
@@ -22,15 +23,21 @@
 // window, the admissions that lapsed within the return window (one member per
 // controller step that left places unclaimed: at most 120, about 4 KB, with
 // the default two minutes; 3,600, about 450 KB, with the longest window of an
-// hour), late returners, and revoked passes. A session's pass id is derived from its end
+// hour), late returners, revoked passes (and sessions that idled out), and
+// each live session's last use. A session's pass id is derived from its end
 // (waitingroom.SessionPassID), so no key holds it. A list holds the public
-// history, one entry per controller step. A fan who waits is nothing
-// but the number in their ticket: joining bumps a counter and stores no entry.
+// history, one entry per controller step. A fan who waits is the number in
+// their ticket and, while liveness is on, one bit per heartbeat window:
+// "hb:<window>:<block>" bitmaps of 31,744 places, written only from serving on
+// and expiring once no controller step looks at them (lua/lib.lua); joining
+// bumps a counter and stores no entry. Each controller step leaves the live
+// counts for the nodes in two small strings.
 //
 // # Costs
 //
 // Every operation is one Lua script, hence atomic and one round trip: Join,
-// Claim, Release, Advance, Snapshot, DrawSeed and SaveOverrides. Overrides is a
+// Claim, Release, Advance, Snapshot, DrawSeed, SaveOverrides and Beat (one a
+// second per node, for every fan it saw). Overrides is a
 // single HMGET. Scripts go by EVALSHA and fall back to EVAL; LoadScripts puts
 // them on every shard ahead of time. Advance runs on every node every second;
 // the tick it records makes all but the first call of a second a no-op, so no

@@ -14,7 +14,16 @@ var keyNames = [...]string{
 	"revokedexp", // sorted set: the same revocations by expiry, to trim them
 	"history",    // list: the public history, admissions and draws, oldest first
 	"lapsed",     // sorted set: admissions whose grace ended within the return window, by first place
+	"seen",       // sorted set: live sessions by their last use
+	"idled",      // sorted set: visitors whose sessions idled out, by when
+	"hb",         // not a key: heartbeat windows are "hb:<window>:<block>" bitmaps
+	"hbtmp",      // scratch bitmap of one step: the union of the windows over a block
+	"livecounts", // string: live places per block from serving on, 16 bits each
+	"livehead",   // string: live places bit by bit from serving on, near the front
 }
+
+// hbKey is the index of "hb" among the keys.
+const hbKey = 11
 
 // roomKeys returns the keys of room under prefix.
 func roomKeys(prefix, room string) []string {

@@ -34,8 +34,12 @@ var (
 	drawSeedSrc string
 	//go:embed lua/saveoverrides.lua
 	saveOverridesSrc string
+	//go:embed lua/beat.lua
+	beatSrc string
 	//go:embed lua/history.lua
 	historySrc string
+	//go:embed lua/account.lua
+	accountSrc string
 )
 
 var (
@@ -48,10 +52,13 @@ var (
 	drawSeedScript      = newScript(drawSeedSrc)
 	saveOverridesScript = newScript(saveOverridesSrc)
 	historyScript       = newScript(historySrc)
+	beatScript          = newScript(beatSrc)
+	accountScript       = newScript(accountSrc)
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, releaseScript, advanceScript,
-		snapshotScript, drawSeedScript, saveOverridesScript, historyScript,
+		snapshotScript, drawSeedScript, saveOverridesScript, historyScript, beatScript,
+		accountScript,
 	}
 )
 

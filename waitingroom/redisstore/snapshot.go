@@ -25,13 +25,13 @@ func (s *Store) Snapshot(ctx context.Context, room string, now time.Time, revoke
 
 // parseSnapshot reads the reply of snapshot.lua.
 func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
-	const fixed = 15 // the numbers, the incarnation, the epochs, what survives a loss
+	const fixed = 19 // the numbers, the incarnation, the epochs, what survives a loss, liveness, the pace
 	a, ok := v.([]any)
 	if !ok || len(a) < fixed+1 {
 		return waitingroom.Snapshot{}, fmt.Errorf("unexpected reply %T", v)
 	}
-	var u [fixed - 3]uint64
-	for i := range fixed - 3 {
+	var u [12]uint64
+	for i := range u {
 		if i == 6 {
 			continue // the credit, a float
 		}
@@ -64,6 +64,12 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 		Epochs:      epochs,
 	}
 	if err := parseSurvivors(str(a[14]), &snap, now); err != nil {
+		return waitingroom.Snapshot{}, err
+	}
+	if err := parseLiveness(str(a[15]), str(a[16]), str(a[17]), &snap); err != nil {
+		return waitingroom.Snapshot{}, err
+	}
+	if snap.Pace, err = parsePace(str(a[18])); err != nil {
 		return waitingroom.Snapshot{}, err
 	}
 	nb, err := toInt(a[fixed])
@@ -120,11 +126,19 @@ func formatEpochs(epochs []waitingroom.Epoch) string {
 	return strings.Join(parts, ",")
 }
 
-// parseBatch reads a batch member, "start:count:claimed:at", with ":r" after
-// it for a restored batch.
+// parseBatch reads a batch member, "start:count:claimed:at", then ":s<span>"
+// when it spans skipped ghosts, then ":r" for a restored batch.
 func parseBatch(m string, now time.Time) (waitingroom.Batch, error) {
 	body, restored := strings.CutSuffix(m, ":r")
 	f := strings.Split(body, ":")
+	var span uint64
+	if len(f) == 5 && strings.HasPrefix(f[4], "s") {
+		var err error
+		if span, err = strconv.ParseUint(f[4][1:], 10, 64); err != nil {
+			return waitingroom.Batch{}, fmt.Errorf("malformed batch %q", m)
+		}
+		f = f[:4]
+	}
 	if len(f) != 4 {
 		return waitingroom.Batch{}, fmt.Errorf("malformed batch %q", m)
 	}
@@ -135,12 +149,16 @@ func parseBatch(m string, now time.Time) (waitingroom.Batch, error) {
 			return waitingroom.Batch{}, fmt.Errorf("malformed batch %q", m)
 		}
 	}
-	return waitingroom.Batch{Start: uint64(n[0]), Count: uint64(n[1]), Claimed: uint64(n[2]), At: fromMicros(n[3], now), Restored: restored}, nil
+	return waitingroom.Batch{Start: uint64(n[0]), Count: uint64(n[1]), Claimed: uint64(n[2]), Span: span, At: fromMicros(n[3], now), Restored: restored}, nil
 }
 
 // batchMember writes a batch for init.lua, which marks it restored.
 func batchMember(b waitingroom.Batch) string {
-	return fmt.Sprintf("%d:%d:%d:%d", b.Start, b.Count, b.Claimed, b.At.UnixMicro())
+	m := fmt.Sprintf("%d:%d:%d:%d", b.Start, b.Count, b.Claimed, b.At.UnixMicro())
+	if b.Span != 0 && b.Span != b.Count {
+		m += fmt.Sprintf(":s%d", b.Span)
+	}
+	return m
 }
 
 // parseRevocation reads a revocation member, "cursor:expiry:pass id".
@@ -152,5 +170,56 @@ func parseRevocation(m string, now time.Time) (waitingroom.Revocation, error) {
 	if !ok1 || !ok2 || err1 != nil || err2 != nil {
 		return waitingroom.Revocation{}, fmt.Errorf("malformed revocation %q", m)
 	}
-	return waitingroom.Revocation{Cursor: c, PassID: id, ExpiresAt: fromMicros(e, now)}, nil
+	rv := waitingroom.Revocation{Cursor: c, PassID: id, ExpiresAt: fromMicros(e, now)}
+	if idle, ok := strings.CutPrefix(id, "~"); ok {
+		// A session that idled out: "~<idled at>:<visitor>".
+		at, visitor, ok := strings.Cut(idle, ":")
+		t, err := strconv.ParseInt(at, 10, 64)
+		if !ok || err != nil || visitor == "" {
+			return waitingroom.Revocation{}, fmt.Errorf("malformed idle-out %q", m)
+		}
+		rv.PassID, rv.Visitor, rv.IdledAt = "", visitor, fromMicros(t, now)
+	}
+	return rv, nil
+}
+
+// parseLiveness reads snapshot.lua's "live from:young:skipped:idled
+// out:returned", the live counts (16 bits each, big-endian) and the live head.
+func parseLiveness(nums, counts, head string, snap *waitingroom.Snapshot) error {
+	f := strings.Split(nums, ":")
+	if len(f) != 5 || len(counts)%2 != 0 {
+		return fmt.Errorf("malformed liveness %q (%d count bytes)", nums, len(counts))
+	}
+	var n [5]uint64
+	for i := range n {
+		var err error
+		if n[i], err = strconv.ParseUint(f[i], 10, 64); err != nil {
+			return fmt.Errorf("malformed liveness %q", nums)
+		}
+	}
+	snap.Live = waitingroom.Liveness{From: n[0], Young: n[1]}
+	snap.Skipped, snap.IdledOut, snap.Returned = n[2], n[3], n[4]
+	for i := 0; i < len(counts); i += 2 {
+		snap.Live.Counts = append(snap.Live.Counts, uint16(counts[i])<<8|uint16(counts[i+1]))
+	}
+	if head != "" {
+		snap.Live.Head = []byte(head)
+	}
+	return nil
+}
+
+// parsePace reads the pace field, "places:seconds:moves:still".
+func parsePace(s string) (waitingroom.Pace, error) {
+	f := strings.Split(s, ":")
+	if len(f) != 4 {
+		return waitingroom.Pace{}, fmt.Errorf("malformed pace %q", s)
+	}
+	places, err1 := strconv.ParseFloat(f[0], 64)
+	secs, err2 := strconv.ParseFloat(f[1], 64)
+	moves, err3 := strconv.ParseFloat(f[2], 64)
+	still, err4 := strconv.ParseInt(f[3], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+		return waitingroom.Pace{}, fmt.Errorf("malformed pace %q", s)
+	}
+	return waitingroom.Pace{Places: places, Seconds: secs, Moves: moves, Still: still}, nil
 }

@@ -76,7 +76,19 @@ func (s *Store) LoadScripts(ctx context.Context) error {
 // Drop deletes every key of room, as a server restarted without persistence
 // would lose them. Nodes then get waitingroom.ErrNoRoom and re-seed the room.
 func (s *Store) Drop(ctx context.Context, room string) error {
-	return s.client.Del(ctx, roomKeys(s.prefix, room)...).Err()
+	keys := roomKeys(s.prefix, room)
+	// The heartbeat windows are keys of their own, named after the hb key.
+	iter := s.client.Scan(ctx, 0, keys[hbKey]+":*", 1000).Iterator()
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	if err := iter.Err(); err != nil {
+		return err
+	}
+	if err := s.client.Del(ctx, keys...).Err(); err != nil {
+		return err
+	}
+	return s.dropAccounts(ctx, room)
 }
 
 // run runs script on room's keys, mapping the scripts' nil reply (the room's

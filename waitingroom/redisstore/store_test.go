@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,7 +113,8 @@ func TestEveryKeyExpires(t *testing.T) {
 	}
 	ctx := context.Background()
 	t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
-	lim := waitingroom.Limits{Rate: 60, Cap: 1, Session: time.Minute, Grace: 5 * time.Second, Retention: time.Hour, Open: true, ReturnWindow: time.Minute}
+	lim := waitingroom.Limits{Rate: 60, Cap: 1, Session: time.Minute, Grace: 5 * time.Second, Retention: time.Hour, Open: true, ReturnWindow: time.Minute,
+		WaitingIdle: 2 * time.Minute, SessionIdle: time.Minute}
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -135,9 +137,32 @@ func TestEveryKeyExpires(t *testing.T) {
 	// A pass revoked for a visitor whose session is gone already: the
 	// revocation is written, the live session of visitor 1 stays.
 	must(s.Release(ctx, "r", "2", "pass-2", res.Expires, t0.Add(13*time.Second), lim))
+	// A heartbeat window is written.
+	must(s.Beat(ctx, "r", waitingroom.Beats{Places: []uint64{2}}, t0.Add(14*time.Second), lim))
+	// In another room, a session idles out.
+	must(s.Init(ctx, "i", waitingroom.Seed{}))
+	long := lim
+	long.Session = 10 * time.Minute
+	if res, err := s.Join(ctx, "i", "a", t0, long); err != nil || !res.Admitted {
+		t.Fatalf("first visitor of room i: %+v %v, want admitted", res, err)
+	}
+	must(s.Advance(ctx, "i", t0.Add(61*time.Second), long))
+
+	acct := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey("r", "alice"), Visitor: waitingroom.NewVisitorID().String()}
+	_, err = s.JoinAccount(ctx, "r", acct, t0.Add(14*time.Second), lim)
+	must(err)
 
 	keys := redisstore.RoomKeys(prefix, "r")
-	for _, k := range keys {
+	windows, err := c.Keys(ctx, keys[len(keys)-4]+":*").Result()
+	must(err)
+	if len(windows) == 0 {
+		t.Error("no heartbeat window was written")
+	}
+	idled := redisstore.RoomKeys(prefix, "i")[len(keys)-5]
+	for _, k := range append(append(append(keys, windows...), idled), redisstore.AccountBucket(prefix, "r", acct.Account)) {
+		if strings.HasSuffix(k, "{r}:hb") || strings.HasSuffix(k, ":hbtmp") || strings.HasSuffix(k, "{r}:idled") {
+			continue // a name, a scratch key deleted by the step that makes it, and the other room's
+		}
 		d, err := c.PTTL(ctx, k).Result()
 		must(err)
 		switch {

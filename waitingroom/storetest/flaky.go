@@ -88,6 +88,14 @@ func (f *Flaky) Advance(ctx context.Context, room string, now time.Time, lim wai
 	return f.Store.Advance(ctx, room, now, lim)
 }
 
+// Beat implements waitingroom.Store.
+func (f *Flaky) Beat(ctx context.Context, room string, b waitingroom.Beats, now time.Time, lim waitingroom.Limits) error {
+	if err := f.err(); err != nil {
+		return err
+	}
+	return f.Store.Beat(ctx, room, b, now, lim)
+}
+
 // Snapshot implements waitingroom.Store.
 func (f *Flaky) Snapshot(ctx context.Context, room string, now time.Time, after int64) (waitingroom.Snapshot, error) {
 	if err := f.err(); err != nil {
@@ -118,4 +126,12 @@ func (f *Flaky) SaveOverrides(ctx context.Context, room string, data []byte, exp
 		return 0, err
 	}
 	return f.Store.SaveOverrides(ctx, room, data, expect)
+}
+
+// JoinAccount implements waitingroom.Store.
+func (f *Flaky) JoinAccount(ctx context.Context, room string, req waitingroom.AccountJoin, now time.Time, lim waitingroom.Limits) (waitingroom.AccountPlace, error) {
+	if err := f.err(); err != nil {
+		return waitingroom.AccountPlace{}, err
+	}
+	return f.Store.JoinAccount(ctx, room, req, now, lim)
 }

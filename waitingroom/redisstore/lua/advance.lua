@@ -3,7 +3,9 @@
 -- given second a no-op, so no node has to be the leader.
 -- ARGV: now (µs), tick (unix s), open (0/1), close draw (0/1), rate (per
 -- minute), cap, grace (µs), returner window (µs), max catch-up ticks, ttl (ms),
--- reshuffle (0/1), return window (µs)
+-- reshuffle (0/1), return window (µs), session idle (µs, 0: off), heartbeat
+-- window (µs, 0: no place is judged), retention (µs), session (µs), pace decay per
+-- second
 -- Returns 1 when it stepped, 0 when this second was already stepped, nil when
 -- the room is unknown.
 local last = redis.call('HGET', meta, 'tick')
@@ -20,6 +22,8 @@ if last == 0 or elapsed > tonumber(ARGV[9]) then
 	elapsed = 1 -- a stalled controller does not release a burst
 end
 redis.call('HSET', meta, 'tick', int(tick))
+local session_idle, win = tonumber(ARGV[13]), tonumber(ARGV[14])
+local retention, session = tonumber(ARGV[15]), tonumber(ARGV[16])
 
 -- A room whose controller runs is alive: keep all its keys, once this step
 -- has written them. One that nobody steps any more vanishes after the ttl.
@@ -39,6 +43,37 @@ end
 redis.call('ZREMRANGEBYSCORE', revokedexp, '-inf', int(now))
 redis.call('ZREMRANGEBYSCORE', returners, '-inf', int(now - tonumber(ARGV[8])))
 
+-- Sessions unused for the idle timeout end: their slots go to the next fans,
+-- every node refuses their passes (a revocation naming the visitor, "~" and
+-- the idle-out time in place of a pass id), and a claim from their tickets is
+-- a lapsed admission.
+if session_idle > 0 then
+	local idle = redis.call('ZRANGEBYSCORE', seen, '-inf', int(now - session_idle))
+	for _, v in ipairs(idle) do
+		local ends = redis.call('ZSCORE', live, v)
+		if ends then
+			redis.call('ZREM', live, v)
+			redis.call('ZADD', idled, int(now), v)
+			redis.call('PEXPIRE', idled, ARGV[10])
+			redis.call('HINCRBY', meta, 'idledout', 1)
+			local cursor = redis.call('HINCRBY', meta, 'revcur', 1)
+			local member = int(cursor) .. ':' .. ends .. ':~' .. int(now) .. ':' .. v
+			redis.call('ZADD', revoked, int(cursor), member)
+			redis.call('ZADD', revokedexp, ends, member)
+		end
+		redis.call('ZREM', seen, v)
+	end
+end
+-- Whoever was last seen a whole session ago has most likely no session any
+-- more (a session may outlast the current length if it was shortened): drop
+-- their entries, a bounded few per step.
+for _, v in ipairs(redis.call('ZRANGEBYSCORE', seen, '-inf', '(' .. int(now - session), 'LIMIT', 0, 1000)) do
+	if not redis.call('ZSCORE', live, v) then
+		redis.call('ZREM', seen, v)
+	end
+end
+redis.call('ZREMRANGEBYSCORE', idled, '-inf', int(now - retention))
+
 -- Batches are in admission order, so the lapsed ones are at the head.
 local grace = tonumber(ARGV[7])
 local pending, abandoned = num(redis.call('HGET', meta, 'pending')), 0
@@ -47,7 +82,7 @@ while true do
 	if #head == 0 then
 		break
 	end
-	local start, count, claimed, at, restored = parse_batch(head[1])
+	local start, count, claimed, at, restored, span = parse_batch(head[1])
 	if now < at + grace then
 		break
 	end
@@ -56,8 +91,10 @@ while true do
 	end
 	abandoned = abandoned + (count - claimed)
 	redis.call('ZREM', batches, head[1])
-	if count > claimed then
-		redis.call('ZADD', lapsed, int(start), lapse(start, count, at + grace))
+	if count > claimed or span > count then
+		-- The ghosts skipped among its places lapse with it.
+		redis.call('ZADD', lapsed, int(start), lapse(start, span, at + grace))
+		redis.call('PEXPIRE', lapsed, ARGV[10])
 	end
 end
 -- Lapsed admissions whose return window has passed: their holders rejoin at
@@ -82,56 +119,247 @@ local m = redis.call('HMGET', meta, 'seq', 'serving', 'drawn', 'credit')
 local seq, serving = num(m[1]), num(m[2])
 if ARGV[4] == '1' and m[3] ~= '1' then
 	redis.call('HSET', meta, 'drawn', '1')
+	-- Places drawn are not their keys: the beats so far say nothing of them.
+	redis.call('HDEL', meta, 'wseq')
 	-- A draw over fans some of whom are already in would reorder the past;
 	-- when admission has begun, the draw is empty and everyone stays FIFO.
 	if serving == 0 then
 		redis.call('HSET', meta, 'drawsize', int(seq))
 	end
 end
-if ARGV[3] ~= '1' or now < num(redis.call('HGET', meta, 'settle')) then
-	redis.call('HSET', meta, 'credit', '0', 'pending', int(pending))
-	return keep_alive()
+
+-- Where serving goes to admit up to n live places, from serving to end_:
+-- places below young are judged by their beats, the rest are all live.
+-- Returns the new serving and the live places admitted.
+local function admit_live(end_, young, n)
+	local p, got = serving, 0
+	local judged = math.min(young, end_)
+	-- A step walks at most STEP_BLOCKS blocks of ghosts; a longer run of
+	-- them is skipped over the next steps.
+	local walk = serving + STEP_BLOCKS * LIVE_BLOCK
+	local cached = -1
+	while got < n and p < judged and p < walk do
+		local blk = math.floor(p / BEAT_BLOCK)
+		if blk ~= cached then
+			union(now, win, blk)
+			cached = blk
+		end
+		local e = math.min(judged, walk, (blk + 1) * BEAT_BLOCK)
+		local c = count_live(blk, p, e)
+		if got + c < n then
+			got, p = got + c, e
+		else
+			-- The first q with (n - got) live places in [p, q).
+			local need, lo, hi = n - got, p + 1, e
+			while lo < hi do
+				local mid = math.floor((lo + hi) / 2)
+				if count_live(blk, p, mid) >= need then
+					hi = mid
+				else
+					lo = mid + 1
+				end
+			end
+			got, p = n, lo
+		end
+	end
+	if got < n and p >= judged and p < end_ then
+		local more = math.min(n - got, end_ - p)
+		got, p = got + more, p + more
+	end
+	return p, got
 end
 
--- The budget accrues per second, keeping at most one second's worth (and at
--- least one visitor's) banked; the same double arithmetic as the memory store.
-local per_second = tonumber(ARGV[5]) / 60
-local credit = math.min(num(m[4]) + per_second * elapsed, math.max(per_second, 1))
-local n = 0
-local room = free(tonumber(ARGV[6]), pending)
-local waiting = seq - serving
-if ARGV[11] == '1' then
-	-- The random method: when the places drawn so far are all in and visitors
-	-- wait, draw everyone waiting into a new epoch; admit drawn places only.
-	local epochs = parse_epochs(redis.call('HGET', meta, 'epochs'))
-	local drawn_end, number = 0, 0
-	if #epochs > 0 then
-		local last = epochs[#epochs]
-		drawn_end, number = last[1] + last[2], last[3]
-	elseif redis.call('HGET', meta, 'drawn') == '1' then
-		drawn_end = num(redis.call('HGET', meta, 'drawsize'))
-	end
-	if serving >= drawn_end and waiting > 0 then
-		epochs[#epochs + 1] = {serving, waiting, number + 1}
-		while #epochs > MAX_EPOCHS do
-			table.remove(epochs, 1)
+-- The pace record, as waitingroom.Pace.Step keeps it: the same arithmetic as
+-- the memory store, with the decay passed in. got live places were admitted
+-- in a step during which people waited (waiting).
+local function step_pace(waiting, got)
+	local pm = redis.call('HMGET', meta, 'pace_places', 'pace_secs', 'pace_moves', 'pace_still')
+	local places, secs, moves, still = num(pm[1]), num(pm[2]), num(pm[3]), num(pm[4])
+	if waiting then
+		local decay = tonumber(ARGV[17])
+		for _ = 1, elapsed do
+			places = places * decay
+			secs = secs * decay
+			moves = moves * decay
 		end
-		redis.call('HSET', meta, 'epochs', format_epochs(epochs))
-		record_draw(serving, waiting, number + 1, now)
-		drawn_end = serving + waiting
+		places = places + got
+		secs = secs + elapsed
+		if got > 0 then
+			moves = moves + 1
+			still = 0
+		else
+			still = still + elapsed
+		end
+	else
+		still = 0
 	end
-	waiting = drawn_end - math.min(drawn_end, serving)
+	redis.call('HSET', meta, 'pace_places', float(places), 'pace_secs', float(secs),
+		'pace_moves', float(moves), 'pace_still', int(still))
 end
-if credit >= 1 and room > 0 and waiting > 0 then
-	n = math.min(math.floor(credit), room, waiting)
+
+-- Moves serving forward by the rate budget and the free slots, counted in
+-- live places: ghosts on the way are skipped without a slot.
+local function admit()
+	if ARGV[3] ~= '1' or now < num(redis.call('HGET', meta, 'settle')) then
+		redis.call('HSET', meta, 'credit', '0', 'pending', int(pending))
+		return
+	end
+	-- The budget accrues per second, keeping at most one second's worth (and
+	-- at least one visitor's) banked; the same double arithmetic as the memory
+	-- store.
+	local per_second = tonumber(ARGV[5]) / 60
+	local credit = math.min(num(m[4]) + per_second * elapsed, math.max(per_second, 1))
+	local room = free(tonumber(ARGV[6]), pending)
+	local end_ = seq
+	if ARGV[11] == '1' then
+		-- The random method: when the places drawn so far are all in and
+		-- visitors wait, draw everyone waiting into a new epoch; admit drawn
+		-- places only.
+		local epochs = parse_epochs(redis.call('HGET', meta, 'epochs'))
+		local drawn_end, number = 0, 0
+		if #epochs > 0 then
+			local last = epochs[#epochs]
+			drawn_end, number = last[1] + last[2], last[3]
+		elseif redis.call('HGET', meta, 'drawn') == '1' then
+			drawn_end = num(redis.call('HGET', meta, 'drawsize'))
+		end
+		if serving >= drawn_end and seq > serving then
+			epochs[#epochs + 1] = {serving, seq - serving, number + 1}
+			while #epochs > MAX_EPOCHS do
+				table.remove(epochs, 1)
+			end
+			redis.call('HSET', meta, 'epochs', format_epochs(epochs))
+			redis.call('HDEL', meta, 'wseq')
+			record_draw(serving, seq - serving, number + 1, now)
+			drawn_end = seq
+		end
+		end_ = math.max(drawn_end, serving)
+	end
+	local n = 0
+	if credit >= 1 and room > 0 and end_ > serving then
+		n = math.min(math.floor(credit), room, end_ - serving)
+	end
+	local waiting = end_ > serving
+	local admitted = 0
+	if n > 0 then
+		local to, got = admit_live(end_, judge_from(now, win), n)
+		admitted = got
+		if got > 0 then
+			redis.call('ZADD', batches, int(serving), batch(serving, got, 0, now, false, to - serving))
+			redis.call('HINCRBY', meta, 'admitted', int(got))
+		elseif to > serving then
+			-- Ghosts only: their turn passed now; one who comes back within
+			-- the return window is a lapsed admission.
+			redis.call('ZADD', lapsed, int(serving), lapse(serving, to - serving, now))
+			redis.call('PEXPIRE', lapsed, ARGV[10])
+		end
+		if to - serving > got then
+			redis.call('HINCRBY', meta, 'skipped', int(to - serving - got))
+		end
+		-- The line reached every place up to to: the live ones went in, the
+		-- ghosts lost their turn then (and come back as lapsed admissions).
+		record_admission(serving, to - serving, now)
+		redis.call('HSET', meta, 'serving', int(to))
+		serving = to
+		pending = pending + got
+		credit = credit - got
+	end
+	step_pace(waiting, admitted)
+	redis.call('HSET', meta, 'credit', float(credit), 'pending', int(pending))
 end
-if n > 0 then
-	redis.call('ZADD', batches, int(serving), batch(serving, n, 0, now))
-	record_admission(serving, n, now)
-	redis.call('HINCRBY', meta, 'serving', int(n))
-	redis.call('HINCRBY', meta, 'admitted', int(n))
-	pending = pending + n
-	credit = credit - n
+
+-- Counts the live places from serving on for the nodes: per LIVE_BLOCK
+-- places (16 bits each, at offset 2*block in livecounts, so that a count
+-- stays where it is as serving moves), and bit by bit for the first
+-- HEAD_BLOCKS blocks. Places from young on count as live anyway and are left
+-- out. A step counts at most STEP_BLOCKS blocks, so that its cost does not
+-- grow with the line: the head every step; then the blocks young has reached
+-- since (up to lvto, the end of what is counted, which the nodes take for
+-- young until the counting catches up); then, with what is left, the blocks
+-- in between in turn from a cursor, so a count far back is at most a few
+-- dozen steps old.
+local function count_liveness(young)
+	local fromblk = math.floor(serving / LIVE_BLOCK)
+	local from = fromblk * LIVE_BLOCK
+	local lv = redis.call('HMGET', meta, 'lvto', 'lvcur')
+	local to, cursor = math.min(num(lv[1]), young), num(lv[2])
+	local head, budget = {}, STEP_BLOCKS
+	local cached = -1
+	-- Counts block b (places below young only) and returns its count packed,
+	-- and its bits when keep_bits.
+	local function count_block(b, keep_bits)
+		local a = b * LIVE_BLOCK
+		local blk = math.floor(a / BEAT_BLOCK)
+		if blk ~= cached then
+			union(now, win, blk)
+			cached = blk
+		end
+		local e = math.min(a + LIVE_BLOCK, young)
+		budget = budget - 1
+		local packed = struct.pack('>H', count_live(blk, a, e))
+		if not keep_bits then
+			return packed
+		end
+		local off = (a - blk * BEAT_BLOCK) / 8
+		local bytes = redis.call('GETRANGE', hbtmp, off, off + LIVE_BLOCK / 8 - 1)
+		bytes = bytes .. string.rep('\0', LIVE_BLOCK / 8 - #bytes)
+		if e < a + LIVE_BLOCK then
+			-- Clear the bits from young on.
+			local keep = e - a
+			local whole = math.floor(keep / 8)
+			local rest = keep % 8
+			local cut = string.sub(bytes, 1, whole)
+			if rest > 0 then
+				local c = string.byte(bytes, whole + 1)
+				cut = cut .. string.char(bit.band(c, bit.band(bit.lshift(0xFF, 8 - rest), 0xFF)))
+			end
+			bytes = cut .. string.rep('\0', LIVE_BLOCK / 8 - #cut)
+		end
+		head[#head + 1] = bytes
+		return packed
+	end
+	-- Counts blocks [first, last) in order, as far as the budget goes, and
+	-- stores them; returns the block after the last one counted.
+	local function count_run(first, last, bits)
+		local out, b = {}, first
+		while b < last and budget > 0 do
+			out[#out + 1] = count_block(b, bits)
+			b = b + 1
+		end
+		if #out > 0 then
+			redis.call('SETRANGE', livecounts, 2 * first, table.concat(out))
+		end
+		return b
+	end
+	local youngblk = math.ceil(young / LIVE_BLOCK)
+	-- The head, exact.
+	local headend = count_run(fromblk, math.min(fromblk + HEAD_BLOCKS, youngblk), true)
+	-- The places young reached since the last step (the block holding the
+	-- old end is counted again: it was cut at the old young).
+	local grow = math.max(headend, math.floor(to / LIVE_BLOCK))
+	local grown = count_run(grow, youngblk, false)
+	if grown > grow then
+		to = math.min(grown * LIVE_BLOCK, young)
+	end
+	to = math.max(to, math.min(headend * LIVE_BLOCK, young))
+	-- The blocks counted before, in turn.
+	if cursor < headend or cursor >= grow then
+		cursor = headend
+	end
+	local began = cursor
+	cursor = count_run(cursor, grow, false)
+	if cursor >= grow then
+		cursor = count_run(headend, math.min(began, grow), false)
+	end
+	redis.call('DEL', hbtmp)
+	redis.call('APPEND', livecounts, '') -- the key exists from the first step on, as every key of the room
+	if young <= from then
+		to = young -- nothing from serving on may be judged
+	end
+	redis.call('HSET', meta, 'lvfrom', int(from), 'lvyoung', int(to), 'lvto', int(to), 'lvcur', int(cursor))
+	redis.call('SET', livehead, table.concat(head))
 end
-redis.call('HSET', meta, 'credit', float(credit), 'pending', int(pending))
+
+admit()
+count_liveness(judge_from(now, win))
 return keep_alive()

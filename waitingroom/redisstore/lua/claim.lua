@@ -14,12 +14,38 @@ local exp = redis.call('ZSCORE', live, visitor)
 if exp then
 	return {0, tonumber(exp)} -- idempotent: the live session
 end
+local m = redis.call('HMGET', meta, 'serving', 'pending', 'forgot')
+local pending = num(m[2])
+
+-- A session that idled out comes back as an admission that lapsed: within
+-- the return window after the idle-out (or while holding a returner's slot,
+-- having come back in time) at the front, into a slot no one else holds;
+-- never while the room admits nobody; after the window, rejoining at the back.
+local idle_at = redis.call('ZSCORE', idled, visitor)
+if idle_at and place < num(m[1]) then
+	local asked = redis.call('ZSCORE', returners, visitor)
+	local returning = asked and now - tonumber(asked) < tonumber(ARGV[8])
+	redis.call('ZREM', returners, visitor)
+	if not returning and now >= tonumber(idle_at) + tonumber(ARGV[9]) then
+		redis.call('ZREM', idled, visitor)
+		return {5, 0}
+	end
+	if ARGV[10] ~= '1' or redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
+		redis.call('ZADD', returners, int(now), visitor)
+		redis.call('PEXPIRE', returners, ttl)
+		if ARGV[10] ~= '1' then
+			return {4, 0}
+		end
+		return {2, 0}
+	end
+	redis.call('ZREM', idled, visitor)
+	redis.call('HINCRBY', meta, 'returned', 1)
+	return {0, open_session(visitor, now, session, retention, ttl)}
+end
 local forget = redis.call('ZSCORE', finished, visitor)
 if forget and now < tonumber(forget) then
 	return {3, 0}
 end
-local m = redis.call('HMGET', meta, 'serving', 'pending', 'forgot')
-local pending = num(m[2])
 if place >= num(m[1]) then
 	return {1, 0}
 end
@@ -33,18 +59,18 @@ end
 -- with the greatest start at or below place, if it reaches that far.
 local b = redis.call('ZREVRANGEBYSCORE', batches, int(place), '-inf', 'LIMIT', 0, 1)
 if #b > 0 then
-	local start, count, claimed, at, restored = parse_batch(b[1])
+	local start, count, claimed, at, restored, span = parse_batch(b[1])
 	-- Every place of an admission restored after a loss was claimed before
 	-- it: this is one of them again, whose session ended.
-	if restored and place < start + count and claimed >= count then
+	if restored and place < start + span and claimed >= count then
 		return {3, 0}
 	end
 	-- A batch with every slot claimed has none left for this place: it was
 	-- claimed already, by this visitor before the store forgot them.
-	if place < start + count and claimed < count then
+	if place < start + span and claimed < count then
 		-- Add before removing: a set emptied for a moment would be deleted
 		-- and come back without its TTL.
-		redis.call('ZADD', batches, int(start), batch(start, count, claimed + 1, at, restored))
+		redis.call('ZADD', batches, int(start), batch(start, count, claimed + 1, at, restored, span))
 		redis.call('ZREM', batches, b[1])
 		if restored then
 			-- One of the sessions a held slot stood for: it takes that slot.
@@ -71,7 +97,13 @@ redis.call('ZREM', returners, visitor)
 if not returning then
 	local l = redis.call('ZREVRANGEBYSCORE', lapsed, int(place), '-inf', 'LIMIT', 0, 1)
 	local within = false
-	if #l > 0 then
+	if #b > 0 then
+		-- The controller reached the place within the grace still running
+		-- (it was skipped as a ghost, or its batch's slots are taken).
+		local start, _, _, _, _, span = parse_batch(b[1])
+		within = place < start + span
+	end
+	if not within and #l > 0 then
 		local start, count, at = parse_lapse(l[1])
 		within = place < start + count and now < at + tonumber(ARGV[9])
 	end
@@ -89,4 +121,5 @@ if redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap t
 	redis.call('PEXPIRE', returners, ttl)
 	return {2, 0}
 end
+redis.call('HINCRBY', meta, 'returned', 1)
 return {0, open_session(visitor, now, session, retention, ttl)}

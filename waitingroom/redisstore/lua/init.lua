@@ -21,6 +21,15 @@ local function restore()
 	if ext.forgot > num(redis.call('HGET', meta, 'forgot')) then
 		redis.call('HSET', meta, 'forgot', int(ext.forgot))
 	end
+	if ext.skipped > num(redis.call('HGET', meta, 'skipped')) then
+		redis.call('HSET', meta, 'skipped', int(ext.skipped))
+	end
+	if ext.idledout > num(redis.call('HGET', meta, 'idledout')) then
+		redis.call('HSET', meta, 'idledout', int(ext.idledout))
+	end
+	if ext.returned > num(redis.call('HGET', meta, 'returned')) then
+		redis.call('HSET', meta, 'returned', int(ext.returned))
+	end
 	for _, s in ipairs(ext.sessions) do
 		-- NX: a visitor who holds a session keeps its end.
 		if redis.call('ZADD', live, 'NX', int(s[2]), s[1]) == 1 then
@@ -46,8 +55,8 @@ local function hold_and_restore_batches()
 	end
 	redis.call('HSET', meta, 'heldleft', int(base + held))
 	for i = first_batch, #ARGV do
-		local start, count, claimed, at = parse_batch(ARGV[i])
-		redis.call('ZADD', batches, int(start), batch(start, count, claimed, at, true))
+		local start, count, claimed, at, _, span = parse_batch(ARGV[i])
+		redis.call('ZADD', batches, int(start), batch(start, count, claimed, at, true, span))
 	end
 	if #ARGV >= first_batch then
 		redis.call('PEXPIRE', batches, ttl)
@@ -73,7 +82,8 @@ end
 
 -- A new incarnation: whatever an earlier one left behind (a key that outlived
 -- the counters) must not leak into it.
-redis.call('DEL', live, finished, batches, returners, revoked, revokedexp, history, lapsed)
+redis.call('DEL', live, finished, batches, returners, revoked, revokedexp, history, lapsed,
+	seen, idled, hbtmp, livecounts, livehead)
 redis.call('HSET', meta,
 	'seq', ARGV[1], 'serving', ARGV[2], 'admitted', ARGV[3],
 	'claimed', ARGV[4], 'abandoned', ARGV[5],

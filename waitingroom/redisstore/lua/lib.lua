@@ -3,6 +3,8 @@
 -- one Cluster slot only. Times are integer microseconds, passed by the caller.
 local meta, live, finished, batches, returners, revoked, revokedexp, history, lapsed =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local seen, idled, hb, hbtmp, livecounts, livehead =
+	KEYS[10], KEYS[11], KEYS[12], KEYS[13], KEYS[14], KEYS[15]
 
 -- Redis formats large Lua numbers in exponent notation, which INCRBY and
 -- friends refuse; every integer written goes through int.
@@ -40,22 +42,31 @@ local function open_session(visitor, now, session, retention, ttl)
 	redis.call('ZADD', live, int(exp), visitor)
 	redis.call('ZADD', finished, int(exp + retention), visitor)
 	redis.call('HINCRBY', meta, 'claimed', 1)
+	redis.call('ZADD', seen, int(now), visitor)
 	redis.call('PEXPIRE', live, ttl)
 	redis.call('PEXPIRE', finished, ttl)
+	redis.call('PEXPIRE', seen, ttl)
 	return exp
 end
 
 -- An admission batch is one sorted-set member, scored by its first place:
--- "start:count:claimed:at", with ":r" after it when the batch was restored by
--- a re-seed (its unclaimed places are held slots, not pending ones). Only
--- claimed changes, by replacing the member.
+-- "start:count:claimed:at", then ":s<span>" when its count of live places
+-- spans more places (ghosts were skipped among them), then ":r" when the batch
+-- was restored by a re-seed (its unclaimed places are held slots, not pending
+-- ones). Only claimed changes, by replacing the member. Returns start, count,
+-- claimed, at, restored, span (the places it covers).
 local function parse_batch(m)
-	local start, count, claimed, at, r = string.match(m, '^(%d+):(%d+):(%d+):(%-?%d+)(:?r?)$')
-	return tonumber(start), tonumber(count), tonumber(claimed), tonumber(at), r == ':r'
+	local start, count, claimed, at, rest = string.match(m, '^(%d+):(%d+):(%d+):(%-?%d+)(.*)$')
+	count = tonumber(count)
+	local span = tonumber(string.match(rest, '^:s(%d+)') or count)
+	return tonumber(start), count, tonumber(claimed), tonumber(at), string.sub(rest, -2) == ':r', span
 end
 
-local function batch(start, count, claimed, at, restored)
+local function batch(start, count, claimed, at, restored, span)
 	local m = int(start) .. ':' .. int(count) .. ':' .. int(claimed) .. ':' .. int(at)
+	if span and span ~= count then
+		m = m .. ':s' .. int(span)
+	end
 	if restored then
 		m = m .. ':r'
 	end
@@ -117,4 +128,125 @@ end
 
 local function record_draw(start, size, number, now)
 	redis.call('RPUSH', history, 'd:' .. int(start) .. ':' .. int(size) .. ':' .. int(number) .. ':' .. int(now))
+end
+
+-- Liveness (waitingroom/liveness.go): heartbeat windows are bitmaps, one per
+-- window and block of BEAT_BLOCK places, "<hb>:<window>:<block>", bit i set
+-- when place block*BEAT_BLOCK+i was seen in the window. A block is 3,968
+-- bytes, so that with its header it fills a 4 KiB allocation, and it is
+-- allocated whole when first written. Counts for nodes go per LIVE_BLOCK
+-- places, which divides a block.
+local WINDOWS = 5
+local LIVE_BLOCK = 1024
+local HEAD_BLOCKS = 16
+-- The most blocks of LIVE_BLOCK places one controller step counts or walks
+-- (waitingroom.LiveStepBlocks): what keeps a step's cost flat in the length
+-- of the line.
+local STEP_BLOCKS = 256
+local BEAT_BLOCK = 31 * LIVE_BLOCK
+
+local function window_key(idx, blk)
+	return hb .. ':' .. int(idx) .. ':' .. int(blk)
+end
+
+-- The window records: "idx:seq,..." in meta field 'wseq', the order key
+-- counter at the first step of each of the last windows.
+local function parse_wseq(s)
+	local out = {}
+	for idx, seq in string.gmatch(s or '', '(%d+):(%d+)') do
+		out[#out + 1] = {tonumber(idx), tonumber(seq)}
+	end
+	return out
+end
+
+-- Records the counter at the first step of the window holding now, and
+-- returns the first key whose holder may be judged (0: none may), as
+-- memstore's noteWindow.
+local function judge_from(now, win)
+	if win <= 0 then
+		return 0
+	end
+	local cur = math.floor(now / win)
+	local recs = parse_wseq(redis.call('HGET', meta, 'wseq'))
+	if #recs == 0 or recs[#recs][1] < cur then
+		recs[#recs + 1] = {cur, num(redis.call('HGET', meta, 'seq'))}
+		while #recs > WINDOWS + 1 do
+			table.remove(recs, 1)
+		end
+		local parts = {}
+		for i, r in ipairs(recs) do
+			parts[i] = int(r[1]) .. ':' .. int(r[2])
+		end
+		redis.call('HSET', meta, 'wseq', table.concat(parts, ','))
+	end
+	for i = #recs, 1, -1 do
+		if recs[i][1] ~= cur - (#recs - i) then
+			return 0 -- a gap: some window saw no step
+		end
+		if recs[i][1] == cur - WINDOWS then
+			return recs[i][2]
+		end
+	end
+	return 0
+end
+
+-- Writes into hbtmp the union of the looked-at windows over block blk.
+local function union(now, win, blk)
+	local cur = math.floor(now / win)
+	local ks = {}
+	for idx = cur - WINDOWS + 1, cur do
+		ks[#ks + 1] = window_key(idx, blk)
+	end
+	redis.call('BITOP', 'OR', hbtmp, unpack(ks))
+end
+
+-- Live places in [a, b), both within block blk whose union is in hbtmp.
+local function count_live(blk, a, b)
+	if a >= b then
+		return 0
+	end
+	local base = blk * BEAT_BLOCK
+	return redis.call('BITCOUNT', hbtmp, a - base, b - 1 - base, 'BIT')
+end
+
+-- Hands out the next order keys, one per visitor, in order, and admits on the
+-- spot those who may be (see join.lua). Returns {key, admitted (0/1), session
+-- end} for each visitor, flattened.
+local function join_visitors(now, open, cap, session, retention, ttl, visitors)
+	local n = #visitors
+	local first = redis.call('HINCRBY', meta, 'seq', n) - n
+	local out = {}
+	local admitted = 0
+	if open then
+		local m = redis.call('HMGET', meta, 'serving', 'credit', 'pending')
+		local credit = num(m[2])
+		-- Ended sessions are swept only when a slot could matter: fans who will
+		-- wait anyway (the common case in a crowd) cost no sorted-set work.
+		if first == num(m[1]) and credit >= 1 then
+			expire_sessions(now)
+			local slots = free(cap, num(m[3]))
+			while admitted < n and credit >= 1 and slots > 0 do
+				local exp = open_session(visitors[admitted + 1], now, session, retention, ttl)
+				out[#out + 1] = first + admitted
+				out[#out + 1] = 1
+				out[#out + 1] = exp
+				admitted = admitted + 1
+				credit = credit - 1
+				slots = slots - 1
+			end
+			if admitted > 0 then
+				record_admission(first, admitted, now)
+				redis.call('PEXPIRE', history, ttl)
+				redis.call('HINCRBY', meta, 'serving', admitted)
+				redis.call('HINCRBY', meta, 'admitted', admitted)
+				redis.call('HSET', meta, 'credit', float(credit))
+			end
+		end
+	end
+	for i = admitted, n - 1 do
+		out[#out + 1] = first + i
+		out[#out + 1] = 0
+		out[#out + 1] = 0
+	end
+	return out
 end

@@ -4,6 +4,7 @@ if redis.call('EXISTS', meta) == 0 then
 	return false
 end
 redis.call('ZREM', live, ARGV[1])
+redis.call('ZREM', seen, ARGV[1])
 if ARGV[2] ~= '' then
 	-- The cursor orders revocations for nodes that poll "what is new since";
 	-- the second index trims them by expiry without a scan.

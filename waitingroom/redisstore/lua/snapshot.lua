@@ -2,9 +2,10 @@
 -- ARGV: now (µs), revocation cursor
 -- Returns {seq, serving, admitted, claimed, abandoned, pending, credit, drawn,
 -- draw size, version, active, returning, incarnation, epochs,
--- "forgotten:settle until:blank", number of batches, batch..., revocation...}, each batch being "start:count:claimed:at" and each
--- revocation
--- "cursor:expiry:pass id"; nil when the room is unknown.
+-- "forgotten:settle until:blank", "live from:young:skipped:idled out", live
+-- counts, live head, number of batches, batch..., revocation...}, each batch
+-- being a batches member (lib.lua) and each revocation "cursor:expiry:pass
+-- id" (or "cursor:expiry:~idled at:visitor"); nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
 	return false
 end
@@ -24,7 +25,22 @@ local bs = redis.call('ZRANGE', batches, 0, -1)
 out[15] = (redis.call('HGET', meta, 'forgot') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'settle') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'blank') or '0')
-out[16] = #bs
+local lv = redis.call('HMGET', meta, 'lvfrom', 'lvyoung', 'skipped', 'idledout', 'returned')
+out[16] = (lv[1] or '0') .. ':' .. (lv[2] or '0') .. ':' .. (lv[3] or '0') .. ':' .. (lv[4] or '0') .. ':' .. (lv[5] or '0')
+-- The counts are kept at their blocks' offsets: from serving's block to the
+-- end of what is counted.
+local lvfrom, lvto = num(lv[1]), num(lv[2])
+if lvto > lvfrom then
+	out[17] = redis.call('GETRANGE', livecounts, 2 * math.floor(lvfrom / LIVE_BLOCK), 2 * math.ceil(lvto / LIVE_BLOCK) - 1)
+else
+	out[17] = ''
+end
+out[18] = redis.call('GET', livehead) or ''
+out[19] = (redis.call('HGET', meta, 'pace_places') or '0') .. ':' ..
+	(redis.call('HGET', meta, 'pace_secs') or '0') .. ':' ..
+	(redis.call('HGET', meta, 'pace_moves') or '0') .. ':' ..
+	(redis.call('HGET', meta, 'pace_still') or '0')
+out[20] = #bs
 for _, m in ipairs(bs) do
 	out[#out + 1] = m
 end

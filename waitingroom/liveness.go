@@ -1,0 +1,267 @@
+package waitingroom
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/bits"
+	"sync"
+	"time"
+)
+
+// Liveness: the line counts only fans who are still there.
+//
+// Every poll, page load and live WebSocket marks the fan's place as seen, and
+// every admitted request marks their session as used. The marks cost the
+// request path a map insert on this node; the node sends what it gathered to
+// the store at most once a second, in one round trip (Store.Beat), so a poll
+// and an admitted request still cost the store nothing.
+//
+// The store keeps, per heartbeat window (a quarter of waiting_idle_timeout),
+// one bit per waiting place (docs/ARCHITECTURE.md says why a bitmap). The
+// controller skips a place seen in none of the last BeatWindows windows,
+// without a slot, and counts the live places from serving on, per block of
+// LiveBlock places and bit by bit near the front (Liveness). Each node reads
+// those counts with its view, so "people ahead" counts live places only and
+// is still worked out with no store call.
+//
+// A place joined (or drawn) within the last timeout, or any place while the
+// store's history of beats is shorter than a timeout (it was just created, or
+// lost its data), counts as live: a fan who keeps polling is never skipped,
+// whatever the store lost. A skipped fan who comes back finds their place
+// below serving and claims as an admission that lapsed.
+//
+// Sessions: the store keeps each live session's last use; with
+// session_idle_timeout the controller ends a session unused for that long
+// and records it with the revocations, so that every node refuses the
+// session's passes (those issued before it idled out) and a claim from the
+// fan's ticket is a lapsed admission rather than a finished one.
+
+// maxBeatsHeld bounds what a node keeps for the store while it cannot reach
+// it: beyond it, marks are dropped (a fan who keeps polling marks again).
+const maxBeatsHeld = 1 << 20
+
+// beatInterval is how often at most a node sends its marks.
+const beatInterval = time.Second
+
+// beats gathers marks between two flushes.
+type beats struct {
+	mu       sync.Mutex
+	places   map[uint64]struct{}
+	sessions map[string]struct{}
+	last     time.Time // the last flush
+}
+
+func (b *beats) place(p uint64) {
+	b.mu.Lock()
+	if b.places == nil {
+		b.places = make(map[uint64]struct{})
+	}
+	if len(b.places) < maxBeatsHeld {
+		b.places[p] = struct{}{}
+	}
+	b.mu.Unlock()
+}
+
+func (b *beats) session(visitor string) {
+	b.mu.Lock()
+	if b.sessions == nil {
+		b.sessions = make(map[string]struct{})
+	}
+	if len(b.sessions) < maxBeatsHeld {
+		b.sessions[visitor] = struct{}{}
+	}
+	b.mu.Unlock()
+}
+
+// take returns what was gathered, if a flush is due at now.
+func (b *beats) take(now time.Time) (Beats, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if now.Sub(b.last) < beatInterval || (len(b.places) == 0 && len(b.sessions) == 0) {
+		return Beats{}, false
+	}
+	b.last = now
+	out := Beats{Places: make([]uint64, 0, len(b.places)), Sessions: make([]string, 0, len(b.sessions))}
+	for p := range b.places {
+		out.Places = append(out.Places, p)
+	}
+	for v := range b.sessions {
+		out.Sessions = append(out.Sessions, v)
+	}
+	clear(b.places)
+	clear(b.sessions)
+	return out, true
+}
+
+// giveBack keeps marks a failed flush could not send, for the next one.
+func (b *beats) giveBack(out Beats) {
+	for _, p := range out.Places {
+		b.place(p)
+	}
+	for _, v := range out.Sessions {
+		b.session(v)
+	}
+}
+
+// flushBeats sends the marks gathered since the last flush, at most once a
+// second.
+func (r *Room) flushBeats(ctx context.Context, now time.Time) error {
+	out, ok := r.beats.take(now)
+	if !ok {
+		return nil
+	}
+	lim := r.settings().limitsAt(now)
+	err := r.store.Beat(ctx, r.id, out, now, lim)
+	if errors.Is(err, ErrNoRoom) {
+		// The store lost the room: the controller step of this tick
+		// re-seeds it, as it always has, and the marks go with the next.
+		r.beats.giveBack(out)
+		return nil
+	}
+	if err != nil {
+		r.beats.giveBack(out)
+		return err
+	}
+	r.stats.Beats.Add(1)
+	return nil
+}
+
+// markWaiting notes that a waiting fan looked: their place if a draw or their
+// key gave them one, else their key (a fan awaiting the random method's draw).
+func (r *Room) markWaiting(t Ticket, st Status) {
+	switch {
+	case st.State != StateQueued && st.State != StatePaused && st.State != StatePrequeue:
+	case st.Position == nil:
+		r.beats.place(t.Key) // not placed yet
+	default:
+		r.beats.place(t.Place)
+	}
+}
+
+// idleOuts are the visitors whose sessions idled out, as the store recorded
+// them: their passes issued before then are refused.
+type idleOuts struct {
+	mu sync.RWMutex
+	m  map[string]idleOut
+}
+
+type idleOut struct {
+	at, until time.Time
+}
+
+func (o *idleOuts) add(visitor string, at, until time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.m == nil {
+		o.m = make(map[string]idleOut)
+	}
+	o.m[visitor] = idleOut{at: at, until: until}
+}
+
+// voids reports whether p belongs to a session that idled out. A pass issued
+// after the idle-out (its holder came back) is good: passes carry whole
+// seconds, and a session idles out at least a minute after its pass.
+func (o *idleOuts) voids(p Pass) bool {
+	o.mu.RLock()
+	io, ok := o.m[p.Subject]
+	o.mu.RUnlock()
+	return ok && p.IssuedAt.Before(io.at.Add(-time.Second))
+}
+
+// has reports whether visitor's session idled out.
+func (o *idleOuts) has(visitor string) bool {
+	o.mu.RLock()
+	_, ok := o.m[visitor]
+	o.mu.RUnlock()
+	return ok
+}
+
+func (o *idleOuts) prune(now time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for v, io := range o.m {
+		if !now.Before(io.until) {
+			delete(o.m, v)
+		}
+	}
+}
+
+// liveIndex answers "how many live places between a and b" from a snapshot's
+// Liveness in constant time: prefix sums over the blocks, and over the words
+// of the exact head.
+type liveIndex struct {
+	lv     Liveness
+	blocks []uint64 // blocks[i]: live places in [From, From+i*LiveBlock)
+	words  []uint64 // words[i]: live places in the head's first i*64 places
+}
+
+func newLiveIndex(lv Liveness) *liveIndex {
+	x := &liveIndex{lv: lv, blocks: make([]uint64, len(lv.Counts)+1)}
+	for i, c := range lv.Counts {
+		x.blocks[i+1] = x.blocks[i] + uint64(c)
+	}
+	nw := len(lv.Head) / 8
+	x.words = make([]uint64, nw+1)
+	for i := range nw {
+		x.words[i+1] = x.words[i] + uint64(bits.OnesCount64(x.word(i)))
+	}
+	return x
+}
+
+func (x *liveIndex) word(i int) uint64 {
+	var w uint64
+	for _, b := range x.lv.Head[i*8 : i*8+8] {
+		w = w<<8 | uint64(b)
+	}
+	return w
+}
+
+// upTo counts the live places in [From, p), for p up to Young.
+func (x *liveIndex) upTo(p uint64) float64 {
+	if p <= x.lv.From {
+		return 0
+	}
+	off := p - x.lv.From
+	if off < uint64(len(x.words)-1)*64 {
+		i := off / 64
+		n := x.words[i]
+		if r := off % 64; r > 0 {
+			n += uint64(bits.OnesCount64(x.word(int(i)) >> (64 - r)))
+		}
+		return float64(n)
+	}
+	i := off / LiveBlock
+	if i >= uint64(len(x.lv.Counts)) {
+		return float64(x.blocks[len(x.blocks)-1])
+	}
+	// Within a block known by its count only: its live places spread evenly.
+	part := float64(off%LiveBlock) / LiveBlock
+	return float64(x.blocks[i]) + part*float64(x.lv.Counts[i])
+}
+
+// ahead splits the places in [serving, p) into those known live (measured)
+// and those too young to judge (young), which count as live.
+func (v *view) ahead(p uint64) (measured, young float64) {
+	serving := v.snap.Serving
+	if p <= serving {
+		return 0, 0
+	}
+	x := v.live
+	if x == nil || x.lv.Young <= serving {
+		return 0, float64(p - serving)
+	}
+	edge := min(p, x.lv.Young)
+	measured = x.upTo(edge) - x.upTo(serving)
+	if p > edge {
+		young = float64(p - edge)
+	}
+	return max(0, measured), young
+}
+
+// people turns places ahead into people: live places are people; young ones
+// are scaled by the share of admitted fans who show up, as before liveness
+// could tell.
+func (v *view) people(measured, young float64) uint64 {
+	return uint64(math.Round(measured + young*v.showUp))
+}

@@ -1,0 +1,246 @@
+package memstore
+
+import (
+	"context"
+	"math/bits"
+	"sort"
+	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// Liveness in memory: per heartbeat window, a bitmap of the places seen in it,
+// kept in blocks of waitingroom.LiveBlock places so that a window costs one
+// bit per waiting place and nothing for the places long admitted. The same
+// rules as the Redis store's (lua/liveness.lua), which the differential test
+// holds them to.
+
+const wordsPerBlock = waitingroom.LiveBlock / 64
+
+// beatWindow is the places seen in one window, by block.
+type beatWindow map[uint64]*[wordsPerBlock]uint64
+
+// windowSeq is the order key counter as the first controller step of a window
+// found it: every key below it was handed out before the window began.
+type windowSeq struct {
+	idx int64
+	seq uint64
+}
+
+// Beat implements waitingroom.Store.
+func (s *Store) Beat(_ context.Context, name string, b waitingroom.Beats, now time.Time, lim waitingroom.Limits) error {
+	r, err := s.room(name)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if lim.WaitingIdle > 0 && len(b.Places) > 0 {
+		idx := windowIndex(now, lim.WaitingIdle)
+		w := r.windows[idx]
+		if w == nil {
+			w = make(beatWindow)
+			r.windows[idx] = w
+		}
+		for _, p := range b.Places {
+			if p < r.c.Serving || p >= r.c.Seq {
+				continue
+			}
+			blk := w[p/waitingroom.LiveBlock]
+			if blk == nil {
+				blk = new([wordsPerBlock]uint64)
+				w[p/waitingroom.LiveBlock] = blk
+			}
+			off := p % waitingroom.LiveBlock
+			blk[off/64] |= 1 << (63 - off%64)
+		}
+	}
+	r.expireSessions(now)
+	for _, v := range b.Sessions {
+		if _, ok := r.live[v]; !ok {
+			continue
+		}
+		if at, ok := r.seen[v]; !ok || now.After(at) {
+			r.seen[v] = now
+		}
+	}
+	return nil
+}
+
+// windowIndex numbers the heartbeat window holding now.
+func windowIndex(now time.Time, idle time.Duration) int64 {
+	w := waitingroom.BeatWindow(idle).Microseconds()
+	return now.UnixMicro() / w
+}
+
+// judgeFrom is noteWindow when liveness is on; otherwise every place is
+// young (0).
+func (r *memRoom) judgeFrom(now time.Time, lim waitingroom.Limits) uint64 {
+	if lim.WaitingIdle <= 0 {
+		return 0
+	}
+	return r.noteWindow(now, lim.WaitingIdle)
+}
+
+// noteWindow records the counter at the first step of the window holding now,
+// drops the windows no step will look at again, and returns the first key
+// whose holder may be judged: keys below it were handed out before the oldest
+// window looked at began, so an unseen one went unseen for a whole timeout.
+// Zero when the history is too short (or has a gap: no step ran in some
+// window, and beats may not have reached the store).
+func (r *memRoom) noteWindow(now time.Time, idle time.Duration) uint64 {
+	cur := windowIndex(now, idle)
+	if n := len(r.wseq); n == 0 || r.wseq[n-1].idx < cur {
+		r.wseq = append(r.wseq, windowSeq{idx: cur, seq: r.c.Seq})
+	}
+	for len(r.wseq) > waitingroom.BeatWindows+1 {
+		r.wseq = r.wseq[1:]
+	}
+	for idx := range r.windows {
+		if idx < cur-waitingroom.BeatWindows+1 {
+			delete(r.windows, idx)
+		}
+	}
+	return youngFrom(r.wseq, cur)
+}
+
+// youngFrom finds the counter recorded in the window just before the oldest
+// one looked at, provided every window since has its record.
+func youngFrom(wseq []windowSeq, cur int64) uint64 {
+	want := cur - waitingroom.BeatWindows
+	for i := len(wseq) - 1; i >= 0; i-- {
+		if wseq[i].idx != cur-int64(len(wseq)-1-i) {
+			return 0 // a gap
+		}
+		if wseq[i].idx == want {
+			return wseq[i].seq
+		}
+	}
+	return 0
+}
+
+// resetBeats forgets the history: after a draw places are no longer keys, so
+// the beats so far say nothing of them.
+func (r *memRoom) resetBeats() {
+	r.wseq = nil
+	clear(r.windows)
+}
+
+// liveBlock is the union of the looked-at windows over one block.
+func (r *memRoom) liveBlock(blk uint64) [wordsPerBlock]uint64 {
+	var out [wordsPerBlock]uint64
+	for _, w := range r.windows {
+		if b := w[blk]; b != nil {
+			for i := range out {
+				out[i] |= b[i]
+			}
+		}
+	}
+	return out
+}
+
+// admitLive finds where serving goes to admit up to n live places: it returns
+// the new serving and the live places admitted. Places below young are judged
+// by their beats, the rest (up to end) are all live.
+func (r *memRoom) admitLive(serving, end, young, n uint64) (uint64, uint64) {
+	p, got := serving, uint64(0)
+	var u [wordsPerBlock]uint64
+	cached := ^uint64(0)
+	judged := min(young, end)
+	// A step walks at most LiveStepBlocks blocks of ghosts; a longer run of
+	// them is skipped over the next steps, as in the Redis store.
+	walk := serving + waitingroom.LiveStepBlocks*waitingroom.LiveBlock
+	for got < n && p < judged && p < walk {
+		if blk := p / waitingroom.LiveBlock; blk != cached {
+			u, cached = r.liveBlock(blk), blk
+		}
+		off := p % waitingroom.LiveBlock
+		if u[off/64]&(1<<(63-off%64)) != 0 {
+			got++
+		}
+		p++
+	}
+	if got < n && p >= judged && p < end {
+		more := min(n-got, end-p)
+		p += more
+		got += more
+	}
+	return p, got
+}
+
+// countLiveness makes the counts nodes compute positions from.
+func (r *memRoom) countLiveness(young uint64) waitingroom.Liveness {
+	from := r.c.Serving / waitingroom.LiveBlock * waitingroom.LiveBlock
+	lv := waitingroom.Liveness{From: from, Young: young}
+	if young <= from {
+		return lv
+	}
+	for i := uint64(0); from+i*waitingroom.LiveBlock < young; i++ {
+		blk := from/waitingroom.LiveBlock + i
+		u := r.liveBlock(blk)
+		if end := (blk + 1) * waitingroom.LiveBlock; end > young {
+			// Places from young on count as live anyway: leave them out.
+			keep := young - blk*waitingroom.LiveBlock
+			for w := range u {
+				switch lo := uint64(w) * 64; {
+				case lo >= keep:
+					u[w] = 0
+				case lo+64 > keep:
+					u[w] &= ^uint64(0) << (64 - (keep - lo))
+				}
+			}
+		}
+		var c int
+		for _, w := range u {
+			c += bits.OnesCount64(w)
+		}
+		lv.Counts = append(lv.Counts, uint16(c))
+		if i < waitingroom.LiveHeadBlocks {
+			for _, w := range u {
+				for sh := 56; sh >= 0; sh -= 8 {
+					lv.Head = append(lv.Head, byte(w>>sh))
+				}
+			}
+		}
+	}
+	return lv
+}
+
+// idleOut ends the sessions not used for lim.SessionIdle, freeing their
+// slots, and records each so that nodes refuse its passes and a claim from its
+// visitor is a lapsed admission.
+func (r *memRoom) idleOut(now time.Time, lim waitingroom.Limits) {
+	// In the order of their last use, then of their names, as the Redis
+	// store's sorted set gives them: cursors follow it.
+	var idle []string
+	for v, at := range r.seen {
+		ses, live := r.live[v]
+		switch {
+		case !live:
+			delete(r.seen, v)
+		case lim.SessionIdle > 0 && !now.Before(at.Add(lim.SessionIdle)):
+			idle = append(idle, ses.visitor)
+		}
+	}
+	sort.Slice(idle, func(i, j int) bool {
+		a, b := r.seen[idle[i]], r.seen[idle[j]]
+		if !a.Equal(b) {
+			return a.Before(b)
+		}
+		return idle[i] < idle[j]
+	})
+	for _, v := range idle {
+		ses := r.live[v]
+		removeSession(r, ses)
+		delete(r.seen, v)
+		r.idled[v] = now
+		r.c.IdledOut++
+		r.revCursor++
+		r.revoked = append(r.revoked, waitingroom.Revocation{Cursor: r.revCursor, Visitor: v, IdledAt: now, ExpiresAt: ses.expires})
+	}
+	for v, at := range r.idled {
+		if !now.Before(at.Add(lim.Retention)) {
+			delete(r.idled, v)
+		}
+	}
+}
