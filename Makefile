@@ -24,10 +24,18 @@ services:
 # suite, fuzz seeds. A line per package as it finishes; the last lines count the tests
 # and name every integration test that skipped and what it lacked.
 GOTEST = set -o pipefail; $(GO) test -race -count=1 -json
+# go build -v names each package as it compiles it (nothing for what the build cache
+# holds): numbered, that is the progress of the long silent part, compiling Caddy and
+# the rest twice (for vet, and with -race for the tests).
+PROGRESS = awk '{ printf "  %4d  %s\n", NR, $$0; fflush() }'
 test: services
-	@echo "vet: building and vetting every package"
-	$(GO) vet ./...
-	@echo "test: building test binaries with -race, then running them (a line per package)"
+	@echo "build: compiling every package (a line per package compiled)"
+	@set -o pipefail; $(GO) build -v ./... 2>&1 | $(PROGRESS)
+	@echo "build: compiling every package with -race, for the tests"
+	@set -o pipefail; $(GO) build -race -v ./... 2>&1 | $(PROGRESS)
+	@echo "vet: vetting every package"
+	@$(GO) vet ./... && echo "  vet: no findings"
+	@echo "test: building the test binaries, then running them (a line per package as it finishes)"
 	@$(GOTEST) -timeout 25m ./... | $(GO) run ./internal/testreport
 
 # The fault suite alone: real processes killed with -9, Redis restarted empty, a Cluster

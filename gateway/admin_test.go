@@ -144,10 +144,10 @@ func TestAdminShowsARoom(t *testing.T) {
 	if v.Waiting != 8 {
 		t.Errorf("waiting %d, want 8", v.Waiting)
 	}
-	// Until the rate is measured the outflow is what the settings allow: here
-	// the cap of 2 turning over once per 10-minute session, 1 every 300 s.
-	if v.LastInLineETASeconds == nil || *v.LastInLineETASeconds != 8*300 {
-		t.Errorf("last in line ETA %v, want 8 places at one per 300 s", v.LastInLineETASeconds)
+	// The line has moved for a second: nothing measured supports a figure,
+	// whatever the settings would allow.
+	if v.LastInLineETASeconds != nil {
+		t.Errorf("last in line ETA %v s before any pace is measured, want null", *v.LastInLineETASeconds)
 	}
 	if v.Node.Joins != 10 || v.Node.DirectAdmits != 1 {
 		t.Errorf("node stats %+v, want 10 joins and 1 direct admit", v.Node)
@@ -400,12 +400,15 @@ func TestAdminStoreDownAnswers503AndChangesNothing(t *testing.T) {
 func TestAdminETAOfTheLastInLine(t *testing.T) {
 	e := newAdminEnv(t, nil)
 	r := e.node("concert", waitingroom.Settings{NewUsersPerMinute: 60, TotalActiveUsers: 10000, SessionDuration: time.Hour})
-	e.join(r, 31) // one walks in, thirty wait
-	e.step(1, r)  // one more admitted
+	e.join(r, 41) // one walks in, forty wait
+	e.step(15, r) // fifteen more admitted, at the measured pace of one a second
 	a := adminFor(r)
 	v := decodeView(t, call(t, a, http.MethodGet, "/waiting-room/concert", ""))
-	if v.Waiting != 29 || v.LastInLineETASeconds == nil || *v.LastInLineETASeconds != 29 {
-		t.Fatalf("waiting %d, ETA %v; want 29 at one a second: 29 s", v.Waiting, v.LastInLineETASeconds)
+	if v.Waiting != 25 || v.LastInLineETASeconds == nil || *v.LastInLineETASeconds != 25 {
+		t.Fatalf("waiting %d, ETA %v; want 25 at one a second: 25 s", v.Waiting, v.LastInLineETASeconds)
+	}
+	if v.ServingRatePerMinute == nil || *v.ServingRatePerMinute != 60 {
+		t.Errorf("measured rate %v/min, want 60", v.ServingRatePerMinute)
 	}
 	decodeView(t, call(t, a, http.MethodPost, "/waiting-room/concert/pause", ""))
 	if v := decodeView(t, call(t, a, http.MethodGet, "/waiting-room/concert", "")); v.LastInLineETASeconds != nil {

@@ -50,15 +50,15 @@ func adminServer(t *testing.T, rooms ...*waitingroom.Room) string {
 func TestCommandStatusAndChanges(t *testing.T) {
 	e := newAdminEnv(t, nil)
 	r := e.node("concert", waitingroom.Settings{Title: "Big Night", NewUsersPerMinute: 60, TotalActiveUsers: 100, SessionDuration: time.Hour})
-	e.join(r, 5)
-	e.step(1, r)
+	e.join(r, 20)
+	e.step(12, r)
 	addr := adminServer(t, r, e.node("quiet", waitingroom.Settings{}))
 
 	out, err := runCommand(t, addr, "status", "concert")
 	if err != nil {
 		t.Fatalf("status: %v\n%s", err, out)
 	}
-	for _, want := range []string{"concert - Big Night", "live, admitting", "healthy", "waiting", "3 live of 3 places, last in line in about 3s", "ghosts skipped 0", "1 of 100", "60/min allowed", "1h, fifo", "seq 5, serving 2"} {
+	for _, want := range []string{"concert - Big Night", "live, admitting", "healthy", "waiting", "7 live of 7 places, last in line in about 7s", "ghosts skipped 0", "1 of 100", "60/min allowed", "1h, fifo", "seq 20, serving 13"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}

@@ -43,6 +43,9 @@ type dashFigure struct {
 type dashRoomNumbers struct {
 	State                string    `json:"state"`
 	Waiting              uint64    `json:"waiting"`
+	Places               uint64    `json:"places"`
+	Skipped              uint64    `json:"skipped"`
+	IdledOut             uint64    `json:"idled_out"`
 	Active               int       `json:"active"`
 	Pending              int       `json:"pending"`
 	Cap                  int       `json:"total_active_users"`
@@ -64,7 +67,8 @@ func newDashRoom(lr liveRoom, at time.Time, history []dashSample) dashRoom {
 	v := newRoomView(in, n)
 	state := roomState(in, at)
 	nums := dashRoomNumbers{
-		State: state, Waiting: in.Waiting, Active: in.Snapshot.Active, Pending: in.Snapshot.Pending,
+		State: state, Waiting: in.Waiting, Places: in.Places, Skipped: in.Snapshot.Skipped, IdledOut: in.Snapshot.IdledOut,
+		Active: in.Snapshot.Active, Pending: in.Snapshot.Pending,
 		Cap: in.Settings.TotalActiveUsers, RatePerMinute: in.Settings.NewUsersPerMinute,
 		ServingRatePerMinute: v.ServingRatePerMinute, LastInLineETASeconds: v.LastInLineETASeconds,
 		Node: n, RevocationsUnsent: unsent,
@@ -81,6 +85,9 @@ func newDashRoom(lr liveRoom, at time.Time, history []dashSample) dashRoom {
 		Figures: []dashFigure{
 			{"state", "State", stateText[state]},
 			{"waiting", "Waiting", formatCount(in.Waiting)},
+			{"places", "Places in line, ghosts included", formatCount(in.Places)},
+			{"skipped", "Ghost places skipped", formatCount(in.Snapshot.Skipped)},
+			{"idled_out", "Sessions idled out", formatCount(in.Snapshot.IdledOut)},
 			{"active", "Active", formatCount(uint64(in.Snapshot.Active)) + " of " + formatCount(uint64(in.Settings.TotalActiveUsers))},
 			{"pending", "Admitted, not yet in", formatCount(uint64(in.Snapshot.Pending))},
 			{"rate", "Admission rate", rateText(v.ServingRatePerMinute, in.Settings.NewUsersPerMinute)},

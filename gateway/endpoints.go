@@ -44,5 +44,8 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
 		r.Header.Set("Accept", "application/json")
 		return h.refuse(w, r, err)
 	}
+	if r.URL.RawQuery == "page" {
+		return h.writePageStatus(w, h.statusOf(a))
+	}
 	return h.writeStatus(w, h.statusOf(a))
 }

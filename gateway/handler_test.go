@@ -292,9 +292,10 @@ func TestCustomPage(t *testing.T) {
 	if err := os.WriteFile(page, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// queue_all: everyone waits, and is told so in the room's words.
 	h := testHandler(t, Handler{Page: page, Settings: waitingroom.Settings{Title: "Custom <night>", QueueAll: true}}, nil)
 	rec := serve(h, &origin{}, get("/"))
-	if body := rec.Body.String(); !strings.Contains(body, `<p id="mine">The line is paused / 0 / paused</p>`) || !strings.Contains(body, "Custom &lt;night&gt;") {
+	if body := rec.Body.String(); !strings.Contains(body, `<p id="mine">You&#39;re in line / 0 / paused</p>`) || !strings.Contains(body, "Custom &lt;night&gt;") {
 		t.Fatalf("custom page not used or not escaped: %s", body)
 	}
 	if err := (&Handler{Room: "r", Page: t.TempDir() + "/missing.html"}).setup(); err == nil || !strings.Contains(err.Error(), "page") {

@@ -81,7 +81,9 @@ func TestCaddyJoinFloodCostsFansNothing(t *testing.T) {
 			clock.step(t, 1) // the line moves as fans arrive
 		}
 	}
-	clock.step(t, 1)
+	// A dozen seconds more: the line's pace is measured, so waits are
+	// estimated (README: none before ten measured seconds).
+	clock.step(t, 12)
 	before := make([]waitingroom.Status, fansAhead)
 	for i, f := range ahead {
 		before[i] = f.flooded.status(base + "/flooded")
@@ -103,6 +105,9 @@ func TestCaddyJoinFloodCostsFansNothing(t *testing.T) {
 	clock.step(t, 1)
 	late := join("127.0.3.1")
 	ctl, fld := late.control.status(base+"/control"), late.flooded.status(base+"/flooded")
+	if ctl.ETASeconds == nil || fld.ETASeconds == nil {
+		t.Fatalf("the fan after the flood has no estimate: control %v, flooded %v", deref(ctl.ETASeconds), deref(fld.ETASeconds))
+	}
 	t.Logf("the fan after the flood: control position %d, eta %ds; flooded position %d, eta %ds",
 		*ctl.Position, *ctl.ETASeconds, *fld.Position, *fld.ETASeconds)
 	if *fld.Position < *ctl.Position || *fld.Position > *ctl.Position+fansBurst {

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -32,11 +34,11 @@ func TestPageStates(t *testing.T) {
 		{"paused", waitingroom.Status{State: waitingroom.StatePaused, Position: &pos, RefreshSeconds: 13},
 			[]string{"The line is paused", ">1,234<"}},
 		{"back after a lapse, room full", waitingroom.Status{State: waitingroom.StateQueued, Position: new(uint64), Returned: true, RefreshSeconds: 2},
-			[]string{"You&#39;re next", "while you were away", `data-returned="true"`}},
+			[]string{"You&#39;re next", "while you were away", `data-variant="returned"`, `data-ws-url=""`, `data-status-url="/_waiting-room/status"`}},
 		{"back after a lapse, room paused", waitingroom.Status{State: waitingroom.StatePaused, Position: new(uint64), Returned: true, RefreshSeconds: 13},
 			[]string{"The line is paused", "go in first when it resumes"}},
 		{"turn passed", waitingroom.Status{State: waitingroom.StateQueued, Position: &pos, TurnPassed: true, RefreshSeconds: 9},
-			[]string{"has passed, so you have a new place", ">1,234<", `data-returned="false"`}},
+			[]string{"has passed, so you have a new place", ">1,234<", `data-variant="queued"`, `data-ws-url="/_waiting-room/ws"`}},
 		{"sold out", waitingroom.Status{State: waitingroom.StateSoldOut, RefreshSeconds: 60}, []string{"Sold out"}},
 		{"closed", waitingroom.Status{State: waitingroom.StateClosed, RefreshSeconds: 60}, []string{"This sale is closed"}},
 		{"reconnecting", waitingroom.Status{State: waitingroom.StateQueued, Position: &pos, Reconnecting: true, RefreshSeconds: 2},
@@ -60,5 +62,54 @@ func TestPageStates(t *testing.T) {
 				t.Error("the title was not escaped")
 			}
 		})
+	}
+}
+
+// TestPagePollCarriesTheWords: the page's own poll (status?page) carries the
+// words a render of the same status shows, and is answered 200 even where
+// JSON clients of a waiting fan get 429: a 429 is a console error for every
+// poll of the page.
+func TestPagePollCarriesTheWords(t *testing.T) {
+	h := testHandler(t, Handler{QueuedStatusCode: http.StatusTooManyRequests, Settings: waitingroom.Settings{QueueAll: true}}, nil)
+	ticket := cookieFrom(serve(h, &origin{}, get("/events/42")), "foyer_ticket")
+	serve(h, &origin{}, get("/events/42")) // a second fan, behind the first
+	if ticket == nil {
+		t.Fatal("no ticket")
+	}
+	api := serve(h, &origin{}, get("/_waiting-room/status", ticket))
+	if api.Code != http.StatusTooManyRequests || strings.Contains(api.Body.String(), `"page"`) {
+		t.Fatalf("a JSON client: %d %s; want 429 and the status alone", api.Code, api.Body)
+	}
+	rec := serve(h, &origin{}, get("/_waiting-room/status?page", ticket))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("the page's poll: %d, want 200", rec.Code)
+	}
+	var got struct {
+		waitingroom.Status
+		Page pageView `json:"page"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, rec.Body)
+	}
+	want := newPageData(got.Status, h.prefix, false)
+	if got.Page.Variant != variantQueueAll || got.Page.Variant != want.Variant || got.Page.Headline != want.Headline ||
+		got.Page.Position != want.Position || got.Page.ETA != want.ETA || got.Page.Progress != want.Progress {
+		t.Errorf("the poll says %+v, a render of its status %+v", got.Page, want)
+	}
+	if !got.QueueAll || got.State != waitingroom.StatePaused {
+		t.Errorf("status %+v: want paused with queue_all", got.Status)
+	}
+}
+
+// TestEveryVariantIsWorded: every variant the page can be in has a headline
+// and a lead, and every live one a word for a wait it cannot estimate.
+func TestEveryVariantIsWorded(t *testing.T) {
+	for name, text := range fanTexts {
+		if text.Headline == "" || text.Lead == "" {
+			t.Errorf("%s: headline %q, lead %q", name, text.Headline, text.Lead)
+		}
+		if text.Figures && text.NoETA == "" {
+			t.Errorf("%s shows a wait with no word for none", name)
+		}
 	}
 }

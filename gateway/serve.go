@@ -192,6 +192,20 @@ func (h *Handler) writeStatus(w http.ResponseWriter, st waitingroom.Status) erro
 	return writeBody(w, code, append(body, '\n'))
 }
 
+// writePageStatus answers the waiting page's own poll (status?page): the status
+// with the page's words for it, as a live update carries them.
+func (h *Handler) writePageStatus(w http.ResponseWriter, st waitingroom.Status) error {
+	view, _ := pageViewOf(st, false)
+	page, err := json.Marshal(view)
+	if err != nil {
+		return caddyhttp.Error(http.StatusInternalServerError, err)
+	}
+	body := st.AppendJSON(make([]byte, 0, 480))
+	body = append(body[:len(body)-1], `,"page":`...)
+	body = append(append(body, page...), '}', '\n')
+	return writeBody(w, http.StatusOK, body)
+}
+
 // unavailable answers a new visitor who could not join because the store is
 // unreachable: 503 with Retry-After.
 func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, err error) error {

@@ -70,8 +70,9 @@ var gatewayLines = []caddyfileSetting{
 	roomLine("title"),
 	{
 		name: "store", syntax: "store memory | redis <url>", defaultDoc: "`memory`",
-		doc:   "where the room's shared state lives",
-		parse: parseStoreLine,
+		limits: "a `redis://`, `rediss://`, `redis+cluster://` or `redis+sentinel://` URL",
+		doc:    "where the room's shared state lives",
+		parse:  parseStoreLine,
 	},
 	roomLine("new_users_per_minute"),
 	roomLine("total_active_users"),
@@ -84,8 +85,9 @@ var gatewayLines = []caddyfileSetting{
 	roomLine("shuffle_at_event_start"),
 	{
 		name: "signing_key", syntax: "signing_key <path>", defaultDoc: "generated once, kept in Caddy storage",
-		doc:   "Ed25519 PKCS #8 PEM for passes and tickets",
-		field: func(h *Handler) any { return &h.SigningKey },
+		limits: "a readable Ed25519 key file",
+		doc:    "Ed25519 PKCS #8 PEM for passes and tickets",
+		field:  func(h *Handler) any { return &h.SigningKey },
 	},
 	{
 		name: "previous_signing_keys", syntax: "previous_signing_keys <path>...", defaultDoc: "none",
@@ -96,8 +98,9 @@ var gatewayLines = []caddyfileSetting{
 	},
 	{
 		name: "page", syntax: "page <path>", defaultDoc: "embedded page",
-		doc:   "your own `html/template` waiting page",
-		field: func(h *Handler) any { return &h.Page },
+		limits: "a readable file that parses as an `html/template`",
+		doc:    "your own `html/template` waiting page",
+		field:  func(h *Handler) any { return &h.Page },
 	},
 	{
 		name: "path_prefix", syntax: "path_prefix <prefix>", defaultDoc: "`" + DefaultPathPrefix + "`",
@@ -116,18 +119,21 @@ var gatewayLines = []caddyfileSetting{
 	roomLine("ticket_lifetime"),
 	{
 		name: "queued_status_code", syntax: "queued_status_code 200 | 429", defaultDoc: "200",
-		doc:   "status of JSON answers to waiting fans (429 adds `Retry-After`)",
-		field: func(h *Handler) any { return &h.QueuedStatusCode },
+		limits: "200 or 429",
+		doc:    "status of JSON answers to waiting fans (429 adds `Retry-After`)",
+		field:  func(h *Handler) any { return &h.QueuedStatusCode },
 	},
 	{
 		name: "issuer", syntax: "issuer <iss>", defaultDoc: "`foyer`",
-		doc:   "the passes' `iss`",
-		field: func(h *Handler) any { return &h.Issuer },
+		limits: "any text; origins check it",
+		doc:    "the passes' `iss`",
+		field:  func(h *Handler) any { return &h.Issuer },
 	},
 	{
 		name: "on_store_failure", syntax: "on_store_failure closed | open", defaultDoc: "`closed`",
-		doc:   "while the store is down: newcomers get 503 with `Retry-After`, or everyone goes through with a pass",
-		field: func(h *Handler) any { return &h.OnStoreFailure },
+		limits: "`closed` or `open`",
+		doc:    "while the store is down: newcomers get 503 with `Retry-After`, or everyone goes through with a pass",
+		field:  func(h *Handler) any { return &h.OnStoreFailure },
 	},
 }
 

@@ -192,3 +192,14 @@ func TestPatchKnowsEverySetting(t *testing.T) {
 		}
 	}
 }
+
+// TestEverySettingStatesItsLimits: the README's table says, for every line of
+// the waiting_room block, what it accepts; an empty cell left the reader to
+// find out from an error.
+func TestEverySettingStatesItsLimits(t *testing.T) {
+	for _, s := range caddyfileSettings {
+		if strings.TrimSpace(s.limitsText()) == "" {
+			t.Errorf("%s: no limits stated", s.syntaxText())
+		}
+	}
+}

@@ -68,7 +68,9 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request) error {
 		st, next := h.room.Peek(t)
 		t = next
 		final := st.State == waitingroom.StateAdmitted || st.State == waitingroom.StateSoldOut || st.State == waitingroom.StateClosed
-		due := st.State != last.State || st.Reconnecting != last.Reconnecting || st.AwaitingDraw != last.AwaitingDraw ||
+		// A new variant of the page (a new state, the front of the line,
+		// queue_all, the store away) goes out at once: the page reloads on it.
+		due := lastSent.IsZero() || variantOf(st, false) != variantOf(last, false) || st.Reconnecting != last.Reconnecting ||
 			(time.Since(lastSent) >= wsMinGap && !sameFigures(st, last)) ||
 			time.Since(lastSent) >= wsKeepAlive
 		if due {
@@ -80,17 +82,30 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request) error {
 		if final {
 			return conn.Close(websocket.StatusNormalClosure, string(st.State))
 		}
+		// Figures held back by the gap go out when it ends, whether or not
+		// the view changes again by then.
+		wait := wsKeepAlive
+		if !due && !sameFigures(st, last) {
+			wait = max(0, wsMinGap-time.Since(lastSent))
+		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-changed:
-		case <-time.After(wsKeepAlive):
+		case <-time.After(wait):
 		}
 	}
 }
 
+// livePush is a live update: the status, and the page's words for it.
+type livePush struct {
+	waitingroom.Status
+	Page pageView `json:"page"`
+}
+
 func (h *Handler) push(ctx context.Context, conn *websocket.Conn, st waitingroom.Status) error {
-	msg, err := json.Marshal(st)
+	view, _ := pageViewOf(st, false)
+	msg, err := json.Marshal(livePush{st, view})
 	if err != nil {
 		return err
 	}

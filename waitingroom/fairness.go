@@ -38,7 +38,8 @@ type FairnessReport struct {
 	Epochs []HistoryEntry `json:"epochs"`
 
 	// Admissions are the places let in, in order-key order: places [start,
-	// start+count) at the time given.
+	// start+count) at the time given. A range covers every place the line
+	// reached then, ghosts included (their turn came and went; Counts.Skipped).
 	Admissions []HistoryEntry `json:"admissions"`
 	// Complete: the admissions cover every place from 0 to Serving with no
 	// gap. A store that lost its data loses the history before the loss,
@@ -55,6 +56,8 @@ type FairnessCounts struct {
 	Admitted uint64 `json:"admitted"` // places let in
 	Claimed  uint64 `json:"claimed"`  // sessions opened, returns included
 	Lapsed   uint64 `json:"lapsed"`   // admissions nobody claimed within the grace
+	Returned uint64 `json:"returned"` // lapsed fans let in at the front within return_window
+	Skipped  uint64 `json:"skipped"`  // places passed over as nobody had been seen there (ghosts)
 }
 
 // Fairness builds the room's fairness report from the store's history and
@@ -105,7 +108,7 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 	}
 	rep.Counts = FairnessCounts{
 		Issued: snap.Seq, Serving: snap.Serving, Admitted: snap.Admitted,
-		Claimed: snap.Claimed, Lapsed: snap.Abandoned,
+		Claimed: snap.Claimed, Lapsed: snap.Abandoned, Returned: snap.Returned, Skipped: snap.Skipped,
 	}
 
 	r.mu.Lock()

@@ -16,8 +16,8 @@ type sample struct {
 
 const (
 	flowHistory = 5 * time.Minute
-	// rateWindow is the span the serving rate is measured over: long enough to
-	// smooth the per-second steps, short enough to follow an admin's change.
+	// rateWindow is the span the join rate is measured over: long enough to
+	// smooth the per-second steps, short enough to follow a change.
 	rateWindow = time.Minute
 	// minRateSpan is the least history worth a measured rate: less, and the
 	// burst that fills a freshly opened room passes for its pace.
@@ -53,17 +53,6 @@ func (f *flow) since(span time.Duration) (sample, sample, bool) {
 		}
 	}
 	return sample{}, sample{}, false
-}
-
-// servingRate is places admitted per second over the last minute, or ok=false
-// when there is too little history to tell. Ghosts skipped are not counted:
-// they cost no admission, so a wait is the live places ahead at this rate.
-func (f *flow) servingRate() (float64, bool) {
-	a, b, ok := f.since(rateWindow)
-	if !ok {
-		return 0, false
-	}
-	return float64(b.c.Admitted-a.c.Admitted) / b.at.Sub(a.at).Seconds(), true
 }
 
 // joinRate is order keys handed out per second over the last minute.

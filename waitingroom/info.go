@@ -33,13 +33,14 @@ type Info struct {
 	// admitted, ghosts included.
 	Waiting uint64
 	Places  uint64
-	// ServingRate is the measured admission rate in places per second over the
-	// last minute; RateMeasured is false while there is too little history.
+	// ServingRate is the measured admission rate in places per second, as the
+	// store's pace record has it (see Pace); RateMeasured is false while
+	// nothing measured supports a figure.
 	ServingRate  float64
 	RateMeasured bool
 	// LastETA is the expected wait of whoever joined last, rounded up to the
 	// second; nil while the line does not move (paused, sold out, held, closed,
-	// or the store unreachable).
+	// or the store unreachable) or nothing measured supports a figure.
 	LastETA *time.Duration
 }
 
@@ -49,10 +50,10 @@ func (r *Room) Info() Info {
 	v := r.view.Load()
 	r.mu.Lock()
 	o, version := r.overrides, r.version
-	rate, measured := r.flow.servingRate()
 	r.mu.Unlock()
 	snap := v.snap
 	snap.Revocations = nil
+	rate, measured := snap.Pace.Rate()
 	return Info{
 		Room:         r.id,
 		Settings:     v.settings,
@@ -80,19 +81,20 @@ func (v *view) lastETA(now time.Time) *time.Duration {
 	}
 	// The last place handed out waits for everyone ahead and for itself.
 	measured, young := v.ahead(v.snap.Seq)
-	places := measured + young
-	var secs float64
+	wait, ok := v.waitFor(measured + young)
+	if !ok {
+		return nil
+	}
 	switch s.PhaseAt(now) {
 	case Live:
-		secs = v.waitFor(places)
 	case Prequeue:
-		// Nobody moves before the start; then the line drains at the outflow.
-		secs = s.EventStart.Sub(now).Seconds() + v.waitFor(places)
+		// Nobody moves before the start.
+		wait += s.EventStart.Sub(now).Seconds()
 	default:
 		return nil
 	}
-	wait := time.Duration(math.Ceil(secs)) * time.Second
-	return &wait
+	d := time.Duration(math.Ceil(wait)) * time.Second
+	return &d
 }
 
 // String names the phase as the admin API shows it.

@@ -8,8 +8,8 @@ import (
 )
 
 // TestInfoLastInLine: the wait an operator is shown for the last in line is
-// the one that fan is told once the line moves, and counts the time to the
-// start before it.
+// the one that fan is told, none before the line has moved, and counts the
+// time to the start before it.
 func TestInfoLastInLine(t *testing.T) {
 	e := newEnv(t)
 	start := e.clock.Now().Add(time.Minute)
@@ -18,23 +18,29 @@ func TestInfoLastInLine(t *testing.T) {
 		PrequeueStart: e.clock.Now().Add(-time.Minute), EventStart: start,
 	})
 	var last waitingroom.Visit
-	for range 10 {
+	for range 40 {
 		last = e.join(r)
 	}
 	e.step(1, r)
 	in := r.Info()
-	if in.Phase != waitingroom.Prequeue || in.Phase.String() != "prequeue" || in.Admitting || in.Waiting != 10 {
+	if in.Phase != waitingroom.Prequeue || in.Phase.String() != "prequeue" || in.Admitting || in.Waiting != 40 {
 		t.Fatalf("before the start: phase %s, admitting %v, waiting %d", in.Phase, in.Admitting, in.Waiting)
 	}
-	// 59 s to the start, then ten places at one a second.
-	if in.LastETA == nil || *in.LastETA != 69*time.Second {
-		t.Fatalf("last in line ETA %v, want 69s", in.LastETA)
+	// Nothing has moved: no figure, whatever the settings promise.
+	if in.LastETA != nil || in.RateMeasured {
+		t.Fatalf("before the start: last in line ETA %v, rate measured %v; want neither", in.LastETA, in.RateMeasured)
 	}
 
-	e.step(60, r) // the start, and the first admissions
+	e.step(75, r) // the start, and a quarter of a minute of admissions at one a second
 	in = r.Info()
 	if in.Phase != waitingroom.Live || !in.Admitting || in.LastETA == nil || in.Snapshot.Serving == 0 {
 		t.Fatalf("after the start: phase %s, admitting %v, ETA %v, serving %d", in.Phase, in.Admitting, in.LastETA, in.Snapshot.Serving)
+	}
+	if left := 40 - in.Snapshot.Serving; *in.LastETA < time.Duration(left-2)*time.Second || *in.LastETA > time.Duration(left+2)*time.Second {
+		t.Errorf("last in line ETA %v with %d places to go at one a second", *in.LastETA, left)
+	}
+	if in.ServingRate < 0.9 || in.ServingRate > 1.1 {
+		t.Errorf("measured rate %v/s, want about one a second", in.ServingRate)
 	}
 	told := e.poll(r, last.Ticket).Status.ETASeconds
 	if told == nil || time.Duration(*told)*time.Second != *in.LastETA {

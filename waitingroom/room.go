@@ -105,15 +105,14 @@ type Room struct {
 
 // view is an immutable picture of the room that request paths read without locks.
 type view struct {
-	room        string
-	settings    Settings // configuration with overrides applied
-	snap        Snapshot
-	at          time.Time
-	healthy     bool
-	servingRate float64 // places per second, 0 when unknown
-	showUp      float64
-	draw        *Draw
-	epochs      []epochDraw // the random method's draws, oldest first
+	room     string
+	settings Settings // configuration with overrides applied
+	snap     Snapshot
+	at       time.Time
+	healthy  bool
+	showUp   float64
+	draw     *Draw
+	epochs   []epochDraw // the random method's draws, oldest first
 	// live answers how many live places lie between two places.
 	live *liveIndex
 	// announcing is set while the room, re-created blank after a loss,
@@ -463,22 +462,17 @@ func (r *Room) storeFailed() {
 func (r *Room) publish(now time.Time, snap Snapshot, healthy bool) {
 	r.mu.Lock()
 	s := r.overrides.Apply(r.base)
-	rate, ok := r.flow.servingRate()
-	if !ok {
-		rate = 0
-	}
 	v := &view{
-		room:        r.id,
-		settings:    s,
-		snap:        snap,
-		at:          now,
-		healthy:     healthy,
-		servingRate: rate,
-		showUp:      r.flow.showUp(),
-		draw:        r.draw,
-		epochs:      r.epochs,
-		live:        newLiveIndex(snap.Live),
-		announcing:  snap.Blank && now.Before(snap.SettleUntil),
+		room:       r.id,
+		settings:   s,
+		snap:       snap,
+		at:         now,
+		healthy:    healthy,
+		showUp:     r.flow.showUp(),
+		draw:       r.draw,
+		epochs:     r.epochs,
+		live:       newLiveIndex(snap.Live),
+		announcing: snap.Blank && now.Before(snap.SettleUntil),
 	}
 	r.mu.Unlock()
 	r.view.Store(v)

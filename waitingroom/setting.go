@@ -327,6 +327,12 @@ func (d *SettingDef) Limits() string {
 		parts = append(parts, groupThousands(d.Min)+"–"+groupThousands(d.Max))
 	case d.MaxLen > 0:
 		parts = append(parts, fmt.Sprintf("at most %d characters", d.MaxLen))
+	case d.kind == KindChoice:
+		parts = append(parts, "one of "+strings.Join(quoteAll(d.Choices), ", "))
+	case d.kind == KindBool:
+		parts = append(parts, "a flag: on when written (JSON `true`)")
+	case d.kind == KindTime:
+		parts = append(parts, "a time with its offset, such as `2026-12-01T10:00:00Z`")
 	case d.kind == KindRate:
 		parts = append(parts, joinLimitBounds)
 	}
@@ -334,6 +340,14 @@ func (d *SettingDef) Limits() string {
 		parts = append(parts, d.Rule)
 	}
 	return strings.Join(parts, "; ")
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = "`" + s + "`"
+	}
+	return out
 }
 
 // DefaultText says the default as the README shows it.

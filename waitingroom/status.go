@@ -30,11 +30,17 @@ type Status struct {
 	// between two polls of the same visitor. Null while it cannot be known (before
 	// the pre-queue's draw).
 	Position *uint64 `json:"position"`
-	// ETASeconds is the estimated wait; null when the queue is not moving.
+	// ETASeconds is the estimated wait, from the pace the store measured
+	// (see Pace); null when the line is not moving or nothing measured
+	// supports a figure.
 	ETASeconds *int64 `json:"eta_seconds"`
 	// RefreshSeconds is when to ask again.
 	RefreshSeconds int `json:"refresh_seconds"`
-	// Progress runs from 0 at the visitor's first look to 1 at the front.
+	// Progress is how far through their own wait the visitor is, 1 only once
+	// admitted: with an estimate, the time waited over the time waited plus
+	// the estimate; without one, the share of the places between their
+	// first look and their turn (their own included) that have gone in. A
+	// fan at the front told "about 3 minutes" is not shown a full bar.
 	Progress float64 `json:"progress"`
 	// Waiting is the estimated number of people waiting in the room.
 	Waiting uint64 `json:"waiting"`
@@ -62,6 +68,9 @@ type Status struct {
 	// TurnPassed is set on the answer that gave a new place, at the back, to
 	// a visitor whose admission lapsed more than the return window ago.
 	TurnPassed bool `json:"turn_passed,omitempty"`
+	// QueueAll is set, with state paused, when the operator holds everyone
+	// (queue_all) rather than pausing the sale: nobody is let in yet.
+	QueueAll bool `json:"queue_all,omitempty"`
 	// Challenge is the puzzle to solve, in the challenge state.
 	Challenge *ChallengeOffer `json:"challenge,omitempty"`
 }
@@ -84,22 +93,34 @@ func (v *view) waiting() uint64 {
 	return v.people(v.ahead(v.snap.Seq))
 }
 
-// waitFor estimates the seconds until the places ahead have gone in: at the
-// measured pace once the queue has moved for a while; otherwise at what the
-// settings allow, which is the rate while slots are free (a room that just
-// opened fills at the rate) and then the cap turning over once a session.
-func (v *view) waitFor(places float64) float64 {
-	if v.servingRate > 0 {
-		return places / v.servingRate
+// waitFor estimates the seconds until places more places have gone in, from
+// the pace the store recorded (the same on every node: see Pace), never faster
+// than the rate limit allows. ok is false when nothing measured supports a
+// figure, and while the store cannot be reached (nobody is admitted then).
+func (v *view) waitFor(places float64) (float64, bool) {
+	if !v.healthy {
+		return 0, false
 	}
-	s := v.settings
-	rate := float64(s.NewUsersPerMinute) / 60
-	turnover := min(rate, float64(s.TotalActiveUsers)/s.SessionDuration.Seconds())
-	free := float64(max(0, s.TotalActiveUsers-v.snap.Active-v.snap.Pending))
-	if places <= free {
-		return places / rate
+	return v.snap.Pace.Wait(places, float64(v.settings.NewUsersPerMinute)/60)
+}
+
+// eta rounds an estimate up to the second for the status, nil when unknown.
+func eta(sec float64, ok bool) *int64 {
+	if !ok {
+		return nil
 	}
-	return free/rate + (places-free)/turnover
+	e := int64(math.Ceil(sec))
+	return &e
+}
+
+// refreshFor asks often near the front, seldom far back: the load of polling
+// falls on those it matters least to. Without an estimate, the places to go
+// stand for seconds, up to half the longest interval.
+func (v *view) refreshFor(eta *int64, places float64) int {
+	if eta == nil {
+		return max(minRefresh, min(v.maxRefresh()/2, int(places/4)))
+	}
+	return max(minRefresh, min(v.maxRefresh(), int(*eta/4)))
 }
 
 // status computes a visitor's status from the node's view, with no store call,
@@ -170,30 +191,30 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		t.FirstAhead = ahead + 1
 	}
 	st.Position = &ahead
-	if first := t.FirstAhead - 1; first > 0 {
-		st.Progress = roundProgress(1 - float64(ahead)/float64(first))
-	} else {
-		st.Progress = 1
-	}
+	first := t.FirstAhead - 1
+	st.Progress = roundProgress(float64(first-min(first, ahead)) / float64(first+1))
 
 	switch {
 	case phase == Prequeue:
 		st.State = StatePrequeue
 		start := s.EventStart
 		st.OpensAt = &start
-		eta := int64(math.Ceil(start.Sub(now).Seconds() + v.waitFor(places+1)))
-		st.ETASeconds = &eta
+		// Nobody moves before the start; after it, the line moves at the
+		// pace it is measured to, once it has been.
+		wait, ok := v.waitFor(places + 1)
+		st.ETASeconds = eta(start.Sub(now).Seconds()+wait, ok)
 		return st.refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
 	case s.Paused || s.QueueAll:
-		st.State = StatePaused
+		st.State, st.QueueAll = StatePaused, s.QueueAll && !s.Paused
 		return st.refreshIn(v.maxRefresh()), t
 	}
 	st.State = StateQueued
-	eta := int64(math.Ceil(v.waitFor(places + 1)))
-	st.ETASeconds = &eta
-	// Ask often near the front, seldom far back: the load of polling falls on
-	// those it matters least to.
-	return st.refreshIn(max(minRefresh, min(v.maxRefresh(), int(eta/4)))), t
+	st.ETASeconds = eta(v.waitFor(places + 1))
+	if st.ETASeconds != nil {
+		waited := max(0, now.Sub(t.Joined).Seconds())
+		st.Progress = roundProgress(min(0.99, waited/(waited+float64(*st.ETASeconds))))
+	}
+	return st.refreshIn(v.refreshFor(st.ETASeconds, places+1)), t
 }
 
 // roundProgress keeps four decimals: finer means nothing to a progress bar.
@@ -217,15 +238,15 @@ func (v *view) awaitingDraw(st Status) Status {
 	st.AwaitingDraw = true
 	st.State = StateQueued
 	if v.settings.Paused || v.settings.QueueAll {
-		st.State = StatePaused
+		st.State, st.QueueAll = StatePaused, v.settings.QueueAll && !v.settings.Paused
 		return st.refreshIn(v.maxRefresh())
 	}
 	end := v.drawnEnd()
 	before := end - min(end, v.snap.Serving)
 	pool := v.snap.Seq - min(v.snap.Seq, max(end, v.snap.Serving))
-	eta := int64(math.Ceil(v.waitFor(float64(before) + float64(pool+1)/2)))
-	st.ETASeconds = &eta
-	return st.refreshIn(max(minRefresh, min(v.maxRefresh(), int(eta/4))))
+	wait := float64(before) + float64(pool+1)/2
+	st.ETASeconds = eta(v.waitFor(wait))
+	return st.refreshIn(v.refreshFor(st.ETASeconds, wait))
 }
 
 // drawnEnd is the first key no draw has placed.

@@ -5,29 +5,29 @@ import (
 	"time"
 )
 
-func TestWaitForFillsAtTheRateThenTurnsOver(t *testing.T) {
+func TestWaitForIsMeasuredNotAssumed(t *testing.T) {
 	v := &view{
+		healthy:  true,
 		settings: Settings{NewUsersPerMinute: 60, TotalActiveUsers: 10, SessionDuration: 100 * time.Second},
 		snap:     Snapshot{Active: 3, Pending: 1},
 	}
-	cases := []struct{ places, want float64 }{
-		{3, 3},                 // within the six free slots: one a second
-		{6, 6},                 // exactly the free slots
-		{10, 6 + 4/(10.0/100)}, // then the cap turns over once a session
-		{106, 6 + 100/(10.0/100)},
+	if w, ok := v.waitFor(3); ok {
+		t.Errorf("nothing measured: waitFor(3) = %v, want no estimate whatever the settings say", w)
 	}
-	for _, c := range cases {
-		if got := v.waitFor(c.places); got != c.want {
-			t.Errorf("waitFor(%v) = %v, want %v", c.places, got, c.want)
-		}
+	v.snap.Pace = Pace{Places: 60, Seconds: 120, Moves: 60} // half a place a second
+	if w, ok := v.waitFor(10); !ok || w != 20 {
+		t.Errorf("at a measured half a place a second, waitFor(10) = %v %v, want 20", w, ok)
 	}
-	v.servingRate = 2
-	if got := v.waitFor(10); got != 5 {
-		t.Errorf("with a measured pace of 2/s, waitFor(10) = %v, want 5", got)
+	v.snap.Pace = Pace{Places: 600, Seconds: 120, Moves: 120} // faster than the rate allows
+	if w, ok := v.waitFor(10); !ok || w != 10 {
+		t.Errorf("measured faster than the rate of one a second, waitFor(10) = %v %v, want 10", w, ok)
 	}
-	v.servingRate = 0
-	v.snap.Active = 12 // more live than the cap (a cap lowered at runtime)
-	if got := v.waitFor(1); got != 10 {
-		t.Errorf("over the cap, waitFor(1) = %v, want one turnover of 10 s", got)
+	v.snap.Pace = Pace{Places: 60, Seconds: 120, Moves: 2, Still: 45}
+	if w, ok := v.waitFor(1); !ok || w != 45 {
+		t.Errorf("after 45 s standing still, waitFor(1) = %v %v, want at least as long again", w, ok)
+	}
+	v.healthy = false
+	if w, ok := v.waitFor(1); ok {
+		t.Errorf("store unreachable: waitFor(1) = %v, want no estimate (nobody is admitted)", w)
 	}
 }

@@ -26,6 +26,7 @@ func TestStatusAppendJSONMatchesEncodingJSON(t *testing.T) {
 			AwaitingDraw:   rng.IntN(4) == 0,
 			Returned:       rng.IntN(4) == 0,
 			TurnPassed:     rng.IntN(4) == 0,
+			QueueAll:       rng.IntN(4) == 0,
 		}
 		if rng.IntN(3) > 0 {
 			st.Position = u(rng.Uint64() >> rng.IntN(64))

@@ -289,6 +289,7 @@ type Counters struct {
 	Abandoned uint64 `json:"abandoned"` // admitted places never claimed in time
 	Skipped   uint64 `json:"skipped"`   // ghost places passed over without a slot
 	IdledOut  uint64 `json:"idled_out"` // sessions ended for want of requests
+	Returned  uint64 `json:"returned"`  // lapsed fans let in at the front within return_window
 }
 
 // Max returns the field-wise maximum.
@@ -301,18 +302,22 @@ func (c Counters) Max(o Counters) Counters {
 		Abandoned: max(c.Abandoned, o.Abandoned),
 		Skipped:   max(c.Skipped, o.Skipped),
 		IdledOut:  max(c.IdledOut, o.IdledOut),
+		Returned:  max(c.Returned, o.Returned),
 	}
 }
 
 // Snapshot is what a node knows of a room between store calls.
 type Snapshot struct {
 	Counters
-	Active     int     // live sessions
-	Pending    int     // admitted, not yet claimed, still within grace
-	Returning  int     // late returners waiting for a free slot
-	Credit     float64 // unspent rate budget, in visitors
-	DrawClosed bool    // the pre-queue draw was made
-	DrawSize   uint64  // registrations the draw covers (keys below it)
+	Active    int     // live sessions
+	Pending   int     // admitted, not yet claimed, still within grace
+	Returning int     // late returners waiting for a free slot
+	Credit    float64 // unspent rate budget, in visitors
+	// Pace is the controller's record of how fast the line moved, from
+	// which every node estimates waits alike (see Pace).
+	Pace       Pace
+	DrawClosed bool   // the pre-queue draw was made
+	DrawSize   uint64 // registrations the draw covers (keys below it)
 	// Epochs are the latest rolling draws of the random method, oldest first,
 	// at most MaxEpochs of them.
 	Epochs  []Epoch

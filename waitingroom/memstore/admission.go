@@ -122,6 +122,7 @@ func (r *memRoom) claimLapsed(visitor string, place uint64, now time.Time, lim w
 		r.returners[visitor] = now
 		return waitingroom.ClaimResult{Status: waitingroom.Full}
 	}
+	r.c.Returned++
 	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}
 }
 
@@ -230,5 +231,6 @@ func (r *memRoom) claimIdled(visitor string, now time.Time, lim waitingroom.Limi
 		return waitingroom.ClaimResult{Status: waitingroom.Full}
 	}
 	delete(r.idled, visitor)
+	r.c.Returned++
 	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}
 }

@@ -91,9 +91,11 @@ func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 	}
 	n := admissible(r.credit, r.free(lim), end-r.c.Serving)
 	if n == 0 {
+		r.stepPace(elapsed, end > r.c.Serving, 0)
 		return
 	}
 	serving, got := r.admitLive(r.c.Serving, end, r.judgeFrom(now, lim), n)
+	r.stepPace(elapsed, true, got)
 	if got > 0 {
 		r.batches = append(r.batches, waitingroom.Batch{Start: r.c.Serving, Count: got, Span: spanOf(serving-r.c.Serving, got), At: now})
 	} else if serving > r.c.Serving {
@@ -170,4 +172,14 @@ func admissible(credit float64, free int, waiting uint64) uint64 {
 		return 0
 	}
 	return min(uint64(credit), uint64(free), waiting)
+}
+
+// stepPace adds a step to the pace record (waitingroom.Pace.Step): the live
+// places admitted, while people waited.
+func (r *memRoom) stepPace(elapsed int64, waiting bool, got uint64) {
+	if !waiting {
+		r.pace.Still = 0
+		return
+	}
+	r.pace = r.pace.Step(elapsed, got)
 }

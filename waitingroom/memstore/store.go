@@ -28,6 +28,7 @@ type memRoom struct {
 	mu          sync.Mutex
 	c           waitingroom.Counters
 	credit      float64
+	pace        waitingroom.Pace
 	lastTick    int64
 	pending     int
 	batches     []waitingroom.Batch
@@ -178,6 +179,7 @@ func (s *Store) Snapshot(_ context.Context, name string, now time.Time, revokedA
 		Pending:     r.pending,
 		Returning:   len(r.returners),
 		Credit:      r.credit,
+		Pace:        r.pace,
 		DrawClosed:  r.drawClosed,
 		DrawSize:    r.drawSize,
 		Epochs:      append([]waitingroom.Epoch(nil), r.epochs...),

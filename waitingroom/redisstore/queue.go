@@ -118,7 +118,8 @@ func (s *Store) Advance(ctx context.Context, room string, now time.Time, lim wai
 		lim.Grace.Microseconds(), waitingroom.ReturnerWindow.Microseconds(),
 		waitingroom.MaxCatchUpTicks, s.ttlMillis(), lim.Reshuffle, lim.ReturnWindow.Microseconds(),
 		lim.SessionIdle.Microseconds(), beatWindow(lim).Microseconds(),
-		lim.Retention.Microseconds(), lim.Session.Microseconds())
+		lim.Retention.Microseconds(), lim.Session.Microseconds(),
+		waitingroom.PaceDecay)
 	return err
 }
 

@@ -25,7 +25,7 @@ func (s *Store) Snapshot(ctx context.Context, room string, now time.Time, revoke
 
 // parseSnapshot reads the reply of snapshot.lua.
 func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
-	const fixed = 18 // the numbers, the incarnation, the epochs, what survives a loss, liveness
+	const fixed = 19 // the numbers, the incarnation, the epochs, what survives a loss, liveness, the pace
 	a, ok := v.([]any)
 	if !ok || len(a) < fixed+1 {
 		return waitingroom.Snapshot{}, fmt.Errorf("unexpected reply %T", v)
@@ -67,6 +67,9 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 		return waitingroom.Snapshot{}, err
 	}
 	if err := parseLiveness(str(a[15]), str(a[16]), str(a[17]), &snap); err != nil {
+		return waitingroom.Snapshot{}, err
+	}
+	if snap.Pace, err = parsePace(str(a[18])); err != nil {
 		return waitingroom.Snapshot{}, err
 	}
 	nb, err := toInt(a[fixed])
@@ -180,14 +183,14 @@ func parseRevocation(m string, now time.Time) (waitingroom.Revocation, error) {
 	return rv, nil
 }
 
-// parseLiveness reads snapshot.lua's "live from:young:skipped:idled out", the
-// live counts (16 bits each, big-endian) and the live head.
+// parseLiveness reads snapshot.lua's "live from:young:skipped:idled
+// out:returned", the live counts (16 bits each, big-endian) and the live head.
 func parseLiveness(nums, counts, head string, snap *waitingroom.Snapshot) error {
 	f := strings.Split(nums, ":")
-	if len(f) != 4 || len(counts)%2 != 0 {
+	if len(f) != 5 || len(counts)%2 != 0 {
 		return fmt.Errorf("malformed liveness %q (%d count bytes)", nums, len(counts))
 	}
-	var n [4]uint64
+	var n [5]uint64
 	for i := range n {
 		var err error
 		if n[i], err = strconv.ParseUint(f[i], 10, 64); err != nil {
@@ -195,7 +198,7 @@ func parseLiveness(nums, counts, head string, snap *waitingroom.Snapshot) error 
 		}
 	}
 	snap.Live = waitingroom.Liveness{From: n[0], Young: n[1]}
-	snap.Skipped, snap.IdledOut = n[2], n[3]
+	snap.Skipped, snap.IdledOut, snap.Returned = n[2], n[3], n[4]
 	for i := 0; i < len(counts); i += 2 {
 		snap.Live.Counts = append(snap.Live.Counts, uint16(counts[i])<<8|uint16(counts[i+1]))
 	}
@@ -203,4 +206,20 @@ func parseLiveness(nums, counts, head string, snap *waitingroom.Snapshot) error 
 		snap.Live.Head = []byte(head)
 	}
 	return nil
+}
+
+// parsePace reads the pace field, "places:seconds:moves:still".
+func parsePace(s string) (waitingroom.Pace, error) {
+	f := strings.Split(s, ":")
+	if len(f) != 4 {
+		return waitingroom.Pace{}, fmt.Errorf("malformed pace %q", s)
+	}
+	places, err1 := strconv.ParseFloat(f[0], 64)
+	secs, err2 := strconv.ParseFloat(f[1], 64)
+	moves, err3 := strconv.ParseFloat(f[2], 64)
+	still, err4 := strconv.ParseInt(f[3], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+		return waitingroom.Pace{}, fmt.Errorf("malformed pace %q", s)
+	}
+	return waitingroom.Pace{Places: places, Seconds: secs, Moves: moves, Still: still}, nil
 }

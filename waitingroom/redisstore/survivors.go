@@ -27,9 +27,10 @@ func survivors(seed waitingroom.Seed) string {
 		Raise    bool     `json:"raise"`
 		Skipped  uint64   `json:"skipped"`
 		IdledOut uint64   `json:"idledout"`
+		Returned uint64   `json:"returned"`
 		Sessions [][3]any `json:"sessions"`
 	}{Ovr: string(seed.Overrides), Ver: seed.OverridesVersion, Forgot: seed.Forgotten, Whole: seed.Whole, Raise: seed.RaiseOnly, Sessions: [][3]any{},
-		Skipped: seed.Skipped, IdledOut: seed.IdledOut}
+		Skipped: seed.Skipped, IdledOut: seed.IdledOut, Returned: seed.Returned}
 	if !seed.SettleUntil.IsZero() {
 		ext.Settle = seed.SettleUntil.UnixMicro()
 	}

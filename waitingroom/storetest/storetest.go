@@ -41,6 +41,7 @@ func Run(t *testing.T, h Harness) {
 		{"RateBudget", testRateBudget},
 		{"SlowRateBanksOneVisitor", testSlowRate},
 		{"OneStepPerSecond", testOneStepPerSecond},
+		{"PaceRecorded", testPace},
 		{"CapBoundsSessions", testCap},
 		{"ClaimLifecycle", testClaimLifecycle},
 		{"SessionExpiryFreesSlot", testSessionExpiry},
@@ -356,6 +357,50 @@ func testOneStepPerSecond(t *testing.T, h Harness) {
 	if s := f.snap(at(2)); s.Serving != 20 {
 		t.Fatalf("next second: serving %d, want 20", s.Serving)
 	}
+}
+
+// testPace: each step that runs while the room admits and people wait adds to
+// the pace record exactly as waitingroom.Pace.Step says; a closed room, or one
+// nobody waits in, leaves it be.
+func testPace(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(25, t0)
+	lim := limits()
+	lim.Cap = 20
+	var want waitingroom.Pace
+	check := func(sec float64, what string) {
+		t.Helper()
+		if got := f.snap(at(sec)).Pace; got != want {
+			t.Fatalf("%s: pace %+v, want %+v", what, got, want)
+		}
+	}
+	check(0, "a new room")
+	f.advance(at(1), lim)
+	f.advance(at(2), lim)
+	want = want.Step(1, 10).Step(1, 10)
+	check(2, "two steps of ten")
+	f.advance(at(3), lim)
+	f.advance(at(5), lim) // two seconds in one step
+	want = want.Step(1, 0).Step(2, 0)
+	check(5, "a full room")
+	closed := lim
+	closed.Open = false
+	f.advance(at(6), closed)
+	check(6, "a closed room")
+	for i := range 20 {
+		f.claim(visitor(i), uint64(i), at(6), lim)
+	}
+	for i := range 20 {
+		if err := f.s.Release(f.ctx, f.room, visitor(i), "", time.Time{}, at(6), lim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.advance(at(7), lim)
+	want = want.Step(1, 5)
+	check(7, "the last five in")
+	f.advance(at(8), lim)
+	want.Still = 0
+	check(8, "nobody waiting")
 }
 
 func testCap(t *testing.T, h Harness) {

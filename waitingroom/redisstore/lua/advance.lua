@@ -4,7 +4,8 @@
 -- ARGV: now (µs), tick (unix s), open (0/1), close draw (0/1), rate (per
 -- minute), cap, grace (µs), returner window (µs), max catch-up ticks, ttl (ms),
 -- reshuffle (0/1), return window (µs), session idle (µs, 0: off), heartbeat
--- window (µs, 0: no place is judged), retention (µs), session (µs)
+-- window (µs, 0: no place is judged), retention (µs), session (µs), pace decay per
+-- second
 -- Returns 1 when it stepped, 0 when this second was already stepped, nil when
 -- the room is unknown.
 local last = redis.call('HGET', meta, 'tick')
@@ -165,6 +166,34 @@ local function admit_live(end_, young, n)
 	return p, got
 end
 
+-- The pace record, as waitingroom.Pace.Step keeps it: the same arithmetic as
+-- the memory store, with the decay passed in. got live places were admitted
+-- in a step during which people waited (waiting).
+local function step_pace(waiting, got)
+	local pm = redis.call('HMGET', meta, 'pace_places', 'pace_secs', 'pace_moves', 'pace_still')
+	local places, secs, moves, still = num(pm[1]), num(pm[2]), num(pm[3]), num(pm[4])
+	if waiting then
+		local decay = tonumber(ARGV[17])
+		for _ = 1, elapsed do
+			places = places * decay
+			secs = secs * decay
+			moves = moves * decay
+		end
+		places = places + got
+		secs = secs + elapsed
+		if got > 0 then
+			moves = moves + 1
+			still = 0
+		else
+			still = still + elapsed
+		end
+	else
+		still = 0
+	end
+	redis.call('HSET', meta, 'pace_places', float(places), 'pace_secs', float(secs),
+		'pace_moves', float(moves), 'pace_still', int(still))
+end
+
 -- Moves serving forward by the rate budget and the free slots, counted in
 -- live places: ghosts on the way are skipped without a slot.
 local function admit()
@@ -207,8 +236,11 @@ local function admit()
 	if credit >= 1 and room > 0 and end_ > serving then
 		n = math.min(math.floor(credit), room, end_ - serving)
 	end
+	local waiting = end_ > serving
+	local admitted = 0
 	if n > 0 then
 		local to, got = admit_live(end_, judge_from(now, win), n)
+		admitted = got
 		if got > 0 then
 			redis.call('ZADD', batches, int(serving), batch(serving, got, 0, now, false, to - serving))
 			redis.call('HINCRBY', meta, 'admitted', int(got))
@@ -229,6 +261,7 @@ local function admit()
 		pending = pending + got
 		credit = credit - got
 	end
+	step_pace(waiting, admitted)
 	redis.call('HSET', meta, 'credit', float(credit), 'pending', int(pending))
 end
 

@@ -39,6 +39,7 @@ if idle_at and place < num(m[1]) then
 		return {2, 0}
 	end
 	redis.call('ZREM', idled, visitor)
+	redis.call('HINCRBY', meta, 'returned', 1)
 	return {0, open_session(visitor, now, session, retention, ttl)}
 end
 local forget = redis.call('ZSCORE', finished, visitor)
@@ -120,4 +121,5 @@ if redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap t
 	redis.call('PEXPIRE', returners, ttl)
 	return {2, 0}
 end
+redis.call('HINCRBY', meta, 'returned', 1)
 return {0, open_session(visitor, now, session, retention, ttl)}

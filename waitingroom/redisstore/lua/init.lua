@@ -27,6 +27,9 @@ local function restore()
 	if ext.idledout > num(redis.call('HGET', meta, 'idledout')) then
 		redis.call('HSET', meta, 'idledout', int(ext.idledout))
 	end
+	if ext.returned > num(redis.call('HGET', meta, 'returned')) then
+		redis.call('HSET', meta, 'returned', int(ext.returned))
+	end
 	for _, s in ipairs(ext.sessions) do
 		-- NX: a visitor who holds a session keeps its end.
 		if redis.call('ZADD', live, 'NX', int(s[2]), s[1]) == 1 then

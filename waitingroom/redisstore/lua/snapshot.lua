@@ -25,11 +25,15 @@ local bs = redis.call('ZRANGE', batches, 0, -1)
 out[15] = (redis.call('HGET', meta, 'forgot') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'settle') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'blank') or '0')
-local lv = redis.call('HMGET', meta, 'lvfrom', 'lvyoung', 'skipped', 'idledout')
-out[16] = (lv[1] or '0') .. ':' .. (lv[2] or '0') .. ':' .. (lv[3] or '0') .. ':' .. (lv[4] or '0')
+local lv = redis.call('HMGET', meta, 'lvfrom', 'lvyoung', 'skipped', 'idledout', 'returned')
+out[16] = (lv[1] or '0') .. ':' .. (lv[2] or '0') .. ':' .. (lv[3] or '0') .. ':' .. (lv[4] or '0') .. ':' .. (lv[5] or '0')
 out[17] = redis.call('GET', livecounts) or ''
 out[18] = redis.call('GET', livehead) or ''
-out[19] = #bs
+out[19] = (redis.call('HGET', meta, 'pace_places') or '0') .. ':' ..
+	(redis.call('HGET', meta, 'pace_secs') or '0') .. ':' ..
+	(redis.call('HGET', meta, 'pace_moves') or '0') .. ':' ..
+	(redis.call('HGET', meta, 'pace_still') or '0')
+out[20] = #bs
 for _, m in ipairs(bs) do
 	out[#out + 1] = m
 end
