@@ -71,6 +71,10 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	acct, err := goBench(o.GoTest, "./waitingroom/redisstore/", "MemoryPerAccount", "1x")
+	if err != nil {
+		return nil, err
+	}
 	perClient, err := goBench(o.GoTest, "./waitingroom/clientlimit/", "MemoryPerClient", "1x")
 	if err != nil {
 		return nil, err
@@ -86,6 +90,11 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 	zones, err := goBench(o.GoTest, "./booking/pgstore/", "ZoneSales", "10x")
 	if err != nil {
 		return nil, err
+	}
+
+	scale, err := Scale(ScaleOptions{Sizes: []uint64{1e4, 1e6, 1e7}})
+	if err != nil {
+		return nil, fmt.Errorf("scale: %w", err)
 	}
 
 	wrkCmd := "`bin/onsale bench wrk -only %s`"
@@ -114,6 +123,19 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 		{"Redis memory per waiting fan, after 100,000 joins", "≤ 2 B",
 			fmt.Sprintf("**%s B** (one sorted-set member per fan: %s B)", metric(mem, "bytes/fan", "%.4f"), metric(mem, "zset-bytes/fan", "%.0f")),
 			"INFO memory before and after", "`go test -bench MemoryPerWaitingFan ./waitingroom/redisstore`"},
+		{"Redis memory per account with the account block, after 100,000 accounts joined", "≤ 64 B",
+			fmt.Sprintf("**%s B** (`MEMORY USAGE` of the buckets: %s B; %s× of one plain hash)", metric(acct, "bytes/account", "%.0f"), metric(acct, "usage-bytes/account", "%.0f"), metric(acct, "x-of-one-hash", "%.2f")),
+			"INFO memory before and after", "`go test -bench MemoryPerAccount ./waitingroom/redisstore`"},
+		{"controller step on a line of 10⁴ / 10⁶ / 10⁷ places (Redis store, joins through `JoinMany` at full speed, the live counts covering the whole line)", "flat",
+			scaleCell(scale, func(p ScalePoint) string { return fmt.Sprintf("%.0f", p.StepUs) }, " µs") +
+				"; Redis commands " + scaleCell(scale, func(p ScalePoint) string { return fmt.Sprintf("%.0f", p.StepCalls) }, "") + ", 1 round trip",
+			"wall time (median of 20 steps) and INFO commandstats", "`bin/onsale bench scale`"},
+		{"status poll of the fan at the last place, 10⁴ / 10⁶ / 10⁷ places; their position and ETA against the bench's count of live places ahead", "flat; right",
+			scaleCell(scale, func(p ScalePoint) string { return fmt.Sprintf("%.0f", p.PollNs) }, " ns") + "; " + scaleTailCell(scale),
+			"`Room.Peek`, median of 5 rounds of 40,000 polls", "`bin/onsale bench scale`"},
+		{"Redis memory of the room, 10⁴ / 10⁶ / 10⁷ places (a few thousand polling)", "flat",
+			scaleCell(scale, func(p ScalePoint) string { return fmt.Sprintf("%d", p.KeyBytes) }, " B"),
+			"MEMORY USAGE of every key", "`bin/onsale bench scale`"},
 		{"best-available holds, 64 shoppers vs 1, one section (PostgreSQL)", "≥ 1.0×",
 			fmt.Sprintf("**%s×** (16 shoppers: %s×)", metric(best, "64-vs-1", "%.2f"), metric(best, "16-vs-1", "%.2f")),
 			"go test, 10 rounds of 256 holds", "`go test -bench BestAvailable ./booking/pgstore`"},
@@ -122,6 +144,25 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 			"go test, 10 rounds of 256 sales", "`go test -bench ZoneSales ./booking/pgstore`"},
 	}
 	return rows, nil
+}
+
+// scaleCell is one figure of each size of line, "**a / b / c** unit".
+func scaleCell(ps []ScalePoint, f func(ScalePoint) string, unit string) string {
+	var parts []string
+	for _, p := range ps {
+		parts = append(parts, f(p))
+	}
+	return "**" + strings.Join(parts, " / ") + "**" + unit
+}
+
+// scaleTailCell says how the last fan's status compared, on the longest line.
+func scaleTailCell(ps []ScalePoint) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	t := ps[len(ps)-1].Last
+	return fmt.Sprintf("at place %d: %s, %d ahead (counted: %d±%d), ETA %d s (computed: %d s)",
+		t.Place, t.State, t.Position, t.Expect, t.Slack, t.ETA, t.ExpectETA)
 }
 
 // ratioCell is a ratio as the table shows it: the median in bold, its

@@ -2,13 +2,14 @@ package gateway
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/caddytest"
+
+	"github.com/foyer-dev/foyer/internal/serverproc"
 )
 
 // The in-process Caddy listens on ports picked for this test process, so that
@@ -28,15 +29,16 @@ var (
 
 func init() { caddytest.Default.AdminPort = adminPort }
 
-// freePort asks the kernel for a free loopback port. Another process could
-// take it before Caddy binds it; the window is short and a clash fails loudly.
+// freePort is a port no listener holds, below the range the kernel gives
+// outgoing connections: every test reloads Caddy, which binds the site's port
+// again, and a port of that range could meanwhile be the local end of one of
+// the thousands of connections the tests open (serverproc.FreePort).
 func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := serverproc.FreePort()
 	if err != nil {
-		panic(fmt.Sprintf("no free port: %v", err))
+		panic(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // newCaddy starts (or reuses) the in-process Caddy of caddytest with config,

@@ -75,6 +75,11 @@ type Handler struct {
 	// way.
 	OnStoreFailure string `json:"on_store_failure,omitempty"`
 
+	// Account keeps each account to one place, from a token the site's own
+	// login issues (README, "The account block"). Absent: every browser is a
+	// visitor of its own.
+	Account *AccountConfig `json:"account,omitempty"`
+
 	// settings are Settings with their defaults, validated.
 	settings waitingroom.Settings
 	room     *waitingroom.Room
@@ -87,6 +92,7 @@ type Handler struct {
 	ticketCk string
 	passCk   string
 	logger   *zap.Logger
+	account  *accountGate
 }
 
 // StoreConfig selects the room's store.
@@ -157,6 +163,11 @@ func (h *Handler) setup() error {
 		cp = DefaultCookiePrefix
 	}
 	h.ticketCk, h.passCk = cp+"_ticket", cp+"_pass"
+	if h.Account != nil {
+		if h.account, err = newAccountGate(h.Account); err != nil {
+			return err
+		}
+	}
 	h.page, err = loadPage(h.Page)
 	return err
 }

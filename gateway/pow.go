@@ -65,7 +65,13 @@ func (h *Handler) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	if err := dec.Decode(&a); err != nil || dec.More() {
 		return writeError(w, http.StatusBadRequest, "malformed_answer", `The body must be a JSON object {"seed": "<the seed given>", "nonce": "<decimal digits>"}.`)
 	}
-	vis, err := h.room.JoinWithAnswer(r.Context(), clientIP(r), a.Seed, a.Nonce)
+	// The place an answer makes is the account's, as any join is.
+	ctx, err := h.withAccount(r)
+	if err != nil {
+		r.Header.Set("Accept", "application/json")
+		return h.unavailable(w, r, err)
+	}
+	vis, err := h.room.JoinWithAnswer(ctx, clientIP(r), a.Seed, a.Nonce)
 	if err != nil {
 		return h.refuseAnswer(w, r, err)
 	}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -26,6 +27,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return h.serveEndpoint(w, r, rest)
 	}
 	stripWaitingRoomHeaders(r.Header)
+	if h.account != nil && h.account.isLogin(r) {
+		// The login page is how fans get the token the room asks for: it
+		// is never queued. Like any request that goes on, it goes without
+		// the room's cookies.
+		h.dropOurCookies(r.Header)
+		return next.ServeHTTP(w, r)
+	}
 	a, err := h.admit(w, r)
 	if err != nil {
 		return h.refuse(w, r, err)
@@ -63,7 +71,11 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, erro
 		// included, rather than hold anyone while the store is down.
 		return h.passThrough(w, r)
 	}
-	vis, was, opened, err := h.visit(r, ticket)
+	ctx, err := h.withAccount(r)
+	if err != nil {
+		return admission{}, err
+	}
+	vis, was, opened, err := h.visit(ctx, r, ticket)
 	if errors.Is(err, waitingroom.ErrStoreUnavailable) && !errors.Is(err, waitingroom.ErrSettling) && h.OnStoreFailure == storeFailureOpen {
 		// The store failed just now. A room settling after a loss has a
 		// store: it holds newcomers whatever the failure mode.
@@ -144,12 +156,13 @@ func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
 // from the context, see waitingroom.WithClient). A newcomer from an address
 // over the room's join_limit is refused before anything is made (the limit is
 // weighed here and where an answer to the puzzle makes a place, never on
-// polls and admitted requests).
-func (h *Handler) visit(r *http.Request, ticket string) (vis waitingroom.Visit, was waitingroom.TicketCookie, opened bool, err error) {
+// polls and admitted requests). ctx carries the visitor's account, when the
+// account block vouched for one.
+func (h *Handler) visit(ctx context.Context, r *http.Request, ticket string) (vis waitingroom.Visit, was waitingroom.TicketCookie, opened bool, err error) {
 	client := clientIP(r)
 	if ticket != "" {
 		if c, err := h.room.OpenTicketCookie(ticket); err == nil {
-			vis, err := h.room.Poll(waitingroom.WithClient(r.Context(), client), c.Ticket)
+			vis, err := h.room.Poll(waitingroom.WithClient(ctx, client), c.Ticket)
 			return vis, c, true, err
 		}
 	}
@@ -159,7 +172,7 @@ func (h *Handler) visit(r *http.Request, ticket string) (vis waitingroom.Visit, 
 	if err := h.room.AllowJoin(clientAddr(r)); err != nil {
 		return waitingroom.Visit{}, waitingroom.TicketCookie{}, false, err
 	}
-	vis, err = h.room.Join(r.Context())
+	vis, err = h.room.Join(ctx)
 	return vis, waitingroom.TicketCookie{}, false, err
 }
 
@@ -207,8 +220,12 @@ func (h *Handler) writePageStatus(w http.ResponseWriter, st waitingroom.Status) 
 }
 
 // unavailable answers a new visitor who could not join because the store is
-// unreachable: 503 with Retry-After.
+// unreachable: 503 with Retry-After; or, in a room that requires an account,
+// one without a valid account token: the login page.
 func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, err error) error {
+	if errors.Is(err, errLoginRequired) {
+		return h.toLogin(w, r)
+	}
 	if !errors.Is(err, waitingroom.ErrStoreUnavailable) {
 		return caddyhttp.Error(http.StatusInternalServerError, err)
 	}

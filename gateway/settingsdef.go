@@ -135,6 +135,12 @@ var gatewayLines = []caddyfileSetting{
 		doc:    "while the store is down: newcomers get 503 with `Retry-After`, or everyone goes through with a pass",
 		field:  func(h *Handler) any { return &h.OnStoreFailure },
 	},
+	{
+		name: "account", syntax: "account { ... }", defaultDoc: "off: every browser is a visitor of its own",
+		limits: "one of `jwks_url`, `public_key`; a `cookie` or a `header`; `login_url` with `required`",
+		doc:    "one place per account, from the signed token of the site's own login; `required` sends visitors without one to the login page: see [The account block](#the-account-block)",
+		parse:  parseAccountBlock,
+	},
 }
 
 // lookupCaddyfileSetting finds a line of the waiting_room block by name.

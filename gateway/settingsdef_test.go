@@ -116,6 +116,8 @@ func TestHandlerJSONRoundTrip(t *testing.T) {
 			src = "waiting_room {\nstore redis redis://127.0.0.1:6379\n}"
 		case "previous_signing_keys":
 			src = "waiting_room {\nprevious_signing_keys a.pem b.pem\n}"
+		case "account":
+			src = "waiting_room {\naccount {\njwks_url https://login.example/jwks.json\ncookie session\nrequired\nlogin_url /login\n}\n}"
 		default:
 			src = "waiting_room {\n" + s.name + " " + sampleValue(s) + "\n}"
 		}

@@ -48,6 +48,11 @@ func (h *Handler) validateGateway() error {
 			return fmt.Errorf("store: unknown backend %q (memory or redis)", h.Store.Backend)
 		}
 	}
+	if h.Account != nil {
+		if err := h.Account.validate(); err != nil {
+			return err
+		}
+	}
 	if n := len(h.PreviousSigningKeys); n > waitingroom.MaxVerifyingKeys {
 		return fmt.Errorf("previous_signing_keys: %d keys, at most %d", n, waitingroom.MaxVerifyingKeys)
 	}

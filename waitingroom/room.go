@@ -56,6 +56,8 @@ type Room struct {
 	idled    idleOuts
 	beats    beats
 	joins    joinBatcher
+	// accountJoins counts account joins in flight (see joinAccount).
+	accountJoins atomic.Int64
 	// clients are the join_limit's buckets per client address, made at the
 	// first join the limit weighs (see clientjoins.go).
 	clients atomic.Pointer[clientlimit.Table]

@@ -34,6 +34,14 @@ type Store interface {
 	// one call, so a stampede costs the store one round trip per batch.
 	JoinMany(ctx context.Context, room string, visitors []string, now time.Time, lim Limits) ([]JoinResult, error)
 
+	// JoinAccount is Join for a visitor whose account the site vouched for:
+	// each account holds one place at most. When the account's recorded place
+	// was taken within lim.Retention (AccountFresh) and is not the one
+	// req.Spent names, it is returned with Existing set and nothing changes;
+	// otherwise the account joins as Join would, as req.Visitor, and the new
+	// place is recorded as its own. One round trip; ErrSettling as Join.
+	JoinAccount(ctx context.Context, room string, req AccountJoin, now time.Time, lim Limits) (AccountPlace, error)
+
 	// Claim opens a session for a visitor whose place is below serving. It is
 	// idempotent: claiming again while the session is live returns that session,
 	// with the same end, whoever claims and through whichever store handle, so
@@ -151,6 +159,11 @@ func BeatWindow(idle time.Duration) time.Duration {
 const (
 	LiveBlock      = 1024
 	LiveHeadBlocks = 16
+	// LiveStepBlocks bounds one controller step's liveness work, so that it
+	// does not grow with the line: it walks at most this many blocks of
+	// ghosts, and the Redis store counts at most this many blocks per step,
+	// the head each time and the rest in turn (docs/ARCHITECTURE.md).
+	LiveStepBlocks = 256
 )
 
 // Liveness is the store's count of live places from serving on, as the last

@@ -49,6 +49,9 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 		return Visit{}, err
 	}
 	lim := s.limitsAt(now)
+	if a, ok := accountFrom(ctx); ok {
+		return r.joinAccount(ctx, v, t, a, now, lim)
+	}
 	res, err := r.joins.join(ctx, t.Visitor.String(), func(ctx context.Context, visitors []string) ([]JoinResult, error) {
 		res, err := r.store.JoinMany(ctx, r.id, visitors, now, lim)
 		if errors.Is(err, ErrNoRoom) {
@@ -79,6 +82,8 @@ func (r *Room) Join(ctx context.Context) (Visit, error) {
 // with no store call, unless they have reached the front; then it claims their
 // session (one store call) and returns the pass.
 func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
+	// Should this visitor have to rejoin, the place this ticket holds is over.
+	ctx = spending(ctx, t.Key)
 	if t.Claimed && r.idled.has(t.Visitor.String()) {
 		// Their session idled out: they come back as a lapsed admission.
 		return r.reclaim(ctx, t)

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"net"
+	"github.com/foyer-dev/foyer/internal/serverproc"
 	"net/http"
 	"os"
 	"os/exec"
@@ -69,15 +69,15 @@ func (b *build) binary(t *testing.T) string {
 func bookingBinary(t *testing.T) string { return bookingBuild.binary(t) }
 func foyerBinary(t *testing.T) string   { return foyerBuild.binary(t) }
 
-// freePort asks the kernel for an unused loopback port.
+// freePort is a port no listener holds, below the range the kernel gives
+// outgoing connections (serverproc.FreePort).
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := serverproc.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // readyCheck is how a child shows it is up: url answers status within limit.

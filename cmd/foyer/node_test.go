@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"net"
+	"github.com/foyer-dev/foyer/internal/serverproc"
 	"net/http"
 	"os"
 	"os/exec"
@@ -96,13 +96,13 @@ func (n *node) kill() {
 	}
 }
 
-// freePort returns a loopback port nobody listens on now.
+// freePort is a port no listener holds, below the range the kernel gives
+// outgoing connections (serverproc.FreePort).
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := serverproc.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }

@@ -42,6 +42,8 @@ func main() {
 		err = benchWrk(os.Args[3:])
 	case "numbers":
 		err = benchNumbers(os.Args[3:])
+	case "scale":
+		err = benchScale(os.Args[3:])
 	default:
 		usage()
 	}
@@ -53,7 +55,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage: onsale rehearsal [flags]
-       onsale bench proxy|poll|join|refuse|challenge|redis|wrk|numbers [flags]
+       onsale bench proxy|poll|join|refuse|challenge|redis|wrk|scale|numbers [flags]
 
   rehearsal  a whole on-sale on this machine: the booking service and Foyer
              on loopback, a crowd of simulated fans, and a verdict (sold out,
@@ -70,6 +72,9 @@ func usage() {
   wrk     the admitted request, the poll and the join again, measured by wrk
           (a load generator we did not write), against baselines with and
           without Foyer's cookies
+  scale   a line of 10^4, 10^6 and 10^7 places on a private redis-server:
+          Redis memory, a controller step's and a poll's cost, and the status
+          of the fan at the last place against the bench's own count
   numbers every figure of the README's Numbers table, in one run; with
           -readme README.md it rewrites the table
 
@@ -141,6 +146,19 @@ func benchRedis(args []string) error {
 	fs.DurationVar(&o.MaxTime, "max-time", 30*time.Second, "upper bound on each run")
 	_ = fs.Parse(args)
 	_, err := bench.Redis(o)
+	return err
+}
+
+func benchScale(args []string) error {
+	fs := flag.NewFlagSet("bench scale", flag.ExitOnError)
+	sizes := fs.String("places", "1e4,1e6,1e7", "comma-separated sizes of line, one room each")
+	_ = fs.Parse(args)
+	var o bench.ScaleOptions
+	var err error
+	if o.Sizes, err = bench.ScaleSizes(*sizes); err != nil {
+		return err
+	}
+	_, err = bench.Scale(o)
 	return err
 }
 

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/foyer-dev/foyer/internal/serverproc"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -171,17 +173,19 @@ func (s *Server) logTail() string {
 	return "\nredis-server log:\n" + strings.Join(lines[max(0, len(lines)-5):], "\n")
 }
 
-// freePorts finds n distinct free loopback ports. They are held until all are
-// found so that none repeats.
+// freePorts finds n distinct free ports, below the range the kernel gives
+// outgoing connections (serverproc.FreePort): a server restarted on its port
+// after a kill must find it free, not taken by some client's socket.
 func freePorts(n int) ([]int, error) {
 	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for len(ports) < n {
+		p, err := serverproc.FreePort()
 		if err != nil {
 			return nil, err
 		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		if !slices.Contains(ports, p) {
+			ports = append(ports, p)
+		}
 	}
 	return ports, nil
 }

@@ -1,13 +1,34 @@
 package serverproc
 
-import "net"
+import (
+	"errors"
+	"math/rand/v2"
+	"net"
+	"strconv"
+)
 
-// FreePort asks the kernel for an unused loopback port.
+// Ports handed out by FreePort lie below the kernel's ephemeral range
+// (32768–60999 by default on Linux). A port taken from that range ("port 0")
+// is free when asked, but the server binds it a moment later, and in between
+// any outgoing connection on the machine may take it as its local port: with
+// a test suite opening thousands of connections, that happens. Below the
+// range only a listener can take it, and FreePort checks none holds it.
+const (
+	lowPort  = 20000
+	highPort = 32000
+)
+
+// FreePort returns a port no listener holds now, on any interface, outside
+// the range the kernel gives outgoing connections.
 func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+	for range 100 {
+		port := lowPort + rand.IntN(highPort-lowPort)
+		l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		return port, nil
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return 0, errors.New("serverproc: no free port found below the ephemeral range")
 }

@@ -146,7 +146,11 @@ func (r *memRoom) admitLive(serving, end, young, n uint64) (uint64, uint64) {
 	p, got := serving, uint64(0)
 	var u [wordsPerBlock]uint64
 	cached := ^uint64(0)
-	for got < n && p < min(young, end) {
+	judged := min(young, end)
+	// A step walks at most LiveStepBlocks blocks of ghosts; a longer run of
+	// them is skipped over the next steps, as in the Redis store.
+	walk := serving + waitingroom.LiveStepBlocks*waitingroom.LiveBlock
+	for got < n && p < judged && p < walk {
 		if blk := p / waitingroom.LiveBlock; blk != cached {
 			u, cached = r.liveBlock(blk), blk
 		}
@@ -156,7 +160,7 @@ func (r *memRoom) admitLive(serving, end, young, n uint64) (uint64, uint64) {
 		}
 		p++
 	}
-	if got < n && p < end {
+	if got < n && p >= judged && p < end {
 		more := min(n-got, end-p)
 		p += more
 		got += more

@@ -51,6 +51,9 @@ type memRoom struct {
 	revCursor   int64
 	history     []waitingroom.HistoryEntry // the public history, oldest first
 
+	// accounts are the places of visitors whose account the site vouched
+	// for, one per account (see account.go).
+	accounts map[waitingroom.AccountKey]accountPlace
 	// Liveness (see liveness.go): the places seen per heartbeat window, the
 	// counter at each window's first step, the last use of each session,
 	// the visitors whose sessions idled out, and the counts of the last step.

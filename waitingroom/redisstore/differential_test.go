@@ -42,6 +42,7 @@ func TestMatchesMemoryStore(t *testing.T) {
 				red:  red,
 				room: fmt.Sprintf("diff-%d-%d", seed, time.Now().UnixNano()),
 				rng:  rand.New(rand.NewPCG(uint64(seed), 42)),
+				arng: rand.New(rand.NewPCG(uint64(seed), 7)),
 				now:  time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC),
 			}
 			if seed%2 == 0 {
@@ -79,6 +80,8 @@ type differ struct {
 	waitingIdle time.Duration
 	fans        []diffFan
 	history     []string
+	accounts    map[string]uint64 // each account's last place
+	arng        *rand.Rand        // the account joins' own random stream
 }
 
 type diffFan struct {
@@ -172,6 +175,11 @@ func (d *differ) step() {
 	default:
 		d.beat()
 	}
+	// Account joins draw from a stream of their own, so that the rest of
+	// the history is what it would be without them.
+	if d.arng.IntN(12) == 0 {
+		d.joinAccount()
+	}
 	d.compareSnapshots(int64(d.rng.IntN(4)))
 }
 
@@ -204,6 +212,39 @@ func (d *differ) join() {
 		d.fail("join %s: memory store %+v, Redis store %+v", v, a, b)
 	}
 	d.fans = append(d.fans, diffFan{visitor: v, key: a.Key, expires: a.Expires})
+}
+
+// joinAccount joins one of a few accounts, sometimes with the key of the
+// account's last place as spent, as a rejoin after its session would.
+func (d *differ) joinAccount() {
+	d.t.Helper()
+	name := fmt.Sprintf("acct-%d", d.arng.IntN(6))
+	var vid waitingroom.VisitorID
+	for i := range vid {
+		vid[i] = byte(d.arng.IntN(256))
+	}
+	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(d.room, name), Visitor: vid.String()}
+	if d.accounts == nil {
+		d.accounts = make(map[string]uint64)
+	}
+	if k, ok := d.accounts[name]; ok && d.arng.IntN(3) == 0 {
+		req.Spent, req.HasSpent = k, true
+	}
+	d.logf("join account %s as %s (spent %v %d)", name, req.Visitor, req.HasSpent, req.Spent)
+	a, errA := d.mem.JoinAccount(d.ctx, d.room, req, d.now, d.lim)
+	b, errB := d.red.JoinAccount(d.ctx, d.room, req, d.now, d.lim)
+	d.same("join account", errA, errB)
+	if a.Key != b.Key || a.Admitted != b.Admitted || !a.Expires.Equal(b.Expires) || a.Existing != b.Existing ||
+		a.Visitor != b.Visitor || !a.Joined.Equal(b.Joined) {
+		d.fail("join account %s: memory store %+v, Redis store %+v", name, a, b)
+	}
+	if errA != nil {
+		return
+	}
+	d.accounts[name] = a.Key
+	if !a.Existing {
+		d.fans = append(d.fans, diffFan{visitor: a.Visitor.String(), key: a.Key, expires: a.Expires})
+	}
 }
 
 func (d *differ) claim() {

@@ -88,6 +88,7 @@ func TestOneRoundTrip(t *testing.T) {
 	closed := lim
 	closed.Open = false
 	var pass time.Time
+	account := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(room, "alice"), Visitor: waitingroom.NewVisitorID().String()}
 	steps := []struct {
 		name string
 		do   func() error
@@ -112,6 +113,8 @@ func TestOneRoundTrip(t *testing.T) {
 		{"draw seed", func() error { _, _, err := s.DrawSeed(ctx, room, []byte("seed"), t0); return err }},
 		{"overrides", func() error { _, _, err := s.Overrides(ctx, room); return err }},
 		{"save overrides", func() error { _, err := s.SaveOverrides(ctx, room, []byte("{}"), 0); return err }},
+		{"join account, new place", func() error { _, err := s.JoinAccount(ctx, room, account, t0, lim); return err }},
+		{"join account, its place", func() error { _, err := s.JoinAccount(ctx, room, account, t0, lim); return err }},
 	}
 	for _, st := range steps {
 		if err := st.do(); err != nil {

@@ -38,6 +38,8 @@ var (
 	beatSrc string
 	//go:embed lua/history.lua
 	historySrc string
+	//go:embed lua/account.lua
+	accountSrc string
 )
 
 var (
@@ -51,10 +53,12 @@ var (
 	saveOverridesScript = newScript(saveOverridesSrc)
 	historyScript       = newScript(historySrc)
 	beatScript          = newScript(beatSrc)
+	accountScript       = newScript(accountSrc)
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, releaseScript, advanceScript,
 		snapshotScript, drawSeedScript, saveOverridesScript, historyScript, beatScript,
+		accountScript,
 	}
 )
 

@@ -85,7 +85,10 @@ func (s *Store) Drop(ctx context.Context, room string) error {
 	if err := iter.Err(); err != nil {
 		return err
 	}
-	return s.client.Del(ctx, keys...).Err()
+	if err := s.client.Del(ctx, keys...).Err(); err != nil {
+		return err
+	}
+	return s.dropAccounts(ctx, room)
 }
 
 // run runs script on room's keys, mapping the scripts' nil reply (the room's

@@ -148,6 +148,10 @@ func TestEveryKeyExpires(t *testing.T) {
 	}
 	must(s.Advance(ctx, "i", t0.Add(61*time.Second), long))
 
+	acct := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey("r", "alice"), Visitor: waitingroom.NewVisitorID().String()}
+	_, err = s.JoinAccount(ctx, "r", acct, t0.Add(14*time.Second), lim)
+	must(err)
+
 	keys := redisstore.RoomKeys(prefix, "r")
 	windows, err := c.Keys(ctx, keys[len(keys)-4]+":*").Result()
 	must(err)
@@ -155,7 +159,7 @@ func TestEveryKeyExpires(t *testing.T) {
 		t.Error("no heartbeat window was written")
 	}
 	idled := redisstore.RoomKeys(prefix, "i")[len(keys)-5]
-	for _, k := range append(append(keys, windows...), idled) {
+	for _, k := range append(append(append(keys, windows...), idled), redisstore.AccountBucket(prefix, "r", acct.Account)) {
 		if strings.HasSuffix(k, "{r}:hb") || strings.HasSuffix(k, ":hbtmp") || strings.HasSuffix(k, "{r}:idled") {
 			continue // a name, a scratch key deleted by the step that makes it, and the other room's
 		}

@@ -127,3 +127,11 @@ func (f *Flaky) SaveOverrides(ctx context.Context, room string, data []byte, exp
 	}
 	return f.Store.SaveOverrides(ctx, room, data, expect)
 }
+
+// JoinAccount implements waitingroom.Store.
+func (f *Flaky) JoinAccount(ctx context.Context, room string, req waitingroom.AccountJoin, now time.Time, lim waitingroom.Limits) (waitingroom.AccountPlace, error) {
+	if err := f.err(); err != nil {
+		return waitingroom.AccountPlace{}, err
+	}
+	return f.Store.JoinAccount(ctx, room, req, now, lim)
+}

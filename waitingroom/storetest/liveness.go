@@ -252,3 +252,43 @@ func testSessionIdleOff(t *testing.T, h Harness) {
 		t.Fatalf("active %d idled out %d; want the session live", s.Active, s.IdledOut)
 	}
 }
+
+// testGhostRunLongerThanAStep: a step walks at most LiveStepBlocks blocks of
+// ghosts, so that its cost does not grow with the line; the next step goes on
+// from there and admits the live places behind them.
+func testGhostRunLongerThanAStep(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	closed := liveLimits()
+	closed.Open = false
+	const run = waitingroom.LiveStepBlocks * waitingroom.LiveBlock
+	const n = run + 1000
+	batch := make([]string, 10000)
+	for i := range batch {
+		batch[i] = visitor(i)
+	}
+	for joined := 0; joined < n; joined += len(batch) {
+		if _, err := f.s.JoinMany(f.ctx, f.room, batch[:min(len(batch), n-joined)], t0, closed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var live []uint64
+	for p := uint64(n - 10); p < n; p++ {
+		live = append(live, p)
+	}
+	for sec := 0.0; sec <= 160; sec++ {
+		if int(sec)%10 == 0 {
+			f.beat(waitingroom.Beats{Places: live}, at(sec), closed)
+		}
+		f.advance(at(sec), closed)
+	}
+	lim := liveLimits()
+	lim.Rate = 240 // four a second
+	f.advance(at(161), lim)
+	if s := f.snap(at(161)); s.Serving != run || s.Admitted != 0 || s.Skipped != run {
+		t.Fatalf("after one step: serving %d admitted %d skipped %d; want %d, 0, %d (one step's walk of ghosts)", s.Serving, s.Admitted, s.Skipped, run, run)
+	}
+	f.advance(at(162), lim)
+	if s := f.snap(at(162)); s.Serving != n-6 || s.Admitted != 4 || s.Skipped != n-10 {
+		t.Fatalf("after two steps: serving %d admitted %d skipped %d; want %d, 4, %d", s.Serving, s.Admitted, s.Skipped, n-6, n-10)
+	}
+}

@@ -72,6 +72,7 @@ func Run(t *testing.T, h Harness) {
 		{"RaiseOnlySeedNeverCreates", testRaiseOnly},
 		{"GhostsSkipped", testGhostsSkipped},
 		{"GhostsAmongLive", testGhostsAmongLive},
+		{"GhostRunLongerThanAStep", testGhostRunLongerThanAStep},
 		{"YoungNeverSkipped", testYoungNeverSkipped},
 		{"GapJudgesNobody", testGapJudgesNobody},
 		{"WipedStoreJudgesNobody", testWipedStoreJudgesNobody},
@@ -82,6 +83,7 @@ func Run(t *testing.T, h Harness) {
 		{"ConcurrentAdvance", testConcurrentAdvance},
 		{"ConcurrentClaimsNeverExceedCap", testConcurrentClaims},
 	}
+	tests = append(tests, accountTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -134,14 +134,17 @@ end
 local function admit_live(end_, young, n)
 	local p, got = serving, 0
 	local judged = math.min(young, end_)
+	-- A step walks at most STEP_BLOCKS blocks of ghosts; a longer run of
+	-- them is skipped over the next steps.
+	local walk = serving + STEP_BLOCKS * LIVE_BLOCK
 	local cached = -1
-	while got < n and p < judged do
+	while got < n and p < judged and p < walk do
 		local blk = math.floor(p / BEAT_BLOCK)
 		if blk ~= cached then
 			union(now, win, blk)
 			cached = blk
 		end
-		local e = math.min(judged, (blk + 1) * BEAT_BLOCK)
+		local e = math.min(judged, walk, (blk + 1) * BEAT_BLOCK)
 		local c = count_live(blk, p, e)
 		if got + c < n then
 			got, p = got + c, e
@@ -159,7 +162,7 @@ local function admit_live(end_, young, n)
 			got, p = n, lo
 		end
 	end
-	if got < n and p < end_ then
+	if got < n and p >= judged and p < end_ then
 		local more = math.min(n - got, end_ - p)
 		got, p = got + more, p + more
 	end
@@ -266,43 +269,94 @@ local function admit()
 end
 
 -- Counts the live places from serving on for the nodes: per LIVE_BLOCK
--- places (16 bits each), and bit by bit for the first HEAD_BLOCKS blocks.
--- Places from young on count as live anyway and are left out.
+-- places (16 bits each, at offset 2*block in livecounts, so that a count
+-- stays where it is as serving moves), and bit by bit for the first
+-- HEAD_BLOCKS blocks. Places from young on count as live anyway and are left
+-- out. A step counts at most STEP_BLOCKS blocks, so that its cost does not
+-- grow with the line: the head every step; then the blocks young has reached
+-- since (up to lvto, the end of what is counted, which the nodes take for
+-- young until the counting catches up); then, with what is left, the blocks
+-- in between in turn from a cursor, so a count far back is at most a few
+-- dozen steps old.
 local function count_liveness(young)
-	local from = math.floor(serving / LIVE_BLOCK) * LIVE_BLOCK
-	local counts, head = {}, {}
-	local a, i, cached = from, 0, -1
-	while a < young do
+	local fromblk = math.floor(serving / LIVE_BLOCK)
+	local from = fromblk * LIVE_BLOCK
+	local lv = redis.call('HMGET', meta, 'lvto', 'lvcur')
+	local to, cursor = math.min(num(lv[1]), young), num(lv[2])
+	local head, budget = {}, STEP_BLOCKS
+	local cached = -1
+	-- Counts block b (places below young only) and returns its count packed,
+	-- and its bits when keep_bits.
+	local function count_block(b, keep_bits)
+		local a = b * LIVE_BLOCK
 		local blk = math.floor(a / BEAT_BLOCK)
 		if blk ~= cached then
 			union(now, win, blk)
 			cached = blk
 		end
 		local e = math.min(a + LIVE_BLOCK, young)
-		counts[#counts + 1] = struct.pack('>H', count_live(blk, a, e))
-		if i < HEAD_BLOCKS then
-			local off = (a - blk * BEAT_BLOCK) / 8
-			local bytes = redis.call('GETRANGE', hbtmp, off, off + LIVE_BLOCK / 8 - 1)
-			bytes = bytes .. string.rep('\0', LIVE_BLOCK / 8 - #bytes)
-			if e < a + LIVE_BLOCK then
-				-- Clear the bits from young on.
-				local keep = e - a
-				local whole = math.floor(keep / 8)
-				local rest = keep % 8
-				local cut = string.sub(bytes, 1, whole)
-				if rest > 0 then
-					local b = string.byte(bytes, whole + 1)
-					cut = cut .. string.char(bit.band(b, bit.band(bit.lshift(0xFF, 8 - rest), 0xFF)))
-				end
-				bytes = cut .. string.rep('\0', LIVE_BLOCK / 8 - #cut)
-			end
-			head[#head + 1] = bytes
+		budget = budget - 1
+		local packed = struct.pack('>H', count_live(blk, a, e))
+		if not keep_bits then
+			return packed
 		end
-		a, i = a + LIVE_BLOCK, i + 1
+		local off = (a - blk * BEAT_BLOCK) / 8
+		local bytes = redis.call('GETRANGE', hbtmp, off, off + LIVE_BLOCK / 8 - 1)
+		bytes = bytes .. string.rep('\0', LIVE_BLOCK / 8 - #bytes)
+		if e < a + LIVE_BLOCK then
+			-- Clear the bits from young on.
+			local keep = e - a
+			local whole = math.floor(keep / 8)
+			local rest = keep % 8
+			local cut = string.sub(bytes, 1, whole)
+			if rest > 0 then
+				local c = string.byte(bytes, whole + 1)
+				cut = cut .. string.char(bit.band(c, bit.band(bit.lshift(0xFF, 8 - rest), 0xFF)))
+			end
+			bytes = cut .. string.rep('\0', LIVE_BLOCK / 8 - #cut)
+		end
+		head[#head + 1] = bytes
+		return packed
+	end
+	-- Counts blocks [first, last) in order, as far as the budget goes, and
+	-- stores them; returns the block after the last one counted.
+	local function count_run(first, last, bits)
+		local out, b = {}, first
+		while b < last and budget > 0 do
+			out[#out + 1] = count_block(b, bits)
+			b = b + 1
+		end
+		if #out > 0 then
+			redis.call('SETRANGE', livecounts, 2 * first, table.concat(out))
+		end
+		return b
+	end
+	local youngblk = math.ceil(young / LIVE_BLOCK)
+	-- The head, exact.
+	local headend = count_run(fromblk, math.min(fromblk + HEAD_BLOCKS, youngblk), true)
+	-- The places young reached since the last step (the block holding the
+	-- old end is counted again: it was cut at the old young).
+	local grow = math.max(headend, math.floor(to / LIVE_BLOCK))
+	local grown = count_run(grow, youngblk, false)
+	if grown > grow then
+		to = math.min(grown * LIVE_BLOCK, young)
+	end
+	to = math.max(to, math.min(headend * LIVE_BLOCK, young))
+	-- The blocks counted before, in turn.
+	if cursor < headend or cursor >= grow then
+		cursor = headend
+	end
+	local began = cursor
+	cursor = count_run(cursor, grow, false)
+	if cursor >= grow then
+		cursor = count_run(headend, math.min(began, grow), false)
 	end
 	redis.call('DEL', hbtmp)
-	redis.call('HSET', meta, 'lvfrom', int(from), 'lvyoung', int(young))
-	redis.call('SET', livecounts, table.concat(counts))
+	redis.call('APPEND', livecounts, '') -- the key exists from the first step on, as every key of the room
+	if young <= from then
+		to = young -- nothing from serving on may be judged
+	end
+	redis.call('HSET', meta, 'lvfrom', int(from), 'lvyoung', int(to), 'lvto', int(to), 'lvcur', int(cursor))
 	redis.call('SET', livehead, table.concat(head))
 end
 

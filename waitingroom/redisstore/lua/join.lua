@@ -13,39 +13,8 @@ local now = tonumber(ARGV[1])
 if now < num(redis.call('HGET', meta, 'settle')) then
 	return -1
 end
-local n = #ARGV - 6
-local first = redis.call('HINCRBY', meta, 'seq', n) - n
-local out = {}
-local admitted = 0
-if ARGV[2] == '1' then
-	local m = redis.call('HMGET', meta, 'serving', 'credit', 'pending')
-	local credit = num(m[2])
-	-- Ended sessions are swept only when a slot could matter: fans who will
-	-- wait anyway (the common case in a crowd) cost no sorted-set work.
-	if first == num(m[1]) and credit >= 1 then
-		expire_sessions(now)
-		local slots = free(tonumber(ARGV[3]), num(m[3]))
-		while admitted < n and credit >= 1 and slots > 0 do
-			local exp = open_session(ARGV[7 + admitted], now, tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6])
-			out[#out + 1] = first + admitted
-			out[#out + 1] = 1
-			out[#out + 1] = exp
-			admitted = admitted + 1
-			credit = credit - 1
-			slots = slots - 1
-		end
-		if admitted > 0 then
-			record_admission(first, admitted, now)
-			redis.call('PEXPIRE', history, ARGV[6])
-			redis.call('HINCRBY', meta, 'serving', admitted)
-			redis.call('HINCRBY', meta, 'admitted', admitted)
-			redis.call('HSET', meta, 'credit', float(credit))
-		end
-	end
+local visitors = {}
+for i = 7, #ARGV do
+	visitors[#visitors + 1] = ARGV[i]
 end
-for i = admitted, n - 1 do
-	out[#out + 1] = first + i
-	out[#out + 1] = 0
-	out[#out + 1] = 0
-end
-return out
+return join_visitors(now, ARGV[2] == '1', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], visitors)

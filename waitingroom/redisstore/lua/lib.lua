@@ -139,6 +139,10 @@ end
 local WINDOWS = 5
 local LIVE_BLOCK = 1024
 local HEAD_BLOCKS = 16
+-- The most blocks of LIVE_BLOCK places one controller step counts or walks
+-- (waitingroom.LiveStepBlocks): what keeps a step's cost flat in the length
+-- of the line.
+local STEP_BLOCKS = 256
 local BEAT_BLOCK = 31 * LIVE_BLOCK
 
 local function window_key(idx, blk)
@@ -203,4 +207,46 @@ local function count_live(blk, a, b)
 	end
 	local base = blk * BEAT_BLOCK
 	return redis.call('BITCOUNT', hbtmp, a - base, b - 1 - base, 'BIT')
+end
+
+-- Hands out the next order keys, one per visitor, in order, and admits on the
+-- spot those who may be (see join.lua). Returns {key, admitted (0/1), session
+-- end} for each visitor, flattened.
+local function join_visitors(now, open, cap, session, retention, ttl, visitors)
+	local n = #visitors
+	local first = redis.call('HINCRBY', meta, 'seq', n) - n
+	local out = {}
+	local admitted = 0
+	if open then
+		local m = redis.call('HMGET', meta, 'serving', 'credit', 'pending')
+		local credit = num(m[2])
+		-- Ended sessions are swept only when a slot could matter: fans who will
+		-- wait anyway (the common case in a crowd) cost no sorted-set work.
+		if first == num(m[1]) and credit >= 1 then
+			expire_sessions(now)
+			local slots = free(cap, num(m[3]))
+			while admitted < n and credit >= 1 and slots > 0 do
+				local exp = open_session(visitors[admitted + 1], now, session, retention, ttl)
+				out[#out + 1] = first + admitted
+				out[#out + 1] = 1
+				out[#out + 1] = exp
+				admitted = admitted + 1
+				credit = credit - 1
+				slots = slots - 1
+			end
+			if admitted > 0 then
+				record_admission(first, admitted, now)
+				redis.call('PEXPIRE', history, ttl)
+				redis.call('HINCRBY', meta, 'serving', admitted)
+				redis.call('HINCRBY', meta, 'admitted', admitted)
+				redis.call('HSET', meta, 'credit', float(credit))
+			end
+		end
+	end
+	for i = admitted, n - 1 do
+		out[#out + 1] = first + i
+		out[#out + 1] = 0
+		out[#out + 1] = 0
+	end
+	return out
 end

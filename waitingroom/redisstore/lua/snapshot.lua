@@ -27,7 +27,14 @@ out[15] = (redis.call('HGET', meta, 'forgot') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'blank') or '0')
 local lv = redis.call('HMGET', meta, 'lvfrom', 'lvyoung', 'skipped', 'idledout', 'returned')
 out[16] = (lv[1] or '0') .. ':' .. (lv[2] or '0') .. ':' .. (lv[3] or '0') .. ':' .. (lv[4] or '0') .. ':' .. (lv[5] or '0')
-out[17] = redis.call('GET', livecounts) or ''
+-- The counts are kept at their blocks' offsets: from serving's block to the
+-- end of what is counted.
+local lvfrom, lvto = num(lv[1]), num(lv[2])
+if lvto > lvfrom then
+	out[17] = redis.call('GETRANGE', livecounts, 2 * math.floor(lvfrom / LIVE_BLOCK), 2 * math.ceil(lvto / LIVE_BLOCK) - 1)
+else
+	out[17] = ''
+end
 out[18] = redis.call('GET', livehead) or ''
 out[19] = (redis.call('HGET', meta, 'pace_places') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'pace_secs') or '0') .. ':' ..

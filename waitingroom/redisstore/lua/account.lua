@@ -1,0 +1,33 @@
+-- JoinAccount: one place per account. The last key is the account's bucket, a hash
+-- from the account's 8-byte key to its place: the visitor's 16 raw bytes, then
+-- the order key (6 bytes) and the second it was taken (5 bytes), big-endian.
+-- Small hashes stay listpack-encoded, which is what keeps an account at
+-- about 40 bytes (see accountBuckets in account.go).
+-- ARGV: now (µs), open (0/1), cap, session, retention (µs), ttl (ms),
+-- account, visitor, visitor's raw bytes, spent (key + 1, 0: none),
+-- now (s), retention (s).
+-- Returns {existing (0/1), key, admitted (0/1), session end, visitor's raw
+-- bytes, joined (s)}, -1 while the room settles after a loss, or nil when the
+-- room is unknown.
+if redis.call('EXISTS', meta) == 0 then
+	return false
+end
+local now = tonumber(ARGV[1])
+if now < num(redis.call('HGET', meta, 'settle')) then
+	return -1
+end
+local bucket, account = KEYS[#KEYS], ARGV[7]
+local nows, spent = tonumber(ARGV[11]), tonumber(ARGV[10])
+local cur = redis.call('HGET', bucket, account)
+if cur and #cur == 27 then
+	local key, joined = struct.unpack('>I6I5', cur, 17)
+	-- A place stays the account's for a ticket's lifetime from when it was
+	-- taken, until the account's ticket for it is spent.
+	if nows - joined < tonumber(ARGV[12]) and key + 1 ~= spent then
+		return {1, key, 0, 0, string.sub(cur, 1, 16), joined}
+	end
+end
+local out = join_visitors(now, ARGV[2] == '1', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], {ARGV[8]})
+redis.call('HSET', bucket, account, ARGV[9] .. struct.pack('>I6I5', out[1], nows))
+redis.call('PEXPIRE', bucket, ARGV[6])
+return {0, out[1], out[2], out[3], ARGV[9], nows}
