@@ -5,8 +5,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -15,38 +13,17 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/foyer-dev/foyer/internal/browsertest"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 // chromium finds a headless-capable Chromium, or skips (fails in CI).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no Chromium found; scripts/deps.sh installs it (apt-get install -y chromium)")
-	}
-	t.Skip("SKIPPED, integration test not run: no Chromium found (apt-get install -y chromium)")
-	return ""
-}
+func chromium(t *testing.T) string { return browsertest.Chromium(t) }
 
 // browser opens a fresh, isolated headless browser: one fan.
 func browser(t *testing.T, exe string) (context.Context, context.CancelFunc) {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-	)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browsertest.AllocatorOptions(exe, t.TempDir())...)
 	ctx, cancelCtx := chromedp.NewContext(alloc)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
 	return ctx, func() { cancelTimeout(); cancelCtx(); cancelAlloc() }

@@ -18,16 +18,23 @@ import (
 // addr, as the registered command would.
 func runCommand(t *testing.T, addr string, args ...string) (string, error) {
 	t.Helper()
-	registered, ok := caddycmd.Commands()["waiting-room"]
+	return runRegistered(t, "waiting-room", append(args, "--address", addr)...)
+}
+
+// runRegistered runs the registered `foyer <name>` command with args, and
+// returns what it printed.
+func runRegistered(t *testing.T, name string, args ...string) (string, error) {
+	t.Helper()
+	registered, ok := caddycmd.Commands()[name]
 	if !ok {
-		t.Fatal("the waiting-room command is not registered")
+		t.Fatalf("the %s command is not registered", name)
 	}
 	cmd := &cobra.Command{Use: registered.Name, SilenceUsage: true, SilenceErrors: true}
 	registered.CobraFunc(cmd)
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
-	cmd.SetArgs(append(args, "--address", addr))
+	cmd.SetArgs(args)
 	err := cmd.Execute()
 	return out.String(), err
 }

@@ -159,6 +159,16 @@ func (d *Dashboard) page(w http.ResponseWriter) error {
 	return err
 }
 
+// MaxDashboardStreams bounds the event streams open at once on a node, over
+// every dashboard route. Each costs a goroutine and a payload built and sent
+// every second; a dashboard mounted without basic_auth is open to anyone, who
+// could otherwise open them by the thousand. Beyond it a viewer gets a 503
+// with Retry-After; the page and its JSON still answer.
+const MaxDashboardStreams = 64
+
+// dashStreams counts the event streams open on this node.
+var dashStreams = make(chan struct{}, MaxDashboardStreams)
+
 // streamEvery is how often the stream sends: as often as the history gains
 // a sample.
 var streamEvery = fineStep
@@ -167,6 +177,14 @@ var streamEvery = fineStep
 // figures and the samples taken since ("update"), until the viewer leaves
 // or the config is unloaded.
 func (d *Dashboard) stream(w http.ResponseWriter, r *http.Request) error {
+	select {
+	case dashStreams <- struct{}{}:
+		defer func() { <-dashStreams }()
+	default:
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterUnavailable))
+		return writeError(w, http.StatusServiceUnavailable, "too_many_viewers",
+			"This node has "+strconv.Itoa(MaxDashboardStreams)+" dashboard streams open already; try again shortly.")
+	}
 	rc := http.NewResponseController(w)
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream")

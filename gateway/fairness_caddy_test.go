@@ -1,16 +1,12 @@
 package gateway
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	caddycmd "github.com/caddyserver/caddy/v2/cmd"
-	"github.com/spf13/cobra"
 
 	"github.com/foyer-dev/foyer/waitingroom"
 )
@@ -107,16 +103,5 @@ func TestCaddyFairnessReport(t *testing.T) {
 // verifyDraw runs the registered verify-draw command.
 func verifyDraw(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	registered, ok := caddycmd.Commands()["verify-draw"]
-	if !ok {
-		t.Fatal("the verify-draw command is not registered")
-	}
-	cmd := &cobra.Command{Use: registered.Name, SilenceUsage: true, SilenceErrors: true}
-	registered.CobraFunc(cmd)
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	return out.String(), err
+	return runRegistered(t, "verify-draw", args...)
 }

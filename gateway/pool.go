@@ -50,6 +50,7 @@ type roomHandle struct {
 	done     chan struct{}
 	memo     *memoWriter
 	fairness fairnessCache
+	live     liveConns
 }
 
 // Destruct stops the room's controller and lets go of its store.

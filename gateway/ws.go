@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,6 +12,11 @@ import (
 
 	"github.com/foyer-dev/foyer/waitingroom"
 )
+
+// MaxLiveConnectionsPerTicket bounds the live connections a node keeps open
+// for one ticket: a fan with a few tabs, not a ticket copied into a hundred
+// clients, each connection a goroutine that wakes with every view.
+const MaxLiveConnectionsPerTicket = 4
 
 // Pacing of pushes over a live connection.
 const (
@@ -39,6 +45,13 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || t.Claimed {
 		return writeError(w, http.StatusUnauthorized, "invalid_ticket", "The ticket is not valid for this room; reload the page.")
 	}
+	live := h.liveConns()
+	if !live.take(t.Visitor) {
+		w.Header().Set("Retry-After", strconv.Itoa(int(wsKeepAlive/time.Second)))
+		return writeError(w, http.StatusTooManyRequests, "too_many_connections",
+			"This ticket has "+strconv.Itoa(MaxLiveConnectionsPerTicket)+" live connections open on this node already; poll status instead.")
+	}
+	defer live.release(t.Visitor)
 	// The default origin check admits only pages from this host, so that no
 	// other site can watch a fan's place.
 	conn, err := websocket.Accept(w, r, nil)

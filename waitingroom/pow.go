@@ -260,11 +260,18 @@ func WithClient(ctx context.Context, addr string) context.Context {
 // rejoin gives a visitor whose ticket is spent (their session ended, or
 // their turn passed) a new place at the back, as Join does. While the room
 // asks newcomers for a proof of work it gives them the puzzle instead: a
-// spent ticket, which anyone may copy, is no free pass to new places.
+// spent ticket, which anyone may copy, is no free pass to new places. For the
+// same reason the new place weighs on the address's join_limit, as a
+// newcomer's does.
 func (r *Room) rejoin(ctx context.Context) (Visit, error) {
 	client, _ := ctx.Value(clientCtxKey{}).(string)
 	if st, ok := r.NewChallenge(client); ok {
 		return Visit{Status: st, Rejoined: true}, nil
+	}
+	if addr, err := netip.ParseAddr(client); err == nil {
+		if err := r.AllowJoin(addr); err != nil {
+			return Visit{}, err
+		}
 	}
 	vis, err := r.Join(ctx)
 	vis.Rejoined = true

@@ -201,9 +201,9 @@ func (r *Room) reclaim(ctx context.Context, t Ticket) (Visit, error) {
 	case Full, Held:
 		return r.holding(st, t), nil
 	}
-	vis, err := r.Join(ctx)
-	vis.Rejoined = true
-	return vis, err
+	// Past the return window: a new place at the back, which asks for the
+	// puzzle and weighs on join_limit as any other rejoin does.
+	return r.rejoin(ctx)
 }
 
 // holding tells a visitor at the front to stay on the page a moment longer.

@@ -34,6 +34,22 @@ func Chromium(t testing.TB) string {
 	return ""
 }
 
+// AllocatorOptions start headless Chromium at exe with a fresh profile in
+// dir, and without the background connections (updates, sync, QUIC probes)
+// that a machine with no network outside loopback refuses, many at a time.
+func AllocatorOptions(exe, dir string) []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(dir),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+	)
+}
+
 // Browser is one headless Chromium with its own profile: one fan, with their
 // own cookies. Its pages (tabs) share them.
 type Browser struct {
@@ -43,17 +59,7 @@ type Browser struct {
 // NewBrowser starts a browser that the test's cleanup stops.
 func NewBrowser(t testing.TB, exe string) *Browser {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", false),
-	)
+	opts := append(AllocatorOptions(exe, t.TempDir()), chromedp.Flag("hide-scrollbars", false))
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
 	// The first Run starts the browser; it must not carry a timeout.
