@@ -118,7 +118,7 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 			fmt.Sprintf("**%s×** (%s ns a check)", metric(verify, "verify/open-ticket", "%.2f"), metric(verify, "ns/verify", "%.0f")),
 			"go test, alternating blocks of 256", "`go test -bench PoWVerify ./waitingroom`"},
 		{"Redis round trips per join / poll / admitted request", "≤ 1 / 0 / 0",
-			fmt.Sprintf("**%.2f** / **%.2f** / **%.2f**", trips["join"], trips["status poll"], trips["admitted request"]),
+			fmt.Sprintf("**%s** / **%s** / **%s**", strings.TrimSpace(figure(trips["join"])), strings.TrimSpace(figure(trips["status poll"])), strings.TrimSpace(figure(trips["admitted request"]))),
 			fmt.Sprintf("INFO commandstats, %d requests of each kind over %d conns", o.Redis.N, o.Redis.Conns), "`bin/onsale bench redis`"},
 		{"Redis memory per waiting fan, after 100,000 joins", "≤ 2 B",
 			fmt.Sprintf("**%s B** (one sorted-set member per fan: %s B)", metric(mem, "bytes/fan", "%.4f"), metric(mem, "zset-bytes/fan", "%.0f")),
