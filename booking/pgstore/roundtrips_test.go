@@ -36,19 +36,18 @@ func (c *roundTrips) TracePrepareStart(ctx context.Context, _ *pgx.Conn, _ pgx.T
 }
 func (c *roundTrips) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}
 
-// TestHoldRoundTrips counts the round trips of a hold of each kind once the
-// connection's statements are prepared: listed seats, best available in a
-// section, and a general-admission zone. Each must cost at most three.
-func TestHoldRoundTrips(t *testing.T) {
-	ctx := context.Background()
+// roundTripStore is a store on one connection, its round trips counted, with
+// an event of a section and a zone.
+func roundTripStore(t *testing.T) (*pgstore.Store, *roundTrips, booking.Event, time.Time) {
+	t.Helper()
 	rt := &roundTrips{}
-	s, err := pgstore.Open(ctx, pgtest.NewDatabase(t), pgstore.Options{MaxConns: 1, Tracer: rt})
+	s, err := pgstore.Open(context.Background(), pgtest.NewDatabase(t), pgstore.Options{MaxConns: 1, Tracer: rt})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(s.Close)
 	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	e, err := s.CreateEvent(ctx, booking.EventSpec{
+	e, err := s.CreateEvent(context.Background(), booking.EventSpec{
 		Name: "Round trips", StartsAt: now.Add(24 * time.Hour), Currency: "EUR",
 		Sections: []booking.SectionSpec{{ID: "A", Rows: 20, SeatsPerRow: 20, Price: 5000}},
 		Zones:    []booking.ZoneSpec{{ID: "FLOOR", Capacity: 1000, Price: 3000}},
@@ -56,6 +55,15 @@ func TestHoldRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, rt, e, now
+}
+
+// TestHoldRoundTrips counts the round trips of a hold of each kind once the
+// connection's statements are prepared: listed seats, best available in a
+// section, and a general-admission zone. Each must cost at most three.
+func TestHoldRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	s, rt, e, now := roundTripStore(t)
 	kinds := []struct {
 		name string
 		req  func(i int) booking.HoldRequest
@@ -93,21 +101,7 @@ func TestHoldRoundTrips(t *testing.T) {
 // storefront repeats until the tickets arrive.
 func TestOrderRoundTrips(t *testing.T) {
 	ctx := context.Background()
-	rt := &roundTrips{}
-	s, err := pgstore.Open(ctx, pgtest.NewDatabase(t), pgstore.Options{MaxConns: 1, Tracer: rt})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	e, err := s.CreateEvent(ctx, booking.EventSpec{
-		Name: "Round trips", StartsAt: now.Add(24 * time.Hour), Currency: "EUR",
-		Sections: []booking.SectionSpec{{ID: "A", Rows: 20, SeatsPerRow: 20, Price: 5000}},
-		Zones:    []booking.ZoneSpec{{ID: "FLOOR", Capacity: 1000, Price: 3000}},
-	}, now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, rt, e, now := roundTripStore(t)
 	const n = 6
 	var checkout, confirm, read [n]int64
 	for i := range n {
