@@ -21,17 +21,11 @@ import (
 // snapshots, per room); that is measured over an idle interval as long as
 // each run, straight after it, and subtracted.
 func Redis(o RedisOptions) (map[string]float64, error) {
-
-	dir, err := os.MkdirTemp("", "onsale-redis-")
+	srv, stop, err := privateRedis("onsale-redis-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	srv, err := redisserver.Start(redisserver.Options{Dir: dir})
-	if err != nil {
-		return nil, err
-	}
-	defer srv.Stop()
+	defer stop()
 	admin := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 1})
 	defer admin.Close()
 
@@ -140,4 +134,19 @@ func reachedOrigin(resp *http.Response) error {
 		return fmt.Errorf("got %d with %d bytes, not the origin's answer", resp.StatusCode, resp.ContentLength)
 	}
 	return nil
+}
+
+// privateRedis starts a redis-server that nothing else uses, its files in a
+// fresh directory named after prefix; stop ends it and removes them.
+func privateRedis(prefix string) (*redisserver.Server, func(), error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, err := redisserver.Start(redisserver.Options{Dir: dir})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return srv, func() { srv.Stop(); os.RemoveAll(dir) }, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -58,16 +57,11 @@ type Tail struct {
 // steps, and reports what Redis holds for it, what a step and a poll cost,
 // and whether the last fan's status is right. See ScaleRun.
 func Scale(o ScaleOptions) ([]ScalePoint, error) {
-	dir, err := os.MkdirTemp("", "onsale-scale-")
+	srv, stop, err := privateRedis("onsale-scale-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	srv, err := redisserver.Start(redisserver.Options{Dir: dir})
-	if err != nil {
-		return nil, err
-	}
-	defer srv.Stop()
+	defer stop()
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 8})
 	defer client.Close()
 	admin := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 1})
