@@ -75,17 +75,3 @@ func (h *Handler) serveFairness(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-// wantsHTML reports whether the client prefers a page: a browser's Accept
-// names text/html before any JSON.
-func wantsHTML(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
-		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
-		switch strings.ToLower(strings.TrimSpace(mt)) {
-		case "text/html":
-			return true
-		case "application/json":
-			return false
-		}
-	}
-	return false
-}

@@ -244,17 +244,23 @@ func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, err error)
 }
 
 // wantsJSON reports whether the client asked for JSON rather than a page.
-func wantsJSON(r *http.Request) bool {
+func wantsJSON(r *http.Request) bool { return acceptedFirst(r) == "application/json" }
+
+// wantsHTML reports whether the client prefers a page: a browser's Accept
+// names text/html before any JSON.
+func wantsHTML(r *http.Request) bool { return acceptedFirst(r) == "text/html" }
+
+// acceptedFirst is whichever of JSON and HTML the request's Accept names
+// first, or "" when it names neither.
+func acceptedFirst(r *http.Request) string {
 	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
 		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
-		switch strings.ToLower(strings.TrimSpace(mt)) {
-		case "application/json":
-			return true
-		case "text/html":
-			return false
+		switch mt = strings.ToLower(strings.TrimSpace(mt)); mt {
+		case "application/json", "text/html":
+			return mt
 		}
 	}
-	return false
+	return ""
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) error {
