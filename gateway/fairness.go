@@ -74,4 +74,3 @@ func (h *Handler) serveFairness(w http.ResponseWriter, r *http.Request) error {
 	_, err = w.Write([]byte(b.String()))
 	return err
 }
-
