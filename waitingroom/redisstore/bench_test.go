@@ -357,3 +357,29 @@ func BenchmarkMemoryPerWaitingFanWithHeartbeats(b *testing.B) {
 	b.ReportMetric(used/float64(b.N), "used-bytes/fan")
 	b.ReportMetric(0, "ns/op")
 }
+
+// BenchmarkJoinBatch is a batch of joins as a crowd sends them (see
+// waitingroom's joinBatcher): one script call for joinBatchSize fans who
+// wait. ns/op and allocs/op are per fan.
+func BenchmarkJoinBatch(b *testing.B) {
+	const joinBatchSize = 24
+	s, admin := benchStore(b)
+	ctx := context.Background()
+	if err := s.Init(ctx, "bench", waitingroom.Seed{}); err != nil {
+		b.Fatal(err)
+	}
+	lim := benchLimits()
+	s.Join(ctx, "bench", "first", benchT0, lim) // walks in; everyone after waits
+	visitors := make([]string, joinBatchSize)
+	for i := range visitors {
+		visitors[i] = waitingroom.NewVisitorID().String()
+	}
+	b.ReportAllocs()
+	countCommands(b, admin, b.N, "join", func() {
+		for i := 0; i < b.N; i += joinBatchSize {
+			if _, err := s.JoinMany(ctx, "bench", visitors, benchT0, lim); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
@@ -40,12 +41,9 @@ func (s *Store) JoinMany(ctx context.Context, room string, visitors []string, no
 	if len(visitors) == 0 {
 		return nil, nil
 	}
-	args := make([]any, 0, 6+len(visitors))
-	args = append(args, now.UnixMicro(), lim.Open, lim.Cap,
-		lim.Session.Microseconds(), lim.Retention.Microseconds(), s.ttlMillis())
-	for _, v := range visitors {
-		args = append(args, v)
-	}
+	args := []any{now.UnixMicro(), lim.Open, lim.Cap,
+		lim.Session.Microseconds(), lim.Retention.Microseconds(), s.ttlMillis(),
+		len(visitors), packVisitors(visitors)}
 	v, err := s.run(ctx, "join", joinScript, room, args...)
 	if err != nil {
 		return nil, err
@@ -53,16 +51,24 @@ func (s *Store) JoinMany(ctx context.Context, room string, visitors []string, no
 	if n, ok := v.(int64); ok && n == settlingReply {
 		return nil, waitingroom.ErrSettling
 	}
-	r, err := ints(v, 3*len(visitors))
+	r, err := ints(v, 3)
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: join %s: %w", room, err)
 	}
+	first, admitted := r[0], int(r[1])
+	if first < 0 || admitted < 0 || admitted > len(visitors) {
+		return nil, fmt.Errorf("redisstore: join %s: unexpected reply %v", room, r)
+	}
 	out := make([]waitingroom.JoinResult, len(visitors))
+	var expires time.Time
+	if admitted > 0 {
+		expires = fromMicros(r[2], now)
+	}
 	for i := range out {
-		out[i].Key = uint64(r[3*i])
-		if r[3*i+1] == 1 {
+		out[i].Key = uint64(first) + uint64(i)
+		if i < admitted {
 			out[i].Admitted = true
-			out[i].Expires = fromMicros(r[3*i+2], now)
+			out[i].Expires = expires
 		}
 	}
 	return out, nil
@@ -147,4 +153,20 @@ func beatWindow(lim waitingroom.Limits) time.Duration {
 		return 0
 	}
 	return waitingroom.BeatWindow(lim.WaitingIdle)
+}
+
+// packVisitors writes visitors as join.lua reads them: "<length>:<visitor>"
+// one after the other, so that a batch is one argument however many it holds.
+func packVisitors(visitors []string) string {
+	n := 0
+	for _, v := range visitors {
+		n += len(v) + 4
+	}
+	b := make([]byte, 0, n)
+	for _, v := range visitors {
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(b, ':')
+		b = append(b, v...)
+	}
+	return string(b)
 }

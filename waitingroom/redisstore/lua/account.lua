@@ -27,7 +27,7 @@ if cur and #cur == 27 then
 		return {1, key, 0, 0, string.sub(cur, 1, 16), joined}
 	end
 end
-local out = join_visitors(now, ARGV[2] == '1', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], {ARGV[8]})
-redis.call('HSET', bucket, account, ARGV[9] .. struct.pack('>I6I5', out[1], nows))
+local key, admitted, exp = join_visitors(now, ARGV[2] == '1', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], 1, function() return ARGV[8] end)
+redis.call('HSET', bucket, account, ARGV[9] .. struct.pack('>I6I5', key, nows))
 redis.call('PEXPIRE', bucket, ARGV[6])
-return {0, out[1], out[2], out[3], ARGV[9], nows}
+return {0, key, admitted, exp, ARGV[9], nows}

@@ -210,13 +210,16 @@ local function count_live(blk, a, b)
 end
 
 -- Hands out the next order keys, one per visitor, in order, and admits on the
--- spot those who may be (see join.lua). Returns {key, admitted (0/1), session
--- end} for each visitor, flattened.
-local function join_visitors(now, open, cap, session, retention, ttl, visitors)
-	local n = #visitors
+-- spot those who may be (see join.lua). visitor(i) names the i-th of the n
+-- visitors (from 0); it is asked only for those admitted, so a batch of fans
+-- who wait costs no work per fan beyond the reply.
+-- Returns the first key, how many were admitted (always the first ones: a
+-- visitor is admitted only if nobody waits ahead) and their session end (0
+-- when none was), rather than three figures per visitor: keys run on from
+-- the first, and everyone admitted in one call shares now and the session.
+local function join_visitors(now, open, cap, session, retention, ttl, n, visitor)
 	local first = redis.call('HINCRBY', meta, 'seq', n) - n
-	local out = {}
-	local admitted = 0
+	local admitted, exp = 0, 0
 	if open then
 		local m = redis.call('HMGET', meta, 'serving', 'credit', 'pending')
 		local credit = num(m[2])
@@ -226,10 +229,7 @@ local function join_visitors(now, open, cap, session, retention, ttl, visitors)
 			expire_sessions(now)
 			local slots = free(cap, num(m[3]))
 			while admitted < n and credit >= 1 and slots > 0 do
-				local exp = open_session(visitors[admitted + 1], now, session, retention, ttl)
-				out[#out + 1] = first + admitted
-				out[#out + 1] = 1
-				out[#out + 1] = exp
+				exp = open_session(visitor(admitted), now, session, retention, ttl)
 				admitted = admitted + 1
 				credit = credit - 1
 				slots = slots - 1
@@ -243,10 +243,5 @@ local function join_visitors(now, open, cap, session, retention, ttl, visitors)
 			end
 		end
 	end
-	for i = admitted, n - 1 do
-		out[#out + 1] = first + i
-		out[#out + 1] = 0
-		out[#out + 1] = 0
-	end
-	return out
+	return first, admitted, exp
 end
