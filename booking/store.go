@@ -36,7 +36,8 @@ type Store interface {
 	// its order and payment records, or returns the ones an earlier call made.
 	// A new order's payment is stored with its create request pinned: what
 	// request makes of the new order (nil pins nothing), in the same
-	// transaction, so that the pin costs no round trip of its own. The order
+	// transaction, so that the pin costs no round trip of its own; request
+	// runs inside that transaction (or lock) and must not use the store. The order
 	// returned carries the pinned request in Payment.CreateRequest, nil for
 	// an order that has none yet.
 	BeginCheckout(ctx context.Context, holdID, customerID string, extendTo, now time.Time, request func(Order) ([]byte, error)) (Order, error)
