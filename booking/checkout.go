@@ -18,7 +18,7 @@ func (s *Service) Checkout(ctx context.Context, customerID, holdID string) (Orde
 		return Order{}, Errorf(KindNotFound, CodeHoldNotFound, "no hold %s", quote(holdID))
 	}
 	now := s.cfg.Clock.Now()
-	o, err := s.cfg.Store.BeginCheckout(ctx, holdID, customerID, now.Add(s.cfg.HoldTTL), now)
+	o, err := s.cfg.Store.BeginCheckout(ctx, holdID, customerID, now.Add(s.cfg.HoldTTL), now, s.marshalPaymentParams)
 	if err != nil {
 		return Order{}, err
 	}
@@ -37,14 +37,11 @@ func (s *Service) Checkout(ctx context.Context, customerID, holdID string) (Orde
 		}
 		return Order{}, &Error{Kind: KindUnavailable, Code: CodePaymentFailed, Message: "the payment could not be started", Err: err}
 	}
-	if err := s.cfg.Store.AttachPayment(ctx, o.ID, p.ID, p.PayURL); err != nil {
-		return Order{}, err
-	}
 	// Two processes checking out one hold at once may each have created a
 	// payment (with a provider that does not share idempotency keys across
 	// them). The first attached is the order's payment; every caller answers
 	// with it, so a customer is never shown a second payment to make.
-	cur, err := s.cfg.Store.Order(ctx, o.ID, customerID)
+	cur, err := s.cfg.Store.AttachPayment(ctx, o.ID, p.ID, p.PayURL)
 	if err != nil {
 		return Order{}, err
 	}
@@ -60,20 +57,32 @@ func (s *Service) Checkout(ctx context.Context, customerID, holdID string) (Orde
 // and what this process would send is not always what the first attempt
 // sent: processes behind one balancer may each know the storefront by their
 // own address, and a new release may word the description differently.
+//
+// A checkout pins the request with the order it opens, so the order carries
+// it; only an order opened before requests were pinned that way costs a
+// round trip to pin one now.
 func (s *Service) paymentRequest(ctx context.Context, o Order) (payments.CreateParams, error) {
-	mine, err := json.Marshal(s.paymentParams(o))
-	if err != nil {
-		return payments.CreateParams{}, err
-	}
-	pinned, err := s.cfg.Store.PinPaymentRequest(ctx, o.ID, mine)
-	if err != nil {
-		return payments.CreateParams{}, err
+	pinned := o.Payment.CreateRequest
+	if pinned == nil {
+		mine, err := s.marshalPaymentParams(o)
+		if err != nil {
+			return payments.CreateParams{}, err
+		}
+		if pinned, err = s.cfg.Store.PinPaymentRequest(ctx, o.ID, mine); err != nil {
+			return payments.CreateParams{}, err
+		}
 	}
 	var p payments.CreateParams
 	if err := json.Unmarshal(pinned, &p); err != nil {
 		return payments.CreateParams{}, fmt.Errorf("order %s: pinned payment request: %w", o.ID, err)
 	}
 	return p, nil
+}
+
+// marshalPaymentParams is the create request this process would pin for an
+// order's payment.
+func (s *Service) marshalPaymentParams(o Order) ([]byte, error) {
+	return json.Marshal(s.paymentParams(o))
 }
 
 // paymentParams are the provider parameters this process would send for an

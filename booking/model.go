@@ -173,6 +173,10 @@ type Payment struct {
 	// twice.
 	IdempotencyKey string `json:"-"`
 	RefundKey      string `json:"-"`
+	// CreateRequest is the provider create request pinned with the order
+	// (see Store.PinPaymentRequest), nil while none is: what every attempt
+	// at the payment sends, whichever process makes it.
+	CreateRequest []byte `json:"-"`
 }
 
 // Ticket is one admitted place: a seat, or a general-admission place in a zone.

@@ -85,7 +85,7 @@ func (s *Service) providerPayment(ctx context.Context, o Order) (payments.Paymen
 	if err != nil {
 		return payments.Payment{}, err
 	}
-	if err := s.cfg.Store.AttachPayment(ctx, o.ID, p.ID, p.PayURL); err != nil {
+	if _, err := s.cfg.Store.AttachPayment(ctx, o.ID, p.ID, p.PayURL); err != nil {
 		return payments.Payment{}, err
 	}
 	return p, nil

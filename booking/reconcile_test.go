@@ -2,6 +2,7 @@ package booking_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
@@ -16,7 +17,9 @@ import (
 // it, a paid order is confirmed, a declined one failed, and an order whose
 // checkout died before it recorded its payment gets that payment back; once
 // the hold has lapsed an unpaid payment is canceled and its order failed.
-// Webhooks that arrive late change nothing.
+// The payment given back is made from the request pinned with the order, or,
+// for an order opened before checkouts pinned one, from a request pinned
+// then. Webhooks that arrive late change nothing.
 func TestReconcilerSettlesOrdersWithoutWebhooks(t *testing.T) {
 	backends(t, func(t *testing.T, newStore func(*testing.T) booking.Store) {
 		ctx := context.Background()
@@ -36,8 +39,20 @@ func TestReconcilerSettlesOrdersWithoutWebhooks(t *testing.T) {
 		h.payOnPage(paid.Payment.PayURL)
 		decline(t, declined.Payment.PayURL)
 		// Fan 3's checkout died between opening the order and creating the
-		// payment: the order exists, the provider knows nothing yet.
-		crashed, err := h.store.BeginCheckout(ctx, hold(3).ID, fan(3), h.clock.Now().Add(5*time.Minute), h.clock.Now())
+		// payment: the order exists, its request pinned by a process that
+		// knows the storefront by another address; the provider knows
+		// nothing yet. Fan 4's order is as one opened before checkouts
+		// pinned the request.
+		pinnedReturn := "http://crashed-process.invalid/orders/"
+		crashed, err := h.store.BeginCheckout(ctx, hold(3).ID, fan(3), h.clock.Now().Add(5*time.Minute), h.clock.Now(),
+			func(o booking.Order) ([]byte, error) {
+				return json.Marshal(payments.CreateParams{Amount: int64(o.Amount), Currency: o.Currency, ReturnURL: pinnedReturn + o.ID,
+					Metadata: map[string]string{"order_id": o.ID, "payment_id": o.Payment.ID}})
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		unpinned, err := h.store.BeginCheckout(ctx, hold(4).ID, fan(4), h.clock.Now().Add(5*time.Minute), h.clock.Now(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,19 +79,27 @@ func TestReconcilerSettlesOrdersWithoutWebhooks(t *testing.T) {
 		if s := status(declined.Order.ID); s != booking.OrderPaymentFailed {
 			t.Fatalf("declined order is %s", s)
 		}
-		o, _ := h.store.Order(ctx, crashed.ID, "")
-		if o.Status != booking.OrderPendingPayment || o.Payment.ProviderPaymentID == "" || o.Payment.PayURL == "" {
-			t.Fatalf("crashed checkout after reconciling = %+v; want pending with its payment attached", o)
+		for _, c := range []struct {
+			order     booking.Order
+			returnURL string
+		}{{crashed, pinnedReturn + crashed.ID}, {unpinned, h.srv.URL + "/orders/" + unpinned.ID}} {
+			o, _ := h.store.Order(ctx, c.order.ID, "")
+			if o.Status != booking.OrderPendingPayment || o.Payment.ProviderPaymentID == "" || o.Payment.PayURL == "" {
+				t.Fatalf("crashed checkout after reconciling = %+v; want pending with its payment attached", o)
+			}
+			if p, _ := h.fake.Payment(o.Payment.ProviderPaymentID); p.ReturnURL != c.returnURL || p.Metadata["order_id"] != o.ID {
+				t.Fatalf("crashed checkout's payment = %+v; want the pinned request's, returning to %s", p, c.returnURL)
+			}
 		}
 		if s := status(unpaid.Order.ID); s != booking.OrderPendingPayment {
 			t.Fatalf("unpaid order within its hold is %s", s)
 		}
 
 		h.clock.Advance(5 * time.Minute) // every hold has lapsed
-		if n, err := h.svc.Reconcile(ctx); n != 2 || err != nil {
-			t.Fatalf("after the holds: reconciled %d, %v; want the two unpaid orders", n, err)
+		if n, err := h.svc.Reconcile(ctx); n != 3 || err != nil {
+			t.Fatalf("after the holds: reconciled %d, %v; want the three unpaid orders", n, err)
 		}
-		for _, oid := range []string{unpaid.Order.ID, crashed.ID} {
+		for _, oid := range []string{unpaid.Order.ID, crashed.ID, unpinned.ID} {
 			if s := status(oid); s != booking.OrderPaymentFailed {
 				t.Fatalf("unpaid order %s is %s after its hold", oid, s)
 			}
@@ -95,7 +118,7 @@ func TestReconcilerSettlesOrdersWithoutWebhooks(t *testing.T) {
 			h.clock.Advance(time.Minute)
 			h.fake.DeliverDue(ctx)
 		}
-		o, _ = h.store.Order(ctx, paid.Order.ID, "")
+		o, _ := h.store.Order(ctx, paid.Order.ID, "")
 		if o.Status != booking.OrderPaid || len(o.Tickets) != 1 {
 			t.Fatalf("paid order after late webhooks = %+v", o)
 		}

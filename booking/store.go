@@ -34,15 +34,23 @@ type Store interface {
 
 	// BeginCheckout extends an active, unexpired hold to extendTo and creates
 	// its order and payment records, or returns the ones an earlier call made.
-	BeginCheckout(ctx context.Context, holdID, customerID string, extendTo, now time.Time) (Order, error)
+	// A new order's payment is stored with its create request pinned: what
+	// request makes of the new order (nil pins nothing), in the same
+	// transaction, so that the pin costs no round trip of its own; request
+	// runs inside that transaction (or lock) and must not use the store. The order
+	// returned carries the pinned request in Payment.CreateRequest, nil for
+	// an order that has none yet.
+	BeginCheckout(ctx context.Context, holdID, customerID string, extendTo, now time.Time, request func(Order) ([]byte, error)) (Order, error)
 	// PinPaymentRequest stores req as the provider create request of an
 	// order's payment unless one is stored already, and returns the stored
 	// one. A provider refuses an idempotency key sent again with other
 	// parameters; processes configured differently, or a new release, send
 	// the pinned request and so always the first one.
 	PinPaymentRequest(ctx context.Context, orderID string, req []byte) ([]byte, error)
-	// AttachPayment records the provider's id and pay page for a payment.
-	AttachPayment(ctx context.Context, orderID, providerPaymentID, payURL string) error
+	// AttachPayment records the provider's id and pay page for a payment,
+	// unless one is recorded already, and returns the order as it stands
+	// afterwards: with the payment attached first, whichever call made it.
+	AttachPayment(ctx context.Context, orderID, providerPaymentID, payURL string) (Order, error)
 	// ConfirmPayment marks an order paid, writing its tickets and an outbox
 	// message in one transaction. A hold that expired is taken again if its
 	// places are free; if not, the order becomes refund_pending. A confirmation

@@ -84,7 +84,8 @@ type worker struct {
 	rng     *rand.Rand
 	due     time.Duration // when the step at hand was due
 	reqs    []reqSample
-	lags    []lagSample // how late steps started against when they were due
+	served  []servedSample // shop requests' own account from the booking service
+	lags    []lagSample    // how late steps started against when they were due
 	byClass [nKinds][6]int
 	failed  [nKinds]int // no answer at all
 	conns   workerConns // the worker's keep-alive connections

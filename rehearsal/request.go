@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/foyer-dev/foyer/internal/loadgen"
+	"github.com/foyer-dev/foyer/internal/servertiming"
 )
 
 // Cookie names of the room the rehearsal configures (the default prefix).
@@ -73,6 +74,7 @@ func (r *rehearsal) do(ctx context.Context, w *worker, f *fan, kind reqKind, met
 	res.status = resp.StatusCode
 	res.retryAfter = resp.Header.Get("Retry-After")
 	w.reqs = append(w.reqs, reqSample{at: msOf(res.end), us: usOf(res.end - res.start), lag: usOf(res.start - w.due), kind: kind})
+	w.recordServed(kind, res.end-res.start, resp.Header.Get(servertiming.HeaderName))
 	w.byClass[kind][min(resp.StatusCode/100, 5)]++
 	r.live.count(res.end)
 	for _, line := range resp.Header["Set-Cookie"] {

@@ -22,6 +22,8 @@ type afterRun struct {
 	room                 roomCounters
 	roomErr              error
 	procs                []procUsage
+	pool                 poolStats // the booking service's pool, on PostgreSQL
+	poolErr              error
 	foyerLog, bookingLog logSummary
 }
 
@@ -60,6 +62,7 @@ func (r *rehearsal) verdict() error {
 	a.procs = r.procs.snapshot()
 	if r.pg != nil {
 		r.pg.sample()
+		a.pool, a.poolErr = r.st.bookingPool(r.client)
 	}
 	r.st.stop() // the logs are complete once the servers are gone
 	a.foyerLog, a.bookingLog = r.st.logProblems()
@@ -192,6 +195,7 @@ func (r *rehearsal) judge(w io.Writer, a afterRun, v verdictFigures) {
 	fmt.Fprintf(w, "  p50, p99, max: from sending a request to its answer. \"p99 if due\": from when the fan meant to send it, which adds\n")
 	fmt.Fprintf(w, "  the simulator's own backlog when every worker was busy: steps started p50 %s, p99 %s, max %s late\n",
 		ms(lag.p50), ms(lag.p99), ms(lag.max))
+	printWhereTimeWent(w, whereTimeWent(r.workers))
 	r.printTimeline(w)
 	peak, peakAt := 0, 0
 	for i := range r.live.perSecond {
@@ -215,6 +219,11 @@ func (r *rehearsal) judge(w io.Writer, a afterRun, v verdictFigures) {
 		cpu, n := r.pg.total()
 		ours += cpu
 		fmt.Fprintf(w, "  %-20s %9s  %6.1f s CPU  (%d backends of the booking database; their memory is mostly shared buffers, not shown)\n", "postgres", "", cpu.Seconds(), n)
+		if a.poolErr != nil {
+			fmt.Fprintf(w, "  booking's pool      unavailable: %v\n", a.poolErr)
+		} else {
+			fmt.Fprintf(w, "  booking's pool      %s\n", a.pool)
+		}
 	}
 	if r.totalRun > 0 {
 		fmt.Fprintf(w, "  machine: %d CPUs, busy %.0f%% of the run (%.0f s of %.0f s); the processes above used %.0f s of it, the rest was the kernel's and other processes'\n",

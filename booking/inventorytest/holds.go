@@ -236,7 +236,7 @@ func testRelease(t *testing.T, f *fixture) {
 	}
 	// The released seats no longer count against the cap.
 	f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Seats: h.Seats}, Epoch)
-	_, err = f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch)
+	_, err = f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch, requestOf)
 	wantErr(t, err, booking.KindConflict, booking.CodeHoldNotActive)
 }
 

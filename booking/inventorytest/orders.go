@@ -2,6 +2,7 @@ package inventorytest
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -14,9 +15,22 @@ func testCheckout(t *testing.T, f *fixture) {
 	h := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Seats: []string{"A-1-1", "A-1-2"}}, Epoch)
 	now := Epoch.Add(4 * time.Minute)
 	extendTo := now.Add(HoldTTL)
-	_, err := f.s.BeginCheckout(f.ctx, h.ID, "bob", extendTo, now)
+	_, err := f.s.BeginCheckout(f.ctx, h.ID, "bob", extendTo, now, requestOf)
 	wantErr(t, err, booking.KindNotFound, booking.CodeHoldNotFound)
-	o, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", extendTo, now)
+	// A request that cannot be made opens no order and extends nothing.
+	unmakeable := errors.New("no request")
+	_, err = f.s.BeginCheckout(f.ctx, h.ID, "alice", extendTo, now, func(booking.Order) ([]byte, error) { return nil, unmakeable })
+	if !errors.Is(err, unmakeable) {
+		t.Fatalf("checkout whose request fails: %v, want its error", err)
+	}
+	if got, err := f.s.GetHold(f.ctx, h.ID, "alice"); err != nil || !got.ExpiresAt.Equal(h.ExpiresAt) {
+		t.Fatalf("hold after a failed checkout = %+v, %v; want it unchanged", got, err)
+	}
+	var asked booking.Order
+	o, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", extendTo, now, func(o booking.Order) ([]byte, error) {
+		asked = o
+		return requestOf(o)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,10 +39,24 @@ func testCheckout(t *testing.T, f *fixture) {
 		o.Payment.RefundKey == "" || o.Payment.IdempotencyKey == o.Payment.RefundKey || len(o.Tickets) != 0 {
 		t.Fatalf("order = %+v", o)
 	}
-	again, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", extendTo.Add(time.Minute), now.Add(time.Second))
+	// The request is made from the order being opened, and pinned with it.
+	if asked.ID != o.ID || asked.Payment.ID != o.Payment.ID || asked.Amount != o.Amount || asked.Currency != o.Currency {
+		t.Fatalf("request made from %+v, want the order %+v", asked, o)
+	}
+	wantPinned(t, "new order", o.Payment.CreateRequest, o.ID)
+	again, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", extendTo.Add(time.Minute), now.Add(time.Second), func(booking.Order) ([]byte, error) {
+		return []byte(`{"order_id":"another process"}`), nil
+	})
 	if err != nil || again.ID != o.ID || again.Payment.ID != o.Payment.ID {
 		t.Fatalf("second checkout = %+v, %v; want the same order", again, err)
 	}
+	wantPinned(t, "second checkout", again.Payment.CreateRequest, o.ID)
+	// Pinned at checkout is pinned first: a later pin keeps it.
+	pinned, err := f.s.PinPaymentRequest(f.ctx, o.ID, []byte(`{"order_id":"late"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPinned(t, "later pin", pinned, o.ID)
 	got, err := f.s.GetHold(f.ctx, h.ID, "alice")
 	if err != nil || !got.ExpiresAt.Equal(extendTo) {
 		t.Fatalf("hold after checkout = %+v, %v; want expiry %v", got, err, extendTo)
@@ -36,23 +64,45 @@ func testCheckout(t *testing.T, f *fixture) {
 	// The extension is real: the seats stay held past the original expiry.
 	wantErr(t, f.holdErr(booking.HoldRequest{EventID: e.ID, CustomerID: "bob", Seats: []string{"A-1-1"}}, Epoch.Add(HoldTTL+time.Minute)),
 		booking.KindConflict, booking.CodeSeatUnavailable)
-	if err := f.s.AttachPayment(f.ctx, o.ID, "pi_1", "http://pay/pi_1"); err != nil {
-		t.Fatal(err)
+	// Attaching answers the order as it stands; the first payment attached
+	// stays the order's.
+	for _, pi := range []string{"pi_1", "pi_2"} {
+		attached, err := f.s.AttachPayment(f.ctx, o.ID, pi, "http://pay/"+pi)
+		if err != nil || attached.ID != o.ID || attached.Status != booking.OrderPendingPayment || !slices.Equal(attached.Seats, h.Seats) ||
+			attached.Payment.ID != o.Payment.ID || attached.Payment.ProviderPaymentID != "pi_1" || attached.Payment.PayURL != "http://pay/pi_1" {
+			t.Fatalf("attaching %s = %+v, %v; want the order with pi_1", pi, attached, err)
+		}
+		wantPinned(t, "attached order", attached.Payment.CreateRequest, o.ID)
 	}
 	got2, err := f.s.Order(f.ctx, o.ID, "alice")
 	if err != nil || got2.Payment.ProviderPaymentID != "pi_1" || got2.Payment.PayURL != "http://pay/pi_1" {
 		t.Fatalf("order after attach = %+v, %v", got2, err)
 	}
+	wantPinned(t, "order read", got2.Payment.CreateRequest, o.ID)
 	_, err = f.s.Order(f.ctx, o.ID, "bob")
 	wantErr(t, err, booking.KindNotFound, booking.CodeOrderNotFound)
-	wantErr(t, f.s.AttachPayment(f.ctx, "ord_nope", "pi", ""), booking.KindNotFound, booking.CodeOrderNotFound)
+	_, err = f.s.AttachPayment(f.ctx, "ord_nope", "pi", "")
+	wantErr(t, err, booking.KindNotFound, booking.CodeOrderNotFound)
+}
+
+// wantPinned fails the test unless req is a pinned request of requestOf's
+// for the order orderID. Stores may keep the request in another spelling of
+// the same JSON, so it is compared decoded.
+func wantPinned(t *testing.T, what string, req []byte, orderID string) {
+	t.Helper()
+	var r struct {
+		OrderID string `json:"order_id"`
+	}
+	if err := json.Unmarshal(req, &r); err != nil || r.OrderID != orderID {
+		t.Fatalf("%s: pinned request %q (%v), want the one made for %s", what, req, err, orderID)
+	}
 }
 
 func testCheckoutExpired(t *testing.T, f *fixture) {
 	e := f.event(SmallVenue())
 	h := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Section: "A", Quantity: 1}, Epoch)
 	at := Epoch.Add(HoldTTL)
-	_, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", at.Add(HoldTTL), at)
+	_, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", at.Add(HoldTTL), at, requestOf)
 	wantErr(t, err, booking.KindGone, booking.CodeHoldExpired)
 }
 

@@ -3,6 +3,7 @@ package inventorytest
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -11,13 +12,17 @@ import (
 
 // testPinPaymentRequest pins different requests for one order from many
 // goroutines at once: the first one stored is the one every caller gets
-// back, then and afterwards.
+// back, then and afterwards. The order is opened with no request pinned, as
+// orders opened before checkouts pinned theirs were.
 func testPinPaymentRequest(t *testing.T, f *fixture) {
 	e := f.event(SmallVenue())
 	h := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Section: "A", Quantity: 1}, Epoch)
-	o, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch)
+	o, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o.Payment.CreateRequest != nil {
+		t.Fatalf("order opened without a request carries %q", o.Payment.CreateRequest)
 	}
 	const callers = 12
 	got := make([]string, callers)
@@ -49,6 +54,21 @@ func testPinPaymentRequest(t *testing.T, f *fixture) {
 	if err != nil || !json.Valid(later) || string(later) == `{"return_url":"http://late"}` {
 		t.Fatalf("a later pin = %s, %v; want the first request", later, err)
 	}
+	// The order carries what was pinned, so that a checkout retried later
+	// finds it without pinning again.
+	again, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch, requestOf)
+	if err != nil || !json.Valid(again.Payment.CreateRequest) || !jsonEqual(again.Payment.CreateRequest, later) {
+		t.Fatalf("checkout after the pin carries %s, %v; want %s", again.Payment.CreateRequest, err, later)
+	}
 	_, err = f.s.PinPaymentRequest(f.ctx, "ord_nope", []byte(`{}`))
 	wantErr(t, err, booking.KindNotFound, booking.CodeOrderNotFound)
+}
+
+// jsonEqual reports whether a and b are the same JSON value, however spelt.
+func jsonEqual(a, b []byte) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
 }

@@ -1,6 +1,7 @@
 package inventorytest
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -186,7 +187,7 @@ func testRaceZone(t *testing.T, f *fixture) {
 func testConcurrentConfirm(t *testing.T, f *fixture) {
 	e := f.event(SmallVenue())
 	h := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Seats: []string{"A-1-1", "A-1-2", "A-1-3"}}, Epoch)
-	o, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch)
+	o, err := f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch, requestOf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,5 +212,60 @@ func testConcurrentConfirm(t *testing.T, f *fixture) {
 	}
 	if msgs, _ := f.s.PendingOutbox(f.ctx, 10); len(msgs) != 1 {
 		t.Fatalf("outbox has %d messages, want 1", len(msgs))
+	}
+}
+
+// testRaceCheckout checks out one hold from many callers at once, as
+// processes behind one balancer may, each making its own request, then
+// attaches a payment of each at once: every caller is given one order, one
+// pinned request and one attached payment, the first ones.
+func testRaceCheckout(t *testing.T, f *fixture) {
+	e := f.event(SmallVenue())
+	h := f.hold(booking.HoldRequest{EventID: e.ID, CustomerID: "alice", Seats: []string{"A-2-1", "A-2-2"}}, Epoch)
+	const callers = 8
+	orders := make([]booking.Order, callers)
+	errs := make([]error, callers)
+	race(callers, func(i int) {
+		orders[i], errs[i] = f.s.BeginCheckout(f.ctx, h.ID, "alice", Epoch.Add(HoldTTL), Epoch, func(o booking.Order) ([]byte, error) {
+			return json.Marshal(map[string]any{"order_id": o.ID, "caller": i})
+		})
+	})
+	caller := func(req []byte) int {
+		var r struct {
+			Caller *int `json:"caller"`
+		}
+		if json.Unmarshal(req, &r) != nil || r.Caller == nil {
+			return -1
+		}
+		return *r.Caller
+	}
+	for i, o := range orders {
+		if errs[i] != nil {
+			t.Fatalf("checkout %d: %v", i, errs[i])
+		}
+		if o.ID != orders[0].ID || o.Payment.ID != orders[0].Payment.ID {
+			t.Fatalf("checkouts were given orders %s and %s; want one", orders[0].ID, o.ID)
+		}
+		if c := caller(o.Payment.CreateRequest); c < 0 || c != caller(orders[0].Payment.CreateRequest) {
+			t.Fatalf("checkout %d was given the request %q, checkout 0 %q; want one pinned", i, o.Payment.CreateRequest, orders[0].Payment.CreateRequest)
+		}
+	}
+	attached := make([]booking.Order, callers)
+	race(callers, func(i int) {
+		pi := fmt.Sprintf("pi_%d", i)
+		attached[i], errs[i] = f.s.AttachPayment(f.ctx, orders[0].ID, pi, "http://pay/"+pi)
+	})
+	first := attached[0].Payment
+	for i, o := range attached {
+		if errs[i] != nil {
+			t.Fatalf("attach %d: %v", i, errs[i])
+		}
+		if o.ID != orders[0].ID || o.Payment.ProviderPaymentID == "" || o.Payment.ProviderPaymentID != first.ProviderPaymentID ||
+			o.Payment.PayURL != "http://pay/"+first.ProviderPaymentID {
+			t.Fatalf("attach %d answered payment %s at %s, attach 0 %s; want one", i, o.Payment.ProviderPaymentID, o.Payment.PayURL, first.ProviderPaymentID)
+		}
+	}
+	if got, err := f.s.Order(f.ctx, orders[0].ID, "alice"); err != nil || got.Payment.ProviderPaymentID != first.ProviderPaymentID {
+		t.Fatalf("order after the race = %+v, %v; want payment %s", got.Payment, err, first.ProviderPaymentID)
 	}
 }

@@ -2,6 +2,7 @@ package inventorytest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -62,6 +63,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"OverlappingHoldsDoNotDeadlock", testOverlappingHolds},
 		{"RaceForZone", testRaceZone},
 		{"ConcurrentDuplicateConfirmations", testConcurrentConfirm},
+		{"RaceForOneCheckout", testRaceCheckout},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,11 +131,17 @@ func (f *fixture) holdErr(req booking.HoldRequest, now time.Time) error {
 // checkout opens the hold's order at now, the hold extended by HoldTTL.
 func (f *fixture) checkout(h booking.Hold, now time.Time) booking.Order {
 	f.t.Helper()
-	o, err := f.s.BeginCheckout(f.ctx, h.ID, h.CustomerID, now.Add(HoldTTL), now)
+	o, err := f.s.BeginCheckout(f.ctx, h.ID, h.CustomerID, now.Add(HoldTTL), now, requestOf)
 	if err != nil {
 		f.t.Fatalf("BeginCheckout: %v", err)
 	}
 	return o
+}
+
+// requestOf is the create request the suite pins with an order: its ids,
+// so that a test can tell whose request was pinned.
+func requestOf(o booking.Order) ([]byte, error) {
+	return json.Marshal(map[string]string{"order_id": o.ID, "payment_id": o.Payment.ID})
 }
 
 // confirm applies a payment of the order's amount under a provider event id.
@@ -144,7 +152,7 @@ func (f *fixture) confirm(o booking.Order, eventID string, now time.Time) (booki
 // pay runs checkout and a successful confirmation.
 func (f *fixture) pay(h booking.Hold, now time.Time) booking.Order {
 	f.t.Helper()
-	o, err := f.s.BeginCheckout(f.ctx, h.ID, h.CustomerID, now.Add(HoldTTL), now)
+	o, err := f.s.BeginCheckout(f.ctx, h.ID, h.CustomerID, now.Add(HoldTTL), now, requestOf)
 	if err != nil {
 		f.t.Fatalf("BeginCheckout: %v", err)
 	}

@@ -10,8 +10,9 @@ import (
 	"github.com/foyer-dev/foyer/booking"
 )
 
-// BeginCheckout extends the hold and opens its order, once.
-func (s *Store) BeginCheckout(_ context.Context, holdID, customerID string, extendTo, now time.Time) (booking.Order, error) {
+// BeginCheckout extends the hold and opens its order, its create request
+// pinned, once.
+func (s *Store) BeginCheckout(_ context.Context, holdID, customerID string, extendTo, now time.Time, request func(booking.Order) ([]byte, error)) (booking.Order, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, ok := s.holds[holdID]
@@ -25,6 +26,15 @@ func (s *Store) BeginCheckout(_ context.Context, holdID, customerID string, exte
 		return booking.Order{}, err
 	}
 	e := s.events[h.EventID]
+	o := booking.NewOrder(*h, e.Currency, now)
+	if request != nil {
+		// Asked before anything changes, so that a failure leaves no order.
+		req, err := request(o)
+		if err != nil {
+			return booking.Order{}, err
+		}
+		s.paymentRequests[o.ID] = slices.Clone(req)
+	}
 	if extendTo.After(h.ExpiresAt) {
 		h.ExpiresAt = extendTo.UTC()
 		for _, id := range h.Seats {
@@ -33,7 +43,6 @@ func (s *Store) BeginCheckout(_ context.Context, holdID, customerID string, exte
 			}
 		}
 	}
-	o := booking.NewOrder(*h, e.Currency, now)
 	s.orders[o.ID] = &o
 	s.orderByHold[holdID] = o.ID
 	return s.orderLocked(&o), nil
@@ -53,19 +62,20 @@ func (s *Store) PinPaymentRequest(_ context.Context, orderID string, req []byte)
 	return slices.Clone(req), nil
 }
 
-// AttachPayment records the provider's side of the payment.
-func (s *Store) AttachPayment(_ context.Context, orderID, providerPaymentID, payURL string) error {
+// AttachPayment records the provider's side of the payment, once, and
+// returns the order.
+func (s *Store) AttachPayment(_ context.Context, orderID, providerPaymentID, payURL string) (booking.Order, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o, ok := s.orders[orderID]
 	if !ok {
-		return errOrderNotFound(orderID)
+		return booking.Order{}, errOrderNotFound(orderID)
 	}
 	if o.Payment.ProviderPaymentID == "" {
 		o.Payment.ProviderPaymentID = providerPaymentID
 		o.Payment.PayURL = payURL
 	}
-	return nil
+	return s.orderLocked(o), nil
 }
 
 // ConfirmPayment turns a paid order's hold into tickets, once per provider
@@ -267,6 +277,7 @@ func (s *Store) OrdersPendingPayment(_ context.Context, createdBefore time.Time,
 func (s *Store) orderLocked(o *booking.Order) booking.Order {
 	c := *o
 	c.Seats = slices.Clone(o.Seats)
+	c.Payment.CreateRequest = slices.Clone(s.paymentRequests[o.ID])
 	c.Tickets = make([]booking.Ticket, len(o.Tickets))
 	for i, t := range o.Tickets {
 		if d, ok := s.deliveries[t.ID]; ok {

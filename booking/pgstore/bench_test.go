@@ -135,7 +135,7 @@ func BenchmarkZoneSales(b *testing.B) {
 				if err != nil {
 					return err
 				}
-				o, err := s.BeginCheckout(ctx, h.ID, h.CustomerID, epoch.Add(time.Hour), epoch)
+				o, err := s.BeginCheckout(ctx, h.ID, h.CustomerID, epoch.Add(time.Hour), epoch, nil)
 				if err != nil {
 					return err
 				}

@@ -24,7 +24,7 @@ func TestInvariantsCatchPaidOrderWithoutTickets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := s.BeginCheckout(ctx, h.ID, "alice", now.Add(inventorytest.HoldTTL), now)
+	o, err := s.BeginCheckout(ctx, h.ID, "alice", now.Add(inventorytest.HoldTTL), now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,15 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/foyer-dev/foyer/booking"
 )
 
-// BeginCheckout extends an active hold and opens its order and payment, once
-// per hold, in two round trips: BEGIN and the reads, then the writes and
-// COMMIT.
-func (s *Store) BeginCheckout(ctx context.Context, holdID, customerID string, extendTo, now time.Time) (booking.Order, error) {
+// BeginCheckout extends an active hold and opens its order and payment, its
+// create request pinned, once per hold, in two round trips: BEGIN and the
+// reads, then the writes and COMMIT.
+func (s *Store) BeginCheckout(ctx context.Context, holdID, customerID string, extendTo, now time.Time, request func(booking.Order) ([]byte, error)) (booking.Order, error) {
 	var o booking.Order
 	err := s.inBatchTx(ctx, func(tx *batchTx) error {
 		// The hold, locked, and its order if it has one: one round trip.
@@ -49,14 +50,20 @@ func (s *Store) BeginCheckout(ctx context.Context, holdID, customerID string, ex
 			b.Queue(`UPDATE seats SET held_until = $2 WHERE hold_id = $1 AND status = 'HELD'`, h.ID, h.ExpiresAt)
 		}
 		o = booking.NewOrder(h, e.Currency, now)
+		if request != nil {
+			if o.Payment.CreateRequest, err = request(o); err != nil {
+				return err
+			}
+		}
 		b.Queue(`
 			INSERT INTO orders (id, hold_id, event_id, customer_id, status, amount_cents, currency, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 			o.ID, o.HoldID, o.EventID, o.CustomerID, string(o.Status), int64(o.Amount), o.Currency, o.CreatedAt)
 		b.Queue(`
-			INSERT INTO payments (id, order_id, status, amount_cents, idempotency_key, refund_key)
-			VALUES ($1, $2, $3, $4, $5, $6)`,
-			o.Payment.ID, o.ID, string(o.Payment.Status), int64(o.Payment.Amount), o.Payment.IdempotencyKey, o.Payment.RefundKey)
+			INSERT INTO payments (id, order_id, status, amount_cents, idempotency_key, refund_key, create_request)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			o.Payment.ID, o.ID, string(o.Payment.Status), int64(o.Payment.Amount), o.Payment.IdempotencyKey, o.Payment.RefundKey,
+			o.Payment.CreateRequest)
 		return tx.commit(ctx, b)
 	})
 	return o, err
@@ -79,18 +86,24 @@ func (s *Store) PinPaymentRequest(ctx context.Context, orderID string, req []byt
 	return pinned, nil
 }
 
-// AttachPayment records the provider's payment id and pay page, once.
-func (s *Store) AttachPayment(ctx context.Context, orderID, providerPaymentID, payURL string) error {
-	tag, err := s.pool.Exec(ctx, `
+// AttachPayment records the provider's payment id and pay page, once, and
+// reads the order back, in one round trip: the batch is one implicit
+// transaction. A concurrent attach waits on the payment's row lock until
+// this one commits and then keeps what it finds; the reads, each with a
+// snapshot taken after the UPDATE, see the payment attached first.
+func (s *Store) AttachPayment(ctx context.Context, orderID, providerPaymentID, payURL string) (booking.Order, error) {
+	b := &pgx.Batch{}
+	b.Queue(`
 		UPDATE payments SET provider_payment_id = coalesce(provider_payment_id, NULLIF($2, '')), pay_url = coalesce(pay_url, NULLIF($3, ''))
-		WHERE order_id = $1`, orderID, providerPaymentID, payURL)
-	if err != nil {
-		return classify(err)
-	}
-	if tag.RowsAffected() == 0 {
-		return errOrderNotFound(orderID)
-	}
-	return nil
+		WHERE order_id = $1`, orderID, providerPaymentID, payURL).Exec(func(tag pgconn.CommandTag) error {
+		if tag.RowsAffected() == 0 {
+			return errOrderNotFound(orderID)
+		}
+		return nil
+	})
+	read := queueOrder(b, orderID, "", false)
+	o, err := read(s.pool.SendBatch(ctx, b).Close())
+	return o, classify(err)
 }
 
 // ConfirmPayment applies a payment-succeeded event once: tickets, sold seats
@@ -450,14 +463,14 @@ func queueOrder(b *pgx.Batch, id, customerID string, lock bool) func(error) (boo
 	b.Queue(`
 		SELECT o.id, o.hold_id, o.event_id, o.customer_id, o.status, o.amount_cents, o.currency, o.created_at, o.paid_at,
 		       h.quantity, coalesce(h.zone_id, ''),
-		       p.id, p.provider_payment_id, p.status, p.amount_cents, p.pay_url, p.idempotency_key, p.refund_key
+		       p.id, p.provider_payment_id, p.status, p.amount_cents, p.pay_url, p.idempotency_key, p.refund_key, p.create_request
 		FROM orders o JOIN holds h ON h.id = o.hold_id JOIN payments p ON p.order_id = o.id
 		WHERE o.id = $1 AND ($2 = '' OR o.customer_id = $2)`, id, customerID).QueryRow(func(r pgx.Row) error {
 		return r.Scan(
 			&o.ID, &o.HoldID, &o.EventID, &o.CustomerID, (*string)(&o.Status), (*int64)(&o.Amount), &o.Currency, &o.CreatedAt, &o.PaidAt,
 			&o.Quantity, &o.Zone,
 			&o.Payment.ID, &providerID, (*string)(&o.Payment.Status), (*int64)(&o.Payment.Amount), &payURL,
-			&o.Payment.IdempotencyKey, &o.Payment.RefundKey)
+			&o.Payment.IdempotencyKey, &o.Payment.RefundKey, &o.Payment.CreateRequest)
 	})
 	b.Queue(`SELECT seat_id FROM hold_seats WHERE hold_id = (SELECT hold_id FROM orders WHERE id = $1) ORDER BY seat_id`, id).Query(func(rows pgx.Rows) error {
 		var err error

@@ -52,9 +52,9 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*Store, error)
 		// queue in the pool rather than thrash the server.
 		cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0)))
 	}
-	if opts.Tracer != nil {
-		cfg.ConnConfig.Tracer = opts.Tracer
-	}
+	// Every request's round trips and waits for a connection are told in
+	// its Server-Timing header; a test's tracer sees every event as well.
+	cfg.ConnConfig.Tracer = timingTracer{next: opts.Tracer}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)

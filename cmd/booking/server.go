@@ -21,6 +21,7 @@ import (
 	"github.com/foyer-dev/foyer/booking/payments/pgledger"
 	"github.com/foyer-dev/foyer/booking/pgstore"
 	"github.com/foyer-dev/foyer/booking/stream"
+	"github.com/foyer-dev/foyer/internal/servertiming"
 	"github.com/foyer-dev/foyer/static"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
@@ -131,8 +132,12 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	api := booking.NewAPI(booking.APIConfig{Service: a.svc, Auth: a.passes, AdminToken: cfg.adminToken, Logger: log})
 	a.deps = append(a.deps, dependency{"pass_keys", a.passes.EnsureLoaded})
 	webhooks := newWebhookCounter()
-	mux.Handle("/api/", api)
-	mux.Handle("POST /api/payments/webhook", webhooks.wrap(api))
+	// Every API answer says in its Server-Timing header how long it waited
+	// for a database connection and spent in the database (README,
+	// "Booking service").
+	timed := servertiming.Middleware(api)
+	mux.Handle("/api/", timed)
+	mux.Handle("POST /api/payments/webhook", webhooks.wrap(timed))
 	a.ops = opsMux(metricsHandler(newStoreCollector(a.stats, a.pool, clock, log), webhooks), readyHandler(a.deps))
 	if cfg.opsAddr == "" {
 		mux.Handle("GET /metrics", a.ops)
