@@ -56,7 +56,7 @@ func NewAPI(cfg APIConfig) *API {
 	a.mux.HandleFunc("POST /api/holds/{id}/checkout", a.customer(a.postCheckout))
 	a.mux.HandleFunc("GET /api/orders/{id}", a.customer(a.getOrder))
 	a.mux.HandleFunc("GET /api"+OrderLinkPath+"{link}", a.getOrderByLink)
-	a.mux.HandleFunc("POST /api/payments/webhook", a.postWebhook)
+	a.mux.HandleFunc("POST /api/payments/webhook", background(a.postWebhook))
 	a.mux.HandleFunc("POST /api/admin/events", a.admin(a.postEvent))
 	a.mux.HandleFunc("GET /api/admin/invariants", a.admin(a.getInvariants))
 	return a
@@ -117,3 +117,13 @@ func (a *API) markSoldOut(ctx context.Context, w http.ResponseWriter, eventID in
 }
 
 func ctxWithoutCancel(r *http.Request) context.Context { return context.WithoutCancel(r.Context()) }
+
+// background marks h's requests as background work (Background): the
+// payment provider's webhooks, which no fan's page is waiting on. At the
+// height of a sale the provider sends many at once, and on PostgreSQL each
+// holds a connection for several round trips.
+func background(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		h(w, r.WithContext(Background(r.Context())))
+	}
+}

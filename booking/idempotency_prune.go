@@ -26,7 +26,9 @@ func (s *Service) PruneIdempotency(ctx context.Context) (int, error) {
 
 // RunIdempotencyPruner prunes every interval until ctx ends. Every process
 // of a shared database may run it: a record is deleted once, whoever wins.
+// Its deletes are background work (Background).
 func (s *Service) RunIdempotencyPruner(ctx context.Context, interval time.Duration) {
+	ctx = Background(ctx)
 	every(ctx, interval, func() {
 		if n, err := s.PruneIdempotency(ctx); err != nil {
 			s.cfg.Logger.Warn("idempotency pruner", "error", err)

@@ -130,8 +130,10 @@ func (s *Service) deliverTickets(ctx context.Context, m stream.Message) error {
 
 // RunWorkers runs the sweeper, the outbox relay and republisher, the ticket
 // delivery worker, the payment reconciler and the refund retrier until ctx
-// ends.
+// ends. Their store calls are background work (Background): no fan waits on
+// them, and they must not take the connections the fans' requests need.
 func (s *Service) RunWorkers(ctx context.Context, st stream.Stream, consumer string) {
+	ctx = Background(ctx)
 	go every(ctx, time.Second, func() {
 		if n, err := s.Sweep(ctx); err != nil {
 			s.cfg.Logger.Warn("sweeper", "error", err)

@@ -22,7 +22,7 @@ type afterRun struct {
 	room                 roomCounters
 	roomErr              error
 	procs                []procUsage
-	pool                 poolStats // the booking service's pool, on PostgreSQL
+	pool                 bookingPools // the booking service's pools, on PostgreSQL
 	poolErr              error
 	foyerLog, bookingLog logSummary
 }
@@ -222,7 +222,10 @@ func (r *rehearsal) judge(w io.Writer, a afterRun, v verdictFigures) {
 		if a.poolErr != nil {
 			fmt.Fprintf(w, "  booking's pool      unavailable: %v\n", a.poolErr)
 		} else {
-			fmt.Fprintf(w, "  booking's pool      %s\n", a.pool)
+			fmt.Fprintf(w, "  booking's pool      %s\n", a.pool.requests)
+			if bg := a.pool.background; bg != nil {
+				fmt.Fprintf(w, "  background pool     %s\n", bg)
+			}
 		}
 	}
 	if r.totalRun > 0 {

@@ -33,7 +33,7 @@ func (s *Store) inBatchTx(ctx context.Context, fn func(*batchTx) error) error {
 }
 
 func (s *Store) batchTxOnce(ctx context.Context, fn func(*batchTx) error) error {
-	conn, err := s.pool.Acquire(ctx)
+	conn, err := s.poolFor(ctx).Acquire(ctx)
 	if err != nil {
 		return err
 	}

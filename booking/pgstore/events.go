@@ -80,7 +80,7 @@ func splitCapacity(capacity, n int) []int {
 
 // Events lists events, soonest first.
 func (s *Store) Events(ctx context.Context) ([]booking.Event, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM events ORDER BY starts_at, id LIMIT 1000`)
+	rows, err := s.poolFor(ctx).Query(ctx, `SELECT id FROM events ORDER BY starts_at, id LIMIT 1000`)
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -104,7 +104,7 @@ func (s *Store) Event(ctx context.Context, id int64) (booking.Event, error) {
 	if e, ok := s.events.Load(id); ok {
 		return e.(booking.Event), nil
 	}
-	e, err := s.loadEvent(ctx, s.pool, id)
+	e, err := s.loadEvent(ctx, s.poolFor(ctx), id)
 	if err != nil {
 		return booking.Event{}, err
 	}
@@ -161,7 +161,7 @@ func (s *Store) Inventory(ctx context.Context, eventID int64, now time.Time) ([]
 	if _, err := s.Event(ctx, eventID); err != nil {
 		return nil, nil, err
 	}
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.poolFor(ctx).Query(ctx, `
 		SELECT section_id, row_no, seat_no, status FROM seats
 		WHERE event_id = $1 AND (status = 'SOLD' OR (status = 'HELD' AND held_until > $2))`, eventID, now)
 	if err != nil {
@@ -175,7 +175,7 @@ func (s *Store) Inventory(ctx context.Context, eventID int64, now time.Time) ([]
 	if err != nil {
 		return nil, nil, classify(err)
 	}
-	rows, err = s.pool.Query(ctx, `
+	rows, err = s.poolFor(ctx).Query(ctx, `
 		SELECT zone_id, sum(held)::int, sum(sold)::int FROM zone_shards WHERE event_id = $1 GROUP BY zone_id`, eventID)
 	if err != nil {
 		return nil, nil, classify(err)

@@ -13,7 +13,7 @@ const seedLock = 0x666f796572 + 1
 // so that of several processes starting at once on one database, one runs
 // fn and the others run it after, seeing its result. fn may use the store.
 func (s *Store) Exclusive(ctx context.Context, fn func(context.Context) error) error {
-	conn, err := s.pool.Acquire(ctx)
+	conn, err := s.poolFor(ctx).Acquire(ctx)
 	if err != nil {
 		return classify(err)
 	}

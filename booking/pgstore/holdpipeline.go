@@ -121,7 +121,7 @@ var errCareful = errors.New("pgstore: hold needs the careful path")
 // or answers errCareful, having rolled back, when it must be made the
 // careful way.
 func (s *Store) holdPipelined(ctx context.Context, req booking.HoldRequest, h booking.Hold, now time.Time) (booking.Hold, error) {
-	conn, err := s.pool.Acquire(ctx)
+	conn, err := s.poolFor(ctx).Acquire(ctx)
 	if err != nil {
 		return h, err
 	}

@@ -242,7 +242,7 @@ func endHold(ctx context.Context, tx pgx.Tx, h holdRow, status booking.HoldStatu
 
 // GetHold returns the customer's hold.
 func (s *Store) GetHold(ctx context.Context, id, customerID string) (booking.Hold, error) {
-	h, err := loadHold(ctx, s.pool, id, customerID, false)
+	h, err := loadHold(ctx, s.poolFor(ctx), id, customerID, false)
 	return h, classify(err)
 }
 

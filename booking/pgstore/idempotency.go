@@ -16,7 +16,7 @@ import (
 // anything else is reported as it stands.
 func (s *Store) BeginIdempotent(ctx context.Context, k booking.IdempotencyKey, now time.Time) (booking.IdempotencyResult, error) {
 	var claimed bool
-	err := s.pool.QueryRow(ctx, `
+	err := s.poolFor(ctx).QueryRow(ctx, `
 		INSERT INTO idempotency_keys (scope, key, fingerprint, created_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (scope, key) DO UPDATE
 		SET fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at, status_code = NULL, body = NULL, headers = NULL
@@ -34,7 +34,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, k booking.IdempotencyKey, n
 	var status *int
 	var body []byte
 	var header http.Header
-	err = s.pool.QueryRow(ctx, `SELECT fingerprint, status_code, body, headers FROM idempotency_keys WHERE scope = $1 AND key = $2`,
+	err = s.poolFor(ctx).QueryRow(ctx, `SELECT fingerprint, status_code, body, headers FROM idempotency_keys WHERE scope = $1 AND key = $2`,
 		k.Scope, k.Key).Scan(&fingerprint, &status, &body, &header)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Abandoned between our two statements: the client may simply retry.
@@ -54,7 +54,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, k booking.IdempotencyKey, n
 
 // CompleteIdempotent saves the response for replay.
 func (s *Store) CompleteIdempotent(ctx context.Context, k booking.IdempotencyKey, resp booking.SavedResponse) error {
-	_, err := s.pool.Exec(ctx, `
+	_, err := s.poolFor(ctx).Exec(ctx, `
 		UPDATE idempotency_keys SET status_code = $4, body = $5, headers = $6
 		WHERE scope = $1 AND key = $2 AND fingerprint = $3 AND status_code IS NULL`,
 		k.Scope, k.Key, k.Fingerprint, resp.Status, resp.Body, resp.Header)
@@ -63,7 +63,7 @@ func (s *Store) CompleteIdempotent(ctx context.Context, k booking.IdempotencyKey
 
 // AbandonIdempotent forgets an unfinished claim.
 func (s *Store) AbandonIdempotent(ctx context.Context, k booking.IdempotencyKey) error {
-	_, err := s.pool.Exec(ctx, `
+	_, err := s.poolFor(ctx).Exec(ctx, `
 		DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND fingerprint = $3 AND status_code IS NULL`,
 		k.Scope, k.Key, k.Fingerprint)
 	return classify(err)
@@ -73,7 +73,7 @@ func (s *Store) AbandonIdempotent(ctx context.Context, k booking.IdempotencyKey)
 // oldest first, walking the created_at index. SKIP LOCKED lets two processes
 // prune at once without waiting on each other's rows.
 func (s *Store) PruneIdempotency(ctx context.Context, cutoff time.Time, limit int) (int, error) {
-	tag, err := s.pool.Exec(ctx, `
+	tag, err := s.poolFor(ctx).Exec(ctx, `
 		DELETE FROM idempotency_keys WHERE (scope, key) IN (
 			SELECT scope, key FROM idempotency_keys WHERE created_at <= $1
 			ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, cutoff, limit)
@@ -86,6 +86,6 @@ func (s *Store) PruneIdempotency(ctx context.Context, cutoff time.Time, limit in
 // IdempotencyRecords counts the records kept, for tests and metrics.
 func (s *Store) IdempotencyRecords(ctx context.Context) (int, error) {
 	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM idempotency_keys`).Scan(&n)
+	err := s.poolFor(ctx).QueryRow(ctx, `SELECT count(*) FROM idempotency_keys`).Scan(&n)
 	return n, classify(err)
 }

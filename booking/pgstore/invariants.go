@@ -51,7 +51,7 @@ var invariantChecks = []string{
 // CheckInvariants runs every check in one repeatable-read snapshot.
 func (s *Store) CheckInvariants(ctx context.Context) (booking.InvariantReport, error) {
 	var r booking.InvariantReport
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, s.poolFor(ctx), pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM seats), (SELECT count(*) FROM tickets)`).
 			Scan(&r.Events, &r.Seats, &r.Tickets); err != nil {
 			return err

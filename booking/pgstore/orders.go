@@ -74,7 +74,7 @@ func (s *Store) BeginCheckout(ctx context.Context, holdID, customerID string, ex
 // one's request and keeps it.
 func (s *Store) PinPaymentRequest(ctx context.Context, orderID string, req []byte) ([]byte, error) {
 	var pinned []byte
-	err := s.pool.QueryRow(ctx, `
+	err := s.poolFor(ctx).QueryRow(ctx, `
 		UPDATE payments SET create_request = coalesce(create_request, $2)
 		WHERE order_id = $1 RETURNING create_request`, orderID, req).Scan(&pinned)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -102,7 +102,7 @@ func (s *Store) AttachPayment(ctx context.Context, orderID, providerPaymentID, p
 		return nil
 	})
 	read := queueOrder(b, orderID, "", false)
-	o, err := read(s.pool.SendBatch(ctx, b).Close())
+	o, err := read(s.poolFor(ctx).SendBatch(ctx, b).Close())
 	return o, classify(err)
 }
 
@@ -392,7 +392,7 @@ func (s *Store) MarkRefunded(ctx context.Context, orderID string, _ time.Time) (
 
 // Order returns an order with its tickets and deliveries.
 func (s *Store) Order(ctx context.Context, id, customerID string) (booking.Order, error) {
-	o, err := loadOrder(ctx, s.pool, id, customerID)
+	o, err := loadOrder(ctx, s.poolFor(ctx), id, customerID)
 	return o, classify(err)
 }
 
@@ -410,7 +410,7 @@ func (s *Store) OrdersPendingPayment(ctx context.Context, createdBefore time.Tim
 
 // ordersWhere loads the orders whose ids a query selects, in its order.
 func (s *Store) ordersWhere(ctx context.Context, query string, args ...any) ([]booking.Order, error) {
-	rows, err := s.pool.Query(ctx, query, args...)
+	rows, err := s.poolFor(ctx).Query(ctx, query, args...)
 	if err != nil {
 		return nil, classify(err)
 	}

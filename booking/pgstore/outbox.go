@@ -19,7 +19,7 @@ func (s *Store) PendingOutbox(ctx context.Context, limit int) ([]booking.OutboxM
 
 // MarkPublished flags messages as relayed.
 func (s *Store) MarkPublished(ctx context.Context, ids []int64, now time.Time) error {
-	_, err := s.pool.Exec(ctx, `UPDATE outbox SET published_at = $2 WHERE id = ANY($1) AND published_at IS NULL`, ids, now)
+	_, err := s.poolFor(ctx).Exec(ctx, `UPDATE outbox SET published_at = $2 WHERE id = ANY($1) AND published_at IS NULL`, ids, now)
 	return classify(err)
 }
 
@@ -32,7 +32,7 @@ func (s *Store) UndeliveredOutbox(ctx context.Context, publishedBefore time.Time
 
 // outboxMessages runs a query selecting id, topic, payload and created_at.
 func (s *Store) outboxMessages(ctx context.Context, query string, args ...any) ([]booking.OutboxMessage, error) {
-	rows, err := s.pool.Query(ctx, query, args...)
+	rows, err := s.poolFor(ctx).Query(ctx, query, args...)
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -47,13 +47,13 @@ func (s *Store) outboxMessages(ctx context.Context, query string, args ...any) (
 
 // MarkDelivered flags messages as handled by their consumer.
 func (s *Store) MarkDelivered(ctx context.Context, ids []int64, now time.Time) error {
-	_, err := s.pool.Exec(ctx, `UPDATE outbox SET delivered_at = $2 WHERE id = ANY($1) AND delivered_at IS NULL`, ids, now)
+	_, err := s.poolFor(ctx).Exec(ctx, `UPDATE outbox SET delivered_at = $2 WHERE id = ANY($1) AND delivered_at IS NULL`, ids, now)
 	return classify(err)
 }
 
 // RecordDelivery keeps the first delivery of each ticket.
 func (s *Store) RecordDelivery(ctx context.Context, d booking.Delivery) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `
+	tag, err := s.poolFor(ctx).Exec(ctx, `
 		INSERT INTO deliveries (ticket_id, code, delivered_at) VALUES ($1, $2, $3) ON CONFLICT (ticket_id) DO NOTHING`,
 		d.TicketID, d.Code, d.DeliveredAt)
 	var pgErr *pgconn.PgError
@@ -75,7 +75,7 @@ func (s *Store) RecordDeliveries(ctx context.Context, ds []booking.Delivery) err
 	for i, d := range ds {
 		ids[i], codes[i], ats[i] = d.TicketID, d.Code, d.DeliveredAt
 	}
-	_, err := s.pool.Exec(ctx, `
+	_, err := s.poolFor(ctx).Exec(ctx, `
 		INSERT INTO deliveries (ticket_id, code, delivered_at)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[]) ON CONFLICT (ticket_id) DO NOTHING`,
 		ids, codes, ats)

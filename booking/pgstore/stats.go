@@ -17,7 +17,7 @@ var _ booking.StatsReader = (*Store)(nil)
 // read through their partial indexes.
 func (s *Store) Stats(ctx context.Context, now time.Time) (booking.Stats, error) {
 	st := booking.Stats{Orders: map[booking.OrderStatus]int{}, Payments: map[booking.PaymentStatus]int{}}
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, s.poolFor(ctx), pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var oldest *time.Time
 		err := tx.QueryRow(ctx, `SELECT
 			(SELECT count(*) FROM holds WHERE status = 'active' AND expires_at > $1),
@@ -59,4 +59,4 @@ func (s *Store) Stats(ctx context.Context, now time.Time) (booking.Stats, error)
 }
 
 // Ping checks that the database answers, for readiness probes.
-func (s *Store) Ping(ctx context.Context) error { return classify(s.pool.Ping(ctx)) }
+func (s *Store) Ping(ctx context.Context) error { return classify(s.poolFor(ctx).Ping(ctx)) }

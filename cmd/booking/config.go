@@ -25,6 +25,7 @@ type config struct {
 	room           string
 	issuer         string
 	dbMaxConns     int
+	dbBgConns      int
 	adminToken     string
 	holdTTL        time.Duration
 	maxPerCustomer int
@@ -76,8 +77,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	str(&c.webhookURL, "webhook-url", "BOOKING_WEBHOOK_URL", "", "where the fake provider posts its webhooks (default http://127.0.0.1<port>/api/payments/webhook)")
 	str(&c.webhookSecret, "webhook-secret", "BOOKING_WEBHOOK_SECRET", "", "secret that signs webhooks; empty makes a random one per process")
 	str(&c.ticketSecret, "ticket-secret", "BOOKING_TICKET_SECRET", "", "secret that signs ticket codes and order links; empty makes a random one per process")
-	var holdTTL, payDelay, maxPer, payCopies, reconcileAfter, dbMaxConns string
-	str(&dbMaxConns, "db-max-conns", "BOOKING_DB_MAX_CONNS", "0", "PostgreSQL connections per process; 0 is 4 per CPU, at least 8 (processes sharing a database share its max_connections)")
+	var holdTTL, payDelay, maxPer, payCopies, reconcileAfter, dbMaxConns, dbBgConns string
+	str(&dbMaxConns, "db-max-conns", "BOOKING_DB_MAX_CONNS", "0", "PostgreSQL connections per process for the fans' requests; 0 is 4 per CPU, at least 8 (processes sharing a database share its max_connections)")
+	str(&dbBgConns, "db-background-conns", "BOOKING_DB_BACKGROUND_CONNS", "0", "PostgreSQL connections per process for work no fan waits on (workers, payment webhooks), beside -db-max-conns; 0 is a quarter of it, at least 2")
 	str(&holdTTL, "hold-ttl", "BOOKING_HOLD_TTL", "5m", "how long a hold lasts, and how far checkout extends it")
 	str(&maxPer, "max-per-customer", "BOOKING_MAX_PER_CUSTOMER", "4", "seats one customer may hold or buy per event")
 	str(&payDelay, "fake-pay-delay", "BOOKING_FAKE_PAY_DELAY", "0s", "fake provider: hold every webhook back this long")
@@ -127,6 +129,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.dbMaxConns, err = strconv.Atoi(dbMaxConns); err != nil || c.dbMaxConns < 0 || c.dbMaxConns > 1000 {
 		return c, fmt.Errorf("-db-max-conns %q: want 0 (automatic) to 1000", dbMaxConns)
+	}
+	if c.dbBgConns, err = strconv.Atoi(dbBgConns); err != nil || c.dbBgConns < 0 || c.dbBgConns > 1000 {
+		return c, fmt.Errorf("-db-background-conns %q: want 0 (automatic) to 1000", dbBgConns)
 	}
 	if c.issuer == "" {
 		return c, errors.New("-issuer must name the gateway's issuer (default " + waitingroom.DefaultIssuer + ")")

@@ -21,7 +21,7 @@ func TestParseConfig(t *testing.T) {
 	}
 	if c.addr != ":9000" || c.databaseURL != "" || c.holdTTL != 5*time.Minute || c.maxPerCustomer != 4 || !c.seedDemo || !c.devPasses ||
 		c.publicURL != "http://localhost:9000" || c.webhookURL != "http://127.0.0.1:9000/api/payments/webhook" || c.payCopies != 1 ||
-		c.room != "dev" || c.issuer != "foyer" || c.dbMaxConns != 0 {
+		c.room != "dev" || c.issuer != "foyer" || c.dbMaxConns != 0 || c.dbBgConns != 0 {
 		t.Fatalf("defaults = %+v", c)
 	}
 	c, err = parseConfig([]string{"-addr", ":9100", "-hold-ttl", "2m"}, env(
@@ -29,7 +29,7 @@ func TestParseConfig(t *testing.T) {
 		"BOOKING_JWKS", "http://gw/_waiting-room/jwks.json", "BOOKING_ADMIN_TOKEN", "tok", "BOOKING_HOLD_TTL", "9m",
 		"BOOKING_ROOM", "onsale", "BOOKING_PUBLIC_URL", "https://tickets.example/", "BOOKING_SEED_DEMO", "true",
 		"BOOKING_FAKE_PAY_COPIES", "3", "BOOKING_FAKE_PAY_OUT_OF_ORDER", "1",
-		"BOOKING_ISSUER", "gw-eu", "BOOKING_DB_MAX_CONNS", "32",
+		"BOOKING_ISSUER", "gw-eu", "BOOKING_DB_MAX_CONNS", "32", "BOOKING_DB_BACKGROUND_CONNS", "5",
 	), io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestParseConfig(t *testing.T) {
 	if c.addr != ":9100" || c.holdTTL != 2*time.Minute || c.databaseURL != "postgres://db/booking" || c.redisURL != "redis://r:6379/0" ||
 		c.jwks != "http://gw/_waiting-room/jwks.json" || c.adminToken != "tok" || c.room != "onsale" ||
 		c.publicURL != "https://tickets.example" || !c.seedDemo || c.payCopies != 3 || !c.payOutOfOrder ||
-		c.issuer != "gw-eu" || c.dbMaxConns != 32 {
+		c.issuer != "gw-eu" || c.dbMaxConns != 32 || c.dbBgConns != 5 {
 		t.Fatalf("flags over environment = %+v", c)
 	}
 	bad := []struct {
@@ -51,6 +51,7 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"-dev-passes", "-db-max-conns", "-1"}, env(), "db-max-conns"},
 		{[]string{"-dev-passes", "-ops-addr", "9001"}, env(), "ops-addr"},
 		{[]string{"-dev-passes"}, env("BOOKING_DB_MAX_CONNS", "lots"), "db-max-conns"},
+		{[]string{"-dev-passes", "-db-background-conns", "-2"}, env(), "db-background-conns"},
 		{[]string{"-jwks", "x", "-dev-passes"}, env(), "exclude"},
 		{[]string{"-dev-passes", "-hold-ttl", "1s"}, env(), "hold-ttl"},
 		{[]string{"-dev-passes"}, env("BOOKING_HOLD_TTL", "forever"), "hold-ttl"},

@@ -22,13 +22,20 @@ const metricPrefix = "foyer_booking_"
 // not pile scrapes up.
 const statsTimeout = 2 * time.Second
 
+// namedPool is a connection pool and the value of its metrics' pool label:
+// "requests" (the fans') or "background" (work no fan waits on).
+type namedPool struct {
+	name string
+	pool *pgxpool.Pool
+}
+
 // storeCollector reports the store's snapshot (booking.Stats) and the
-// connection pool, read at scrape time. The store figures are the whole
-// database's, so every process sharing it reports the same; the pool is
+// connection pools, read at scrape time. The store figures are the whole
+// database's, so every process sharing it reports the same; the pools are
 // this process's own.
 type storeCollector struct {
 	stats booking.StatsReader // nil: the store reports none
-	pool  *pgxpool.Pool       // nil: no PostgreSQL
+	pools []namedPool         // none: no PostgreSQL
 	clock booking.Clock
 	log   *slog.Logger
 
@@ -41,9 +48,9 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 	return prometheus.NewDesc(metricPrefix+name, help, labels, nil)
 }
 
-func newStoreCollector(stats booking.StatsReader, pool *pgxpool.Pool, clock booking.Clock, log *slog.Logger) *storeCollector {
+func newStoreCollector(stats booking.StatsReader, pools []namedPool, clock booking.Clock, log *slog.Logger) *storeCollector {
 	return &storeCollector{
-		stats: stats, pool: pool, clock: clock, log: log,
+		stats: stats, pools: pools, clock: clock, log: log,
 		up:                desc("store_up", "1 if the last scrape could read the store's figures, else 0."),
 		holds:             desc("holds_active", "Holds active and not yet expired."),
 		held:              desc("held_places", "Places held by active holds."),
@@ -55,11 +62,11 @@ func newStoreCollector(stats booking.StatsReader, pool *pgxpool.Pool, clock book
 		outboxPending:     desc("outbox_pending", "Outbox messages not yet published to the stream."),
 		outboxLag:         desc("outbox_lag_seconds", "Age of the oldest unpublished outbox message; 0 when none waits."),
 		idempotency:       desc("idempotency_keys", "Idempotency records kept (pruned after 24 h)."),
-		poolConns:         desc("db_pool_connections", "PostgreSQL connections of this process by state.", "state"),
-		poolMax:           desc("db_pool_max_connections", "The pool's bound (-db-max-conns)."),
-		poolAcquires:      desc("db_pool_acquires_total", "Connections taken from the pool."),
-		poolEmptyAcquires: desc("db_pool_empty_acquires_total", "Acquires that had to wait for a connection: the pool was too small."),
-		poolWait:          desc("db_pool_acquire_wait_seconds_total", "Time spent waiting for a connection."),
+		poolConns:         desc("db_pool_connections", "PostgreSQL connections of this process by pool and state.", "pool", "state"),
+		poolMax:           desc("db_pool_max_connections", "The pool's bound (-db-max-conns for requests, -db-background-conns for background).", "pool"),
+		poolAcquires:      desc("db_pool_acquires_total", "Connections taken from the pool.", "pool"),
+		poolEmptyAcquires: desc("db_pool_empty_acquires_total", "Acquires that had to wait for a connection: the pool was too small.", "pool"),
+		poolWait:          desc("db_pool_acquire_wait_seconds_total", "Time spent waiting for a connection.", "pool"),
 	}
 }
 
@@ -69,23 +76,24 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
-	counter := func(d *prometheus.Desc, v float64) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v)
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
 	}
-	if c.pool != nil {
-		s := c.pool.Stat()
-		gauge(c.poolConns, float64(s.AcquiredConns()), "acquired")
-		gauge(c.poolConns, float64(s.IdleConns()), "idle")
-		gauge(c.poolConns, float64(s.ConstructingConns()), "constructing")
-		gauge(c.poolMax, float64(s.MaxConns()))
-		counter(c.poolAcquires, float64(s.AcquireCount()))
-		counter(c.poolEmptyAcquires, float64(s.EmptyAcquireCount()))
-		counter(c.poolWait, s.AcquireDuration().Seconds())
+	for _, p := range c.pools {
+		s := p.pool.Stat()
+		gauge(c.poolConns, float64(s.AcquiredConns()), p.name, "acquired")
+		gauge(c.poolConns, float64(s.IdleConns()), p.name, "idle")
+		gauge(c.poolConns, float64(s.ConstructingConns()), p.name, "constructing")
+		gauge(c.poolMax, float64(s.MaxConns()), p.name)
+		counter(c.poolAcquires, float64(s.AcquireCount()), p.name)
+		counter(c.poolEmptyAcquires, float64(s.EmptyAcquireCount()), p.name)
+		counter(c.poolWait, s.AcquireDuration().Seconds(), p.name)
 	}
 	if c.stats == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), statsTimeout)
+	// A scrape is no fan's request: its reads take a background connection.
+	ctx, cancel := context.WithTimeout(booking.Background(context.Background()), statsTimeout)
 	defer cancel()
 	now := c.clock.Now()
 	st, err := c.stats.Stats(ctx, now)

@@ -12,7 +12,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/foyer-dev/foyer/booking"
@@ -37,7 +36,7 @@ type app struct {
 	deps    []dependency
 	ops     http.Handler // /metrics, /readyz, /healthz
 	stats   booking.StatsReader
-	pool    *pgxpool.Pool
+	pools   []namedPool // none without PostgreSQL
 	closers []func()
 }
 
@@ -58,16 +57,21 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		log.Warn("no -database-url: bookings are kept in memory and lost on exit")
 		store = memstore.New()
 	} else {
-		pg, err := pgstore.Open(ctx, cfg.databaseURL, pgstore.Options{MaxConns: int32(cfg.dbMaxConns)})
+		pg, err := pgstore.Open(ctx, cfg.databaseURL, pgstore.Options{MaxConns: int32(cfg.dbMaxConns), BackgroundConns: int32(cfg.dbBgConns)})
 		if err != nil {
 			return nil, err
 		}
 		store = pg
-		if ledger, err = pgledger.Open(ctx, pg.Pool()); err != nil {
+		l, err := pgledger.Open(ctx, pg.Pool())
+		if err != nil {
 			pg.Close()
 			return nil, err
 		}
-		a.pool = pg.Pool()
+		// The provider's webhook deliveries and what the workers ask of it
+		// share the store's background pool; a fan's checkout creating a
+		// payment keeps the fans' pool (README, "Booking service").
+		ledger = l.WithBackground(pg.BackgroundPool(), booking.IsBackground)
+		a.pools = []namedPool{{"requests", pg.Pool()}, {"background", pg.BackgroundPool()}}
 		a.deps = append(a.deps, dependency{"postgres", pg.Ping})
 	}
 	a.stats, _ = store.(booking.StatsReader)
@@ -138,7 +142,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	timed := servertiming.Middleware(api)
 	mux.Handle("/api/", timed)
 	mux.Handle("POST /api/payments/webhook", webhooks.wrap(timed))
-	a.ops = opsMux(metricsHandler(newStoreCollector(a.stats, a.pool, clock, log), webhooks), readyHandler(a.deps))
+	a.ops = opsMux(metricsHandler(newStoreCollector(a.stats, a.pools, clock, log), webhooks), readyHandler(a.deps))
 	if cfg.opsAddr == "" {
 		mux.Handle("GET /metrics", a.ops)
 		mux.Handle("GET /readyz", a.ops)
@@ -252,7 +256,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, ln net.Listener) e
 	}
 	host, _ := os.Hostname()
 	a.svc.RunWorkers(ctx, a.stream, fmt.Sprintf("%s-%d", host, os.Getpid()))
-	go a.fake.Run(ctx, 250*time.Millisecond)
+	// The fake provider's deliveries stand for another company's work: no
+	// fan waits on them.
+	go a.fake.Run(booking.Background(ctx), 250*time.Millisecond)
 	go a.svc.RunIdempotencyPruner(ctx, time.Minute)
 	go a.passes.Run(ctx, 5*time.Minute, func(err error) { log.Warn("refreshing pass keys", "error", err) })
 	servers := []*http.Server{srv}

@@ -59,7 +59,7 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 		procs[i] = newBooking(t, fmt.Sprintf("booking-%d", i), ports[i],
 			"-database-url", db, "-redis-url", "redis://"+rs.Addr, "-jwks", gw+"/_waiting-room/jwks.json", "-room", "onsale", "-seed-demo",
 			"-admin-token", adminToken, "-webhook-secret", webhookSecret, "-ticket-secret", "tickets-two-procs",
-			"-public-url", fmt.Sprintf("http://127.0.0.1:%d", ports[i]), "-fake-pay-copies", "2", "-db-max-conns", "6")
+			"-public-url", fmt.Sprintf("http://127.0.0.1:%d", ports[i]), "-fake-pay-copies", "2", "-db-max-conns", "6", "-db-background-conns", "3")
 		procs[i].start()
 	}
 	for _, p := range procs {
@@ -319,7 +319,7 @@ func TestFaultTwoBookingProcessesOneDatabase(t *testing.T) {
 	// The survivor reports the figures of the one database.
 	for _, p := range procs[1:] {
 		m := scrape(t, p.url)
-		for _, want := range []string{fmt.Sprintf(`foyer_booking_orders{status="paid"} %d`, paid), "foyer_booking_paid_orders_without_tickets 0", "foyer_booking_db_pool_max_connections 6"} {
+		for _, want := range []string{fmt.Sprintf(`foyer_booking_orders{status="paid"} %d`, paid), "foyer_booking_paid_orders_without_tickets 0", `foyer_booking_db_pool_max_connections{pool="requests"} 6`, `foyer_booking_db_pool_max_connections{pool="background"} 3`} {
 			if !strings.Contains(m, want) {
 				t.Errorf("%s /metrics lacks %q", p.name, want)
 			}

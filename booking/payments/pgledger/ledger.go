@@ -41,6 +41,10 @@ CREATE INDEX IF NOT EXISTS fakepay_deliveries_due ON fakepay_deliveries (due, se
 // Ledger is a payments.Ledger in PostgreSQL.
 type Ledger struct {
 	pool *pgxpool.Pool
+	// background, when set, serves the calls whose context isBackground
+	// accepts (see WithBackground).
+	background   *pgxpool.Pool
+	isBackground func(context.Context) bool
 }
 
 var _ payments.Ledger = (*Ledger)(nil)
@@ -61,12 +65,30 @@ func Open(ctx context.Context, pool *pgxpool.Pool) (*Ledger, error) {
 	return &Ledger{pool: pool}, nil
 }
 
+// WithBackground returns the ledger drawing its connections from background
+// for the calls whose context isBackground accepts, and from the pool Open
+// was given for the others. The booking service shares its database with the
+// ledger, and its store keeps a second, small pool for the work no fan waits
+// on; with this the provider's deliveries, and the refunds and look-ups the
+// service's own background work asks for, queue in that pool too, while a
+// fan's checkout creating a payment keeps the fans' pool.
+func (l *Ledger) WithBackground(background *pgxpool.Pool, isBackground func(context.Context) bool) *Ledger {
+	return &Ledger{pool: l.pool, background: background, isBackground: isBackground}
+}
+
+func (l *Ledger) poolFor(ctx context.Context) *pgxpool.Pool {
+	if l.background != nil && l.isBackground(ctx) {
+		return l.background
+	}
+	return l.pool
+}
+
 // Update runs fn in one transaction. Its writes wait and go with the next
 // read, or before COMMIT: nothing in fn needs a write's answer, so a payment
 // created costs one round trip for its reads and one for its writes instead
 // of one for each statement. A write that fails still fails the Update.
 func (l *Ledger) Update(ctx context.Context, fn func(payments.LedgerTx) error) error {
-	return pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
+	return pgx.BeginFunc(ctx, l.poolFor(ctx), func(tx pgx.Tx) error {
 		t := &ledgerTx{ctx: ctx, tx: tx}
 		if err := fn(t); err != nil {
 			return err
@@ -179,14 +201,14 @@ func (t *ledgerTx) Enqueue(d payments.Delivery) error {
 // Payment reads one payment.
 func (l *Ledger) Payment(ctx context.Context, id string) (payments.Payment, bool, error) {
 	var p payments.Payment
-	ok, err := readJSON(ctx, l.pool, `SELECT body FROM fakepay_payments WHERE id = $1`, id, &p)
+	ok, err := readJSON(ctx, l.poolFor(ctx), `SELECT body FROM fakepay_payments WHERE id = $1`, id, &p)
 	return p, ok, err
 }
 
 // Claim leases due deliveries. SKIP LOCKED lets two senders claim different
 // deliveries at once instead of the same ones.
 func (l *Ledger) Claim(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]payments.Delivery, error) {
-	rows, err := l.pool.Query(ctx, `
+	rows, err := l.poolFor(ctx).Query(ctx, `
 		WITH due AS (
 			SELECT id FROM fakepay_deliveries WHERE due <= $1 ORDER BY due, seq LIMIT $3 FOR UPDATE SKIP LOCKED)
 		UPDATE fakepay_deliveries d SET due = $2 FROM due WHERE d.id = due.id
@@ -209,20 +231,20 @@ func (l *Ledger) Claim(ctx context.Context, now time.Time, lease time.Duration, 
 
 // Acknowledge forgets an accepted delivery.
 func (l *Ledger) Acknowledge(ctx context.Context, id string) error {
-	_, err := l.pool.Exec(ctx, `DELETE FROM fakepay_deliveries WHERE id = $1`, id)
+	_, err := l.poolFor(ctx).Exec(ctx, `DELETE FROM fakepay_deliveries WHERE id = $1`, id)
 	return err
 }
 
 // Reschedule records a refused attempt.
 func (l *Ledger) Reschedule(ctx context.Context, id string, due time.Time, attempts int) error {
-	_, err := l.pool.Exec(ctx, `UPDATE fakepay_deliveries SET due = $2, attempts = $3 WHERE id = $1`, id, due, attempts)
+	_, err := l.poolFor(ctx).Exec(ctx, `UPDATE fakepay_deliveries SET due = $2, attempts = $3 WHERE id = $1`, id, due, attempts)
 	return err
 }
 
 // Pending counts unacknowledged deliveries.
 func (l *Ledger) Pending(ctx context.Context) (int, error) {
 	var n int
-	err := l.pool.QueryRow(ctx, `SELECT count(*) FROM fakepay_deliveries`).Scan(&n)
+	err := l.poolFor(ctx).QueryRow(ctx, `SELECT count(*) FROM fakepay_deliveries`).Scan(&n)
 	return n, err
 }
 
