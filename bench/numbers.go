@@ -101,6 +101,7 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 	rows := []Row{
 		{"admitted request through Foyer vs bare `reverse_proxy` without Foyer's cookies (what a fan pays for the room)", "≥ 0.97×, p99 ≤ 1.1×", ratioCell(w["admitted"], 0), wrk, fmt.Sprintf(wrkCmd, "admitted")},
 		{"admitted request vs bare `reverse_proxy` given the same cookies (the room's own work)", "≥ 0.97×", ratioCell(w["admitted"], 1), wrk, fmt.Sprintf(wrkCmd, "admitted")},
+		{"bare `reverse_proxy` given Foyer's cookies vs without them (what the cookie bytes alone cost, no waiting room)", "—", ratioCell(w["admitted"], 2), wrk, fmt.Sprintf(wrkCmd, "admitted")},
 		{"admitted request vs bare `reverse_proxy`, same cookies", "≥ 0.95×, p99 ≤ 1.2×", ratioCell([]Ratio{proxy}, 0), own, "`bin/onsale bench proxy`"},
 		{"status poll vs Caddy `respond` without cookies", "≥ 0.95×, p99 ≤ 1.2×", ratioCell(w["poll"], 0), wrk, fmt.Sprintf(wrkCmd, "poll")},
 		{"status poll vs Caddy `respond`, same cookies", "≥ 0.95×", ratioCell(w["poll"], 1), wrk, fmt.Sprintf(wrkCmd, "poll")},

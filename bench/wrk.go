@@ -184,6 +184,21 @@ func wrkCompare(o WrkOptions, bases []wrkTarget, cand wrkTarget) ([]Ratio, error
 			b.name, r.Throughput, r.ThroughputLow, r.ThroughputHigh, r.P99, r.P99Low, r.P99High, r.Rounds)
 		ratios = append(ratios, r)
 	}
+	// With two baselines (the same site with and without the candidate's
+	// cookies), the second against the first is what the extra bytes cost
+	// on their own, with no waiting room: the share of the gap that is the
+	// browser's to send, not the room's work.
+	if len(bases) == 2 {
+		var tput, tail []float64
+		for r := range results[0] {
+			tput = append(tput, results[1][r].rps/results[0][r].rps)
+			tail = append(tail, float64(results[1][r].p99)/float64(results[0][r].p99))
+		}
+		r := ratioOf(tput, tail)
+		fmt.Printf("ratio of %s vs %s: throughput %.3f x (%.3f-%.3f)  p99 %.3f x (%.3f-%.3f)\n",
+			bases[1].name, bases[0].name, r.Throughput, r.ThroughputLow, r.ThroughputHigh, r.P99, r.P99Low, r.P99High)
+		ratios = append(ratios, r)
+	}
 	return ratios, nil
 }
 
