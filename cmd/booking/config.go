@@ -78,7 +78,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	str(&c.webhookSecret, "webhook-secret", "BOOKING_WEBHOOK_SECRET", "", "secret that signs webhooks; empty makes a random one per process")
 	str(&c.ticketSecret, "ticket-secret", "BOOKING_TICKET_SECRET", "", "secret that signs ticket codes and order links; empty makes a random one per process")
 	var holdTTL, payDelay, maxPer, payCopies, reconcileAfter, dbMaxConns, dbBgConns string
-	str(&dbMaxConns, "db-max-conns", "BOOKING_DB_MAX_CONNS", "0", "PostgreSQL connections per process for the fans' requests; 0 is 4 per CPU, at least 8 (processes sharing a database share its max_connections)")
+	str(&dbMaxConns, "db-max-conns", "BOOKING_DB_MAX_CONNS", "0", "PostgreSQL connections per process for the fans' requests; 0 is 8 per CPU, at least 16 (processes sharing a database share its max_connections)")
 	str(&dbBgConns, "db-background-conns", "BOOKING_DB_BACKGROUND_CONNS", "0", "PostgreSQL connections per process for work no fan waits on (workers, payment webhooks), beside -db-max-conns; 0 is a quarter of it, at least 2")
 	str(&holdTTL, "hold-ttl", "BOOKING_HOLD_TTL", "5m", "how long a hold lasts, and how far checkout extends it")
 	str(&maxPer, "max-per-customer", "BOOKING_MAX_PER_CUSTOMER", "4", "seats one customer may hold or buy per event")
