@@ -104,7 +104,7 @@ func (s *Store) BackgroundPool() *pgxpool.Pool { return s.background }
 // webhooks) has a small pool of its own. Sharing one pool, eight webhooks and
 // four ticket deliveries at once could take every connection, and the fans'
 // holds and checkouts then queued behind them; now such work queues only
-// behind itself, and the fans' pool is theirs (README, "Booking service").
+// behind itself, and the fans' pool is theirs (README, "The booking service").
 func (s *Store) poolFor(ctx context.Context) *pgxpool.Pool {
 	if booking.IsBackground(ctx) {
 		return s.background

@@ -69,7 +69,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		}
 		// The provider's webhook deliveries and what the workers ask of it
 		// share the store's background pool; a fan's checkout creating a
-		// payment keeps the fans' pool (README, "Booking service").
+		// payment keeps the fans' pool (README, "The booking service").
 		ledger = l.WithBackground(pg.BackgroundPool(), booking.IsBackground)
 		a.pools = []namedPool{{"requests", pg.Pool()}, {"background", pg.BackgroundPool()}}
 		a.deps = append(a.deps, dependency{"postgres", pg.Ping})
