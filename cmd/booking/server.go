@@ -138,7 +138,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	webhooks := newWebhookCounter()
 	// Every API answer says in its Server-Timing header how long it waited
 	// for a database connection and spent in the database (README,
-	// "Booking service").
+	// "The booking service").
 	timed := servertiming.Middleware(api)
 	mux.Handle("/api/", timed)
 	mux.Handle("POST /api/payments/webhook", webhooks.wrap(timed))
