@@ -77,16 +77,26 @@ func countCommands(b *testing.B, admin *redis.Client, ops int, unit string, fn f
 	b.ReportMetric(float64(calls)/float64(ops), "redis-calls/"+unit)
 }
 
-// BenchmarkJoin is a fan joining a room where others wait: the hot path of an
-// on-sale's first minutes.
-func BenchmarkJoin(b *testing.B) {
+// benchLineBehindOne is a room whose first visitor walked in, so that
+// everyone who joins after waits: what a join meets in an on-sale's first
+// minutes.
+func benchLineBehindOne(b *testing.B) (*redisstore.Store, *redis.Client, waitingroom.Limits) {
+	b.Helper()
 	s, admin := benchStore(b)
 	ctx := context.Background()
 	if err := s.Init(ctx, "bench", waitingroom.Seed{}); err != nil {
 		b.Fatal(err)
 	}
 	lim := benchLimits()
-	s.Join(ctx, "bench", "first", benchT0, lim) // walks in; everyone after waits
+	s.Join(ctx, "bench", "first", benchT0, lim)
+	return s, admin, lim
+}
+
+// BenchmarkJoin is a fan joining a room where others wait: the hot path of an
+// on-sale's first minutes.
+func BenchmarkJoin(b *testing.B) {
+	s, admin, lim := benchLineBehindOne(b)
+	ctx := context.Background()
 	countCommands(b, admin, b.N, "join", func() {
 		for i := range b.N {
 			if _, err := s.Join(ctx, "bench", "v"+strconv.Itoa(i), benchT0, lim); err != nil {
@@ -363,13 +373,8 @@ func BenchmarkMemoryPerWaitingFanWithHeartbeats(b *testing.B) {
 // wait. ns/op and allocs/op are per fan.
 func BenchmarkJoinBatch(b *testing.B) {
 	const joinBatchSize = 24
-	s, admin := benchStore(b)
+	s, admin, lim := benchLineBehindOne(b)
 	ctx := context.Background()
-	if err := s.Init(ctx, "bench", waitingroom.Seed{}); err != nil {
-		b.Fatal(err)
-	}
-	lim := benchLimits()
-	s.Join(ctx, "bench", "first", benchT0, lim) // walks in; everyone after waits
 	visitors := make([]string, joinBatchSize)
 	for i := range visitors {
 		visitors[i] = waitingroom.NewVisitorID().String()
