@@ -82,8 +82,17 @@ func TestFairnessReportChecksEveryPlace(t *testing.T) {
 		t.Fatalf("admissions cover %d places, serving %d, fans %d", next, rep.Counts.Serving, len(fans))
 	}
 
+	// Change the seed's first hex digit; a fixed "00" prefix left one seed
+	// in 256 (those that begin with it) untouched, and the check then passed.
 	tampered := rep
-	tampered.Seed = "00" + rep.Seed[2:]
+	first := "0"
+	if rep.Seed[0] == '0' {
+		first = "1"
+	}
+	tampered.Seed = first + rep.Seed[1:]
+	if tampered.Seed == rep.Seed {
+		t.Fatal("the tampered seed is the seed")
+	}
 	if _, _, err := waitingroom.VerifyPlace(tampered, 0); err == nil {
 		t.Fatal("a seed that does not match the commitment verified")
 	}
