@@ -46,3 +46,21 @@ func BenchmarkAdmittedRequest(b *testing.B) {
 		b.Fatal("the admitted request did not reach the origin with its pass")
 	}
 }
+
+// BenchmarkJoin is a newcomer's first status call: no cookie, a place made,
+// a ticket sealed and set, the status answered.
+func BenchmarkJoin(b *testing.B) {
+	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true}}, nil)
+	req := get("/_waiting-room/status")
+	req.Header.Set("Accept", "application/json")
+	b.ReportAllocs()
+	b.ResetTimer()
+	var rec *httptest.ResponseRecorder
+	for b.Loop() {
+		rec = httptest.NewRecorder()
+		_ = h.ServeHTTP(rec, req, &origin{})
+	}
+	if rec.Code != http.StatusOK || len(rec.Result().Cookies()) != 1 {
+		b.Fatal(rec.Code, rec.Result().Cookies())
+	}
+}

@@ -74,29 +74,41 @@ func (h *Handler) dropOurCookies(hdr http.Header) {
 // base64url and JWTs, valid cookie octets by construction, so the header is
 // written directly rather than through http.Cookie's validation.
 func setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {
-	var b strings.Builder
-	b.Grow(len(name) + len(value) + 64)
-	b.WriteString(name)
-	b.WriteByte('=')
-	b.WriteString(value)
-	b.WriteString("; Path=/; Max-Age=")
-	b.WriteString(strconv.Itoa(maxAge))
-	b.WriteString("; HttpOnly; SameSite=Lax")
+	var line [640]byte // a pass and its attributes fit: the line costs one string
+	b := append(append(append(line[:0], name...), '='), value...)
+	addSetCookie(w, appendCookieAttributes(b, r, maxAge))
+}
+
+// appendCookieAttributes ends a Set-Cookie line: every cookie of ours is
+// the whole site's, kept from scripts, and sent on top-level navigation.
+func appendCookieAttributes(b []byte, r *http.Request, maxAge int) []byte {
+	b = append(b, "; Path=/; Max-Age="...)
+	b = strconv.AppendInt(b, int64(maxAge), 10)
+	b = append(b, "; HttpOnly; SameSite=Lax"...)
 	if r.TLS != nil {
-		b.WriteString("; Secure")
+		b = append(b, "; Secure"...)
 	}
-	w.Header().Add("Set-Cookie", b.String())
+	return b
+}
+
+func addSetCookie(w http.ResponseWriter, line []byte) {
+	hdr := w.Header()
+	hdr["Set-Cookie"] = append(hdr["Set-Cookie"], string(line))
 }
 
 // setTicket hands the visitor their (renewed) ticket. admit calls it when the
 // ticket changed (it carries the last position shown) or is due for renewal
-// (Room.MustReseal), not on every poll.
+// (Room.MustReseal), not on every poll. The ticket is sealed straight into
+// the cookie's line: every newcomer gets one.
 func (h *Handler) setTicket(w http.ResponseWriter, r *http.Request, vis waitingroom.Visit) {
 	if vis.Ticket.Room == "" {
 		return // no place was given (closed, sold out): nothing to keep
 	}
 	life := h.room.Settings().TicketLifetime
-	setCookie(w, r, h.ticketCk, h.room.SealTicket(vis.Ticket), int(life/time.Second))
+	var line [640]byte
+	b := append(append(line[:0], h.ticketCk...), '=')
+	b = h.room.AppendSealedTicket(b, vis.Ticket)
+	addSetCookie(w, appendCookieAttributes(b, r, int(life/time.Second)))
 }
 
 // setPass hands the visitor their admission pass, valid until the session ends.

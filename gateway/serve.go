@@ -274,12 +274,16 @@ func writeJSON(w http.ResponseWriter, code int, v any) error {
 // writeBody answers a JSON body, not to be cached unless the caller said so.
 func writeBody(w http.ResponseWriter, code int, body []byte) error {
 	hdr := w.Header()
-	// Fresh slices: a later handler may edit header values in place.
-	hdr["Content-Type"] = []string{"application/json"}
+	// Fresh slices, since a later handler may edit header values in place;
+	// one array holds all three, each slice capped so that appending to one
+	// never writes over the next.
+	vals := [...]string{"application/json", "no-store", strconv.Itoa(len(body))}
+	own := vals[:]
+	hdr["Content-Type"] = own[0:1:1]
 	if _, ok := hdr["Cache-Control"]; !ok {
-		hdr["Cache-Control"] = []string{"no-store"}
+		hdr["Cache-Control"] = own[1:2:2]
 	}
-	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	hdr["Content-Length"] = own[2:3:3]
 	w.WriteHeader(code)
 	_, err := w.Write(body)
 	return err

@@ -23,7 +23,7 @@ type SigningKey struct {
 	ticketKey []byte
 	seedKey   []byte    // keys the MAC of proof-of-work seeds
 	seedMACs  sync.Pool // of keyed HMAC-SHA256 states for seeds
-	macs      sync.Pool // of keyed HMAC-SHA256 states for tickets
+	macs      sync.Pool // of *ticketMACState, keyed HMAC-SHA256 states for tickets
 }
 
 // GenerateSigningKey makes a fresh random key.

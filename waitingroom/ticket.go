@@ -78,7 +78,15 @@ var ticketEncoding = base64.RawURLEncoding
 
 // SealTicket encodes and authenticates a ticket as a cookie value.
 func (k *SigningKey) SealTicket(t Ticket) string {
-	buf := make([]byte, 0, 96)
+	return string(k.AppendSealedTicket(make([]byte, 0, 128), t))
+}
+
+// AppendSealedTicket appends the sealed ticket, as SealTicket gives it, to
+// dst. A join seals one for every newcomer: built in a pooled buffer and
+// encoded straight into the caller's, the cookie line costs one string.
+func (k *SigningKey) AppendSealedTicket(dst []byte, t Ticket) []byte {
+	m := k.ticketMACState()
+	buf := m.scratch[:0]
 	buf = append(buf, ticketVersion)
 	var flags byte
 	if t.Claimed {
@@ -97,22 +105,40 @@ func (k *SigningKey) SealTicket(t Ticket) string {
 	buf = binary.AppendUvarint(buf, t.Place)
 	buf = append(buf, byte(len(t.Room)))
 	buf = append(buf, t.Room...)
-	var sum [sha256.Size]byte
-	buf = append(buf, k.ticketMAC(buf, sum[:0])...)
-	return ticketEncoding.EncodeToString(buf)
+	m.h.Reset()
+	m.h.Write(buf)
+	buf = m.h.Sum(buf)[:len(buf)+ticketMACSize]
+	dst = ticketEncoding.AppendEncode(dst, buf)
+	m.scratch = buf[:0]
+	k.macs.Put(m)
+	return dst
 }
 
-// ticketMAC appends the payload's tag to out. Keyed HMAC states are pooled:
-// every status poll opens and seals a ticket, and keying a fresh HMAC costs
-// as much as the MAC itself.
-func (k *SigningKey) ticketMAC(payload, out []byte) []byte {
-	m, _ := k.macs.Get().(hash.Hash)
-	if m == nil {
-		m = hmac.New(sha256.New, k.ticketKey)
+// ticketMACState is a keyed HMAC state with room to build a payload in.
+// They are pooled: every status poll opens and seals a ticket, and keying a
+// fresh HMAC costs as much as the MAC itself.
+type ticketMACState struct {
+	h       hash.Hash
+	scratch []byte // a payload and its full tag fit: see ticketScratch
+}
+
+// ticketScratch holds the largest payload (a room name of 255 bytes) and a
+// whole SHA-256 sum appended to it.
+const ticketScratch = 2 + 16 + 6*binary.MaxVarintLen64 + 1 + 255 + sha256.Size
+
+func (k *SigningKey) ticketMACState() *ticketMACState {
+	if m, ok := k.macs.Get().(*ticketMACState); ok {
+		return m
 	}
-	m.Reset()
-	m.Write(payload)
-	out = m.Sum(out)[:len(out)+ticketMACSize]
+	return &ticketMACState{h: hmac.New(sha256.New, k.ticketKey), scratch: make([]byte, 0, ticketScratch)}
+}
+
+// ticketMAC appends the payload's tag to out.
+func (k *SigningKey) ticketMAC(payload, out []byte) []byte {
+	m := k.ticketMACState()
+	m.h.Reset()
+	m.h.Write(payload)
+	out = m.h.Sum(out)[:len(out)+ticketMACSize]
 	k.macs.Put(m)
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -36,6 +37,33 @@ func TestTicketRoundTrip(t *testing.T) {
 	if out != in {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", out, in)
 	}
+}
+
+// Sealing builds each payload in a pooled buffer: tickets sealed at once,
+// of rooms of every name length, must each come out whole and as their own.
+func TestTicketsSealedAtOnceStayApart(t *testing.T) {
+	k := testKey(t)
+	now := time.Unix(1_780_000_000, 0)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 64 {
+				room := strings.Repeat("r", 1+(g*64+i)%64)
+				in := Ticket{Room: room, Visitor: NewVisitorID(), Key: uint64(g*1000 + i), Joined: now, Seen: now, Place: uint64(i)}
+				v := string(k.AppendSealedTicket([]byte("x="), in))
+				if v != "x="+k.SealTicket(in) {
+					t.Errorf("appended and sealed tickets differ for room %q", room)
+					return
+				}
+				out, err := k.OpenTicket(v[2:], room, now, time.Hour)
+				if err != nil || out != in {
+					t.Errorf("round trip of %+v: got %+v, %v", in, out, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func TestTicketRejected(t *testing.T) {
