@@ -143,10 +143,17 @@ func TestAdmittedRequestCarriesOnlyOurPass(t *testing.T) {
 	if rec.Header().Get("X-Waiting-Room-Internal") != "" {
 		t.Fatal("an X-Waiting-Room-* response header leaked to the client")
 	}
-	// Later requests go straight through on the cookie.
-	rec2 := serve(h, o, get("/seats", cookieFrom(rec, "foyer_pass")))
+	// Later requests go straight through on the cookie, stripped the same:
+	// a header under any spelling, even one never made canonical.
+	req2 := get("/seats", cookieFrom(rec, "foyer_pass"))
+	req2.Header.Set("X-Waiting-Room-Pass", "forged")
+	req2.Header["x-waiting-room-raw"] = []string{"evil"}
+	rec2 := serve(h, o, req2)
 	if o.calls != 2 || rec2.Body.String() != "origin" {
 		t.Fatalf("second request with the pass: %d %q", rec2.Code, rec2.Body.String())
+	}
+	if got := o.lastReq.Header.Values(headerPass); len(got) != 1 || got[0] == "forged" || o.lastReq.Header["x-waiting-room-raw"] != nil {
+		t.Fatalf("client-sent headers reached the origin beside a pass: %v", o.lastReq.Header)
 	}
 }
 

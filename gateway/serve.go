@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -26,11 +27,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if rest, ok := h.underPrefix(r.URL.Path); ok {
 		return h.serveEndpoint(w, r, rest)
 	}
-	stripWaitingRoomHeaders(r.Header)
 	if h.account != nil && h.account.isLogin(r) {
 		// The login page is how fans get the token the room asks for: it
 		// is never queued. Like any request that goes on, it goes without
-		// the room's cookies.
+		// the room's cookies and without a client's X-Waiting-Room-*.
+		stripWaitingRoomHeaders(r.Header)
 		h.dropOurCookies(r.Header)
 		return next.ServeHTTP(w, r)
 	}
@@ -177,8 +178,10 @@ func (h *Handler) visit(ctx context.Context, r *http.Request, ticket string) (vi
 }
 
 // forward sends an admitted request on to the origin with the pass, and acts on
-// the origin's command in the response.
+// the origin's command in the response. Only the gateway speaks X-Waiting-Room-*
+// to the origin: whatever of it the client sent goes first.
 func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, tok string, p waitingroom.Pass) error {
+	stripWaitingRoomHeaders(r.Header)
 	h.dropOurCookies(r.Header)
 	r.Header.Set(headerPass, tok)
 	cw := &commandWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, pass: p}
@@ -201,9 +204,20 @@ func (h *Handler) writeStatus(w http.ResponseWriter, st waitingroom.Status) erro
 		code = http.StatusTooManyRequests
 		w.Header().Set("Retry-After", strconv.Itoa(st.RefreshSeconds))
 	}
-	body := st.AppendJSON(make([]byte, 0, 320))
-	return writeBody(w, code, append(body, '\n'))
+	buf := statusBodies.Get().(*[]byte)
+	body := append(st.AppendJSON((*buf)[:0]), '\n')
+	err := writeBody(w, code, body)
+	// A Writer must not keep what it is given (io.Writer), so the buffer
+	// is free again: polls and joins are the hot paths.
+	if cap(body) <= 4096 {
+		*buf = body
+		statusBodies.Put(buf)
+	}
+	return err
 }
+
+// statusBodies are buffers for status JSON, which is a few hundred bytes.
+var statusBodies = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // writePageStatus answers the waiting page's own poll (status?page): the status
 // with the page's words for it, as a live update carries them.

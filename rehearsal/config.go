@@ -32,6 +32,7 @@ type StackConfig struct {
 	Store                string // memory, redis (a private server) or a loopback redis:// URL
 	DatabaseURL          string // PostgreSQL for the booking service; empty: memory
 	DBMaxConns           int    // the booking service's pool bound on it; 0: its default
+	DBBackgroundConns    int    // its pool for work no fan waits on; 0: its default
 	Rate, Cap            int    // new_users_per_minute, total_active_users
 	Session, Grace       time.Duration
 	HoldTTL              time.Duration // the booking service's hold time
@@ -52,6 +53,8 @@ func (c Config) Validate() error {
 		return errors.New("rehearsal: durations must be positive")
 	case c.Stack.DBMaxConns < 0 || c.Stack.DBMaxConns > 1000:
 		return errors.New("rehearsal: -db-max-conns must be 0 to 1000")
+	case c.Stack.DBBackgroundConns < 0 || c.Stack.DBBackgroundConns > 1000:
+		return errors.New("rehearsal: -db-background-conns must be 0 to 1000")
 	case c.Bots < 0 || c.Bots > 10_000_000:
 		return errors.New("rehearsal: -bots must be 0 to 10,000,000")
 	case c.Jitter < 0 || c.Jitter > 1 || c.Abandon < 0 || c.Late < 0 || c.Abandon+c.Late > 1:

@@ -127,12 +127,7 @@ http://127.0.0.1:%d {
 		"-admin-token", s.adminToken,
 		"-hold-ttl", c.HoldTTL.String(),
 	}
-	if c.DatabaseURL != "" {
-		args = append(args, "-database-url", c.DatabaseURL)
-		if c.DBMaxConns > 0 {
-			args = append(args, "-db-max-conns", strconv.Itoa(c.DBMaxConns))
-		}
-	}
+	args = append(args, bookingDBArgs(c)...)
 	if bookingRedis != "" {
 		args = append(args, "-redis-url", bookingRedis)
 	}
@@ -182,6 +177,23 @@ func (s *stack) stop() {
 }
 
 // idleLine is the room's waiting_idle_timeout line, if one is set.
+// bookingDBArgs are the booking service's flags for its database: none on
+// the memory store, and a pool size only where the rehearsal was given one
+// (otherwise the service's own defaults are what is rehearsed).
+func bookingDBArgs(c StackConfig) []string {
+	if c.DatabaseURL == "" {
+		return nil
+	}
+	args := []string{"-database-url", c.DatabaseURL}
+	if c.DBMaxConns > 0 {
+		args = append(args, "-db-max-conns", strconv.Itoa(c.DBMaxConns))
+	}
+	if c.DBBackgroundConns > 0 {
+		args = append(args, "-db-background-conns", strconv.Itoa(c.DBBackgroundConns))
+	}
+	return args
+}
+
 func idleLine(d time.Duration) string {
 	if d <= 0 {
 		return ""

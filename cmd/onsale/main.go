@@ -258,6 +258,7 @@ func rehearsalFlags(args []string) (c rehearsal.Config, cpuProfile string, err e
 	fs.StringVar(&c.Stack.Store, "store", "memory", "the room's store: memory, redis (a private redis-server, also the booking outbox's stream) or a loopback redis:// URL")
 	fs.StringVar(&c.Stack.DatabaseURL, "database-url", "", "PostgreSQL URL of a fresh database for the booking service (empty: memory)")
 	fs.IntVar(&c.Stack.DBMaxConns, "db-max-conns", 0, "the booking service's connection pool bound on the database (0: its default, 8 per CPU and at least 16)")
+	fs.IntVar(&c.Stack.DBBackgroundConns, "db-background-conns", 0, "the booking service's second pool, for work no fan waits on: workers, payment webhooks (0: its default, a quarter of the first and at least 2)")
 	fs.IntVar(&c.Stack.Rate, "rate", 6000, "the room's new_users_per_minute")
 	fs.IntVar(&c.Stack.Cap, "cap", 1000, "the room's total_active_users")
 	fs.DurationVar(&c.Stack.Session, "session", 10*time.Minute, "the room's session_duration")
