@@ -183,7 +183,7 @@ func (h *Handler) visit(ctx context.Context, r *http.Request, ticket string) (vi
 func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, tok string, p waitingroom.Pass) error {
 	stripWaitingRoomHeaders(r.Header)
 	h.dropOurCookies(r.Header)
-	r.Header.Set(headerPass, tok)
+	r.Header[headerPass] = []string{tok} // the name is canonical already: Set would check it again
 	cw := &commandWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, pass: p}
 	return next.ServeHTTP(cw, r)
 }
