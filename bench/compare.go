@@ -41,12 +41,14 @@ func compare(c Options, base, cand contender) (Ratio, error) {
 	}
 	var rb, rc []loadgen.Result
 	for i := 0; i < c.Rounds; i++ {
-		for _, k := range []contender{base, cand} {
+		pair := []contender{base, cand}
+		for _, j := range roundOrder(i, len(pair)) {
+			k := pair[j]
 			res, err := loadgen.Run(c.Conns, round, c.MaxRequests, k.req, k.check)
 			if err != nil {
 				return Ratio{}, fmt.Errorf("%s: %w", k.name, err)
 			}
-			if k.name == base.name {
+			if j == 0 {
 				rb = append(rb, res)
 			} else {
 				rc = append(rc, res)
@@ -54,9 +56,9 @@ func compare(c Options, base, cand contender) (Ratio, error) {
 			fmt.Printf("  round %d  %-22s %9.0f req/s  p50 %7s  p99 %7s\n", i+1, k.name, res.RPS(), res.Quantile(.5).Round(time.Microsecond), res.Quantile(.99).Round(time.Microsecond))
 		}
 	}
-	// Each round of the candidate is set against the baseline round just
-	// before it, so that a machine growing busier or quieter over the run
-	// weighs on both sides of every ratio alike.
+	// Each round of the candidate is set against the baseline round next to
+	// it, and the two take turns going first (roundOrder), so that a machine
+	// growing busier or quieter over the run weighs on both sides alike.
 	p99 := func(r loadgen.Result) float64 { return float64(r.Quantile(.99)) }
 	var tput, tail []float64
 	for i := range rb {

@@ -97,7 +97,7 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 		return nil, fmt.Errorf("scale: %w", err)
 	}
 
-	wrkCmd := "`bin/onsale bench wrk -only %s`"
+	wrkCmd := fmt.Sprintf("`bin/onsale bench wrk -rounds %d -round %s -only %%s`", o.Wrk.Rounds, o.Wrk.Round)
 	rows := []Row{
 		{"admitted request through Foyer vs bare `reverse_proxy` without Foyer's cookies (what a fan pays for the room)", "≥ 0.97×, p99 ≤ 1.1×", ratioCell(w["admitted"], 0), wrk, fmt.Sprintf(wrkCmd, "admitted")},
 		{"admitted request vs bare `reverse_proxy` given the same cookies (the room's own work)", "≥ 0.97×", ratioCell(w["admitted"], 1), wrk, fmt.Sprintf(wrkCmd, "admitted")},

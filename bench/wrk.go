@@ -63,7 +63,7 @@ func Wrk(o WrkOptions) (map[string][]Ratio, error) {
 		}
 		return false
 	}
-	fmt.Printf("wrk: %d threads, %d connections, %d alternating rounds of %s per contender\n",
+	fmt.Printf("wrk: %d threads, %d connections, %d rounds of %s per contender, taking turns\n",
 		o.Threads, o.Conns, o.Rounds, o.Round)
 	out := map[string][]Ratio{}
 	for _, sc := range []struct {
@@ -149,10 +149,10 @@ func wrkJoin(o WrkOptions, store string) ([]Ratio, error) {
 		wrkTarget{"foyer join", site.room + "/_waiting-room/status", []string{accept}})
 }
 
-// wrkCompare runs a warm-up of every contender, then rounds in which each
-// baseline and then the candidate run once, and prints for each baseline the
+// wrkCompare runs a warm-up of every contender, then rounds in which every
+// contender runs once, in turns (roundOrder), and prints for each baseline the
 // median of the paired ratios (the candidate's round against that baseline's
-// round just before it) with their lowest and highest.
+// round of the same number) with their lowest and highest.
 func wrkCompare(o WrkOptions, bases []wrkTarget, cand wrkTarget) ([]Ratio, error) {
 	all := append(append([]wrkTarget(nil), bases...), cand)
 	for _, t := range all {
@@ -161,13 +161,17 @@ func wrkCompare(o WrkOptions, bases []wrkTarget, cand wrkTarget) ([]Ratio, error
 		}
 	}
 	results := make([][]wrkResult, len(all))
+	for i := range results {
+		results[i] = make([]wrkResult, o.Rounds)
+	}
 	for r := 0; r < o.Rounds; r++ {
-		for i, t := range all {
+		for _, i := range roundOrder(r, len(all)) {
+			t := all[i]
 			res, err := runWrk(o, t, o.Round)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", t.name, err)
 			}
-			results[i] = append(results[i], res)
+			results[i][r] = res
 			fmt.Printf("  round %d  %-34s %9.0f req/s  p99 %8s\n", r+1, t.name, res.rps, res.p99.Round(time.Microsecond))
 		}
 	}

@@ -88,7 +88,7 @@ func commonFlags(fs *flag.FlagSet) *bench.Options {
 	var c bench.Options
 	fs.StringVar(&c.Foyer, "foyer", "bin/foyer", "path of the foyer binary")
 	fs.IntVar(&c.Conns, "conns", 32, "concurrent keep-alive connections")
-	fs.IntVar(&c.Rounds, "rounds", 7, "rounds per contender, alternated")
+	fs.IntVar(&c.Rounds, "rounds", 8, "rounds per contender, taking turns (an even number: each order is run both ways)")
 	fs.Float64Var(&c.RoundSecs, "seconds", 2, "length of a round")
 	fs.IntVar(&c.MaxRequests, "max-requests", 2_000_000, "upper bound on requests per round")
 	return &c
@@ -170,8 +170,8 @@ func benchWrk(args []string) error {
 	fs.StringVar(&o.Wrk, "wrk", "wrk", "path of the wrk binary")
 	fs.IntVar(&o.Threads, "threads", 2, "wrk threads")
 	fs.IntVar(&o.Conns, "conns", 64, "wrk connections")
-	fs.IntVar(&o.Rounds, "rounds", 5, "rounds per contender, alternated")
-	fs.DurationVar(&o.Round, "round", 6*time.Second, "length of a round")
+	fs.IntVar(&o.Rounds, "rounds", 10, "rounds per contender, taking turns (an even number: each order is run both ways)")
+	fs.DurationVar(&o.Round, "round", 3*time.Second, "length of a round")
 	fs.StringVar(&o.RedisURL, "store", "", "Redis URL for the join on a Redis store (empty: skip it)")
 	only := fs.String("only", "", "comma-separated scenarios: admitted, poll, join, join-redis (default: all)")
 	_ = fs.Parse(args)
@@ -189,8 +189,8 @@ func benchNumbers(args []string) error {
 	fs.StringVar(&o.RedisURL, "store", "redis://127.0.0.1:6379", "Redis URL for the joins on a Redis store")
 	fs.IntVar(&o.Wrk.Threads, "wrk-threads", 2, "wrk threads")
 	fs.IntVar(&o.Wrk.Conns, "wrk-conns", 64, "wrk connections")
-	fs.IntVar(&o.Wrk.Rounds, "wrk-rounds", 9, "wrk rounds per contender, alternated: nine, since one round in a few is disturbed on a shared machine and the median must not be")
-	fs.DurationVar(&o.Wrk.Round, "wrk-round", 6*time.Second, "length of a wrk round")
+	fs.IntVar(&o.Wrk.Rounds, "wrk-rounds", 20, "wrk rounds per contender, taking turns: many short rounds, since the machine drifts over seconds and one round in a few is disturbed, and the median of many pairs must not be; an even number runs each order both ways")
+	fs.DurationVar(&o.Wrk.Round, "wrk-round", 3*time.Second, "length of a wrk round")
 	readme := fs.String("readme", "", "write the table between the numbers markers of this README")
 	_ = fs.Parse(args)
 	o.Own, o.Wrk.Foyer = *c, c.Foyer
