@@ -40,8 +40,8 @@ func compare(c Options, base, cand contender) (Ratio, error) {
 		}
 	}
 	var rb, rc []loadgen.Result
+	pair := []contender{base, cand}
 	for i := 0; i < c.Rounds; i++ {
-		pair := []contender{base, cand}
 		for _, j := range roundOrder(i, len(pair)) {
 			k := pair[j]
 			res, err := loadgen.Run(c.Conns, round, c.MaxRequests, k.req, k.check)

@@ -176,7 +176,6 @@ func (s *stack) stop() {
 	}
 }
 
-// idleLine is the room's waiting_idle_timeout line, if one is set.
 // bookingDBArgs are the booking service's flags for its database: none on
 // the memory store, and a pool size only where the rehearsal was given one
 // (otherwise the service's own defaults are what is rehearsed).
@@ -194,6 +193,7 @@ func bookingDBArgs(c StackConfig) []string {
 	return args
 }
 
+// idleLine is the room's waiting_idle_timeout line, if one is set.
 func idleLine(d time.Duration) string {
 	if d <= 0 {
 		return ""
