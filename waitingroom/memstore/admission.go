@@ -211,15 +211,30 @@ func removeSession(r *memRoom, ses *session) {
 	delete(r.live, ses.visitor)
 }
 
-// claimIdled answers a visitor whose session idled out, as an admission that
-// lapsed when it did: within the return window after the idle-out (or while
-// holding a returner's slot, having come back in time) at the front; never
-// while the room admits nobody; after the window, their turn has passed.
+// idledSession is a session that idled out: when, and when it would have
+// ended. Its holder may come back to the time it had left, never to more
+// (README, "Idle sessions").
+type idledSession struct {
+	at, ends time.Time
+}
+
+// claimIdled answers a visitor whose session idled out. Within the return
+// window after the idle-out (or while holding a returner's slot, having come
+// back in time) they resume that session, to the end it had: a ticket's
+// sessions together never outlast one session_duration. Never while the room
+// admits nobody; with no time left the session has finished; after the window
+// their turn has passed. Either way the idle-out is used up: one resumption
+// per idle-out.
 func (r *memRoom) claimIdled(visitor string, now time.Time, lim waitingroom.Limits) waitingroom.ClaimResult {
+	io := r.idled[visitor]
 	asked, returning := r.returners[visitor]
 	returning = returning && now.Sub(asked) < waitingroom.ReturnerWindow
 	delete(r.returners, visitor)
-	if !returning && !now.Before(r.idled[visitor].Add(lim.ReturnWindow)) {
+	if !now.Before(io.ends) {
+		delete(r.idled, visitor)
+		return waitingroom.ClaimResult{Status: waitingroom.Finished}
+	}
+	if !returning && !now.Before(io.at.Add(lim.ReturnWindow)) {
 		delete(r.idled, visitor)
 		return waitingroom.ClaimResult{Status: waitingroom.Passed}
 	}
@@ -232,5 +247,15 @@ func (r *memRoom) claimIdled(visitor string, now time.Time, lim waitingroom.Limi
 	}
 	delete(r.idled, visitor)
 	r.c.Returned++
-	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}
+	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.resume(visitor, io.ends, now)}
+}
+
+// resume puts an idled-out session back, to the end it had: the same end
+// gives the same pass id (SessionPassID), so the origin sees one session.
+func (r *memRoom) resume(visitor string, ends, now time.Time) time.Time {
+	ses := &session{visitor: visitor, expires: ends}
+	heap.Push(&r.sessions, ses)
+	r.live[visitor] = ses
+	r.seen[visitor] = now
+	return ends
 }

@@ -233,13 +233,13 @@ func (r *memRoom) idleOut(now time.Time, lim waitingroom.Limits) {
 		ses := r.live[v]
 		removeSession(r, ses)
 		delete(r.seen, v)
-		r.idled[v] = now
+		r.idled[v] = idledSession{at: now, ends: ses.expires}
 		r.c.IdledOut++
 		r.revCursor++
 		r.revoked = append(r.revoked, waitingroom.Revocation{Cursor: r.revCursor, Visitor: v, IdledAt: now, ExpiresAt: ses.expires})
 	}
-	for v, at := range r.idled {
-		if !now.Before(at.Add(lim.Retention)) {
+	for v, io := range r.idled {
+		if !now.Before(io.at.Add(lim.Retention)) {
 			delete(r.idled, v)
 		}
 	}

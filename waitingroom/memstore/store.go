@@ -60,7 +60,7 @@ type memRoom struct {
 	windows  map[int64]beatWindow
 	wseq     []windowSeq
 	seen     map[string]time.Time
-	idled    map[string]time.Time
+	idled    map[string]idledSession
 	liveness waitingroom.Liveness
 
 	// What survives a loss (see waitingroom.Seed).
@@ -101,7 +101,7 @@ func (s *Store) Init(_ context.Context, name string, seed waitingroom.Seed) erro
 			returners: make(map[string]time.Time),
 			windows:   make(map[int64]beatWindow),
 			seen:      make(map[string]time.Time),
-			idled:     make(map[string]time.Time),
+			idled:     make(map[string]idledSession),
 		}
 		s.rooms[name] = r
 	}

@@ -20,6 +20,7 @@ var keyNames = [...]string{
 	"hbtmp",      // scratch bitmap of one step: the union of the windows over a block
 	"livecounts", // string: live places per block from serving on, 16 bits each
 	"livehead",   // string: live places bit by bit from serving on, near the front
+	"idledends",  // sorted set: the same visitors by when their sessions would have ended
 }
 
 // hbKey is the index of "hb" among the keys.

@@ -153,14 +153,15 @@ func TestEveryKeyExpires(t *testing.T) {
 	must(err)
 
 	keys := redisstore.RoomKeys(prefix, "r")
-	windows, err := c.Keys(ctx, keys[len(keys)-4]+":*").Result()
+	windows, err := c.Keys(ctx, keyNamed(keys, "hb")+":*").Result()
 	must(err)
 	if len(windows) == 0 {
 		t.Error("no heartbeat window was written")
 	}
-	idled := redisstore.RoomKeys(prefix, "i")[len(keys)-5]
-	for _, k := range append(append(append(keys, windows...), idled), redisstore.AccountBucket(prefix, "r", acct.Account)) {
-		if strings.HasSuffix(k, "{r}:hb") || strings.HasSuffix(k, ":hbtmp") || strings.HasSuffix(k, "{r}:idled") {
+	other := redisstore.RoomKeys(prefix, "i")
+	idled := []string{keyNamed(other, "idled"), keyNamed(other, "idledends")}
+	for _, k := range append(append(append(keys, windows...), idled...), redisstore.AccountBucket(prefix, "r", acct.Account)) {
+		if strings.HasSuffix(k, "{r}:hb") || strings.HasSuffix(k, ":hbtmp") || strings.HasSuffix(k, "{r}:idled") || strings.HasSuffix(k, "{r}:idledends") {
 			continue // a name, a scratch key deleted by the step that makes it, and the other room's
 		}
 		d, err := c.PTTL(ctx, k).Result()
@@ -174,4 +175,14 @@ func TestEveryKeyExpires(t *testing.T) {
 			t.Errorf("%s: TTL %v, above %v", k, d, ttl)
 		}
 	}
+}
+
+// keyNamed is the key of keys whose name (after the room's tag) is name.
+func keyNamed(keys []string, name string) string {
+	for _, k := range keys {
+		if strings.HasSuffix(k, "}:"+name) {
+			return k
+		}
+	}
+	panic("no key named " + name)
 }

@@ -226,9 +226,15 @@ func testSessionIdleOut(t *testing.T, h Harness) {
 	if idle == nil || idle.PassID != "" || idle.IdledAt.Before(at(60)) || idle.IdledAt.After(at(61)) || !idle.ExpiresAt.Equal(a.Expires) {
 		t.Fatalf("revocations %+v: want a's idle-out at 60 s, until its session's end %v", s.Revocations, a.Expires)
 	}
-	// a comes back: a lapsed admission, and a slot is free.
-	if c := f.claim("a", a.Key, at(71), lim); c.Status != waitingroom.Claimed {
-		t.Fatalf("a after idling out: %v, want claimed as a lapsed admission", c.Status)
+	// a comes back and a slot is free: a resumes the session it had, to the
+	// same end (so the same pass id), not a new full one.
+	c := f.claim("a", a.Key, at(71), lim)
+	if c.Status != waitingroom.Claimed || !c.Expires.Equal(a.Expires) {
+		t.Fatalf("a after idling out: %v until %v, want its session resumed until %v", c.Status, c.Expires, a.Expires)
+	}
+	// Claiming again while it is live is that same session.
+	if again := f.claim("a", a.Key, at(72), lim); again.Status != waitingroom.Claimed || !again.Expires.Equal(a.Expires) {
+		t.Fatalf("a claiming again: %v until %v, want the same session", again.Status, again.Expires)
 	}
 	// Released for good, b is finished.
 	if err := f.s.Release(f.ctx, f.room, "b", "", time.Time{}, at(72), lim); err != nil {
@@ -236,6 +242,54 @@ func testSessionIdleOut(t *testing.T, h Harness) {
 	}
 	if c := f.claim("b", b.Key, at(73), lim); c.Status != waitingroom.Finished {
 		t.Fatalf("b after release: %v, want finished", c.Status)
+	}
+}
+
+// testIdledOutSessionEndsWhenItWould: a session that idled out gives its
+// holder back only the time it had left, once per idle-out: the ticket's
+// sessions together never outlast one session length. Past the session's end
+// the visitor has finished; a second idle-out may be resumed too, to the same
+// end.
+func testIdledOutSessionEndsWhenItWould(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	lim := liveLimits()
+	lim.SessionIdle = time.Minute
+	lim.Session = 3 * time.Minute
+	lim.ReturnWindow = 10 * time.Minute
+	lim.Cap = 2
+	a := f.join("a", t0, lim)
+	if !a.Admitted {
+		t.Fatal("first visitor not admitted")
+	}
+	for sec := 1.0; sec <= 65; sec++ {
+		f.advance(at(sec), lim)
+	}
+	if s := f.snap(at(65)); s.Active != 0 || s.IdledOut != 1 {
+		t.Fatalf("active %d idled out %d; want a idled out", s.Active, s.IdledOut)
+	}
+	if c := f.claim("a", a.Key, at(66), lim); c.Status != waitingroom.Claimed || !c.Expires.Equal(a.Expires) {
+		t.Fatalf("first return: %v until %v, want resumed until %v", c.Status, c.Expires, a.Expires)
+	}
+	// Quiet again: a second idle-out, resumed to the same end once more.
+	for sec := 67.0; sec <= 130; sec++ {
+		f.advance(at(sec), lim)
+	}
+	if s := f.snap(at(130)); s.Active != 0 || s.IdledOut != 2 {
+		t.Fatalf("active %d idled out %d; want a idled out twice", s.Active, s.IdledOut)
+	}
+	if c := f.claim("a", a.Key, at(131), lim); c.Status != waitingroom.Claimed || !c.Expires.Equal(a.Expires) {
+		t.Fatalf("second return: %v until %v, want resumed until %v", c.Status, c.Expires, a.Expires)
+	}
+	// Quiet until the session would have ended: coming back then, a has
+	// finished, and no new session is opened.
+	for sec := 132.0; sec <= 200; sec++ {
+		f.advance(at(sec), lim)
+	}
+	if c := f.claim("a", a.Key, at(201), lim); c.Status != waitingroom.Finished {
+		t.Fatalf("return after the session's end: %v, want finished", c.Status)
+	}
+	if s := f.snap(at(201)); s.Active != 0 {
+		t.Fatalf("active %d after a finished; want 0", s.Active)
 	}
 }
 

@@ -78,6 +78,7 @@ func Run(t *testing.T, h Harness) {
 		{"WipedStoreJudgesNobody", testWipedStoreJudgesNobody},
 		{"BeatIgnoresAdmitted", testBeatIgnoresAdmitted},
 		{"SessionIdleOut", testSessionIdleOut},
+		{"IdledOutSessionEndsWhenItWould", testIdledOutSessionEndsWhenItWould},
 		{"SessionIdleOff", testSessionIdleOff},
 		{"ConcurrentJoins", testConcurrentJoins},
 		{"ConcurrentAdvance", testConcurrentAdvance},

@@ -55,6 +55,9 @@ if session_idle > 0 then
 			redis.call('ZREM', live, v)
 			redis.call('ZADD', idled, int(now), v)
 			redis.call('PEXPIRE', idled, ARGV[10])
+			-- Its holder may come back to the time it had left, never more.
+			redis.call('ZADD', idledends, ends, v)
+			redis.call('PEXPIRE', idledends, ARGV[10])
 			redis.call('HINCRBY', meta, 'idledout', 1)
 			local cursor = redis.call('HINCRBY', meta, 'revcur', 1)
 			local member = int(cursor) .. ':' .. ends .. ':~' .. int(now) .. ':' .. v
@@ -73,6 +76,7 @@ for _, v in ipairs(redis.call('ZRANGEBYSCORE', seen, '-inf', '(' .. int(now - se
 	end
 end
 redis.call('ZREMRANGEBYSCORE', idled, '-inf', int(now - retention))
+redis.call('ZREMRANGEBYSCORE', idledends, '-inf', int(now))
 
 -- Batches are in admission order, so the lapsed ones are at the head.
 local grace = tonumber(ARGV[7])

@@ -17,17 +17,26 @@ end
 local m = redis.call('HMGET', meta, 'serving', 'pending', 'forgot')
 local pending = num(m[2])
 
--- A session that idled out comes back as an admission that lapsed: within
--- the return window after the idle-out (or while holding a returner's slot,
--- having come back in time) at the front, into a slot no one else holds;
--- never while the room admits nobody; after the window, rejoining at the back.
+-- A session that idled out comes back to the end it had, once per idle-out:
+-- within the return window after the idle-out (or while holding a returner's
+-- slot, having come back in time) at the front, into a slot no one else holds;
+-- never while the room admits nobody; with no time left it has finished; after
+-- the window, rejoining at the back. A ticket's sessions together never
+-- outlast one session_duration.
 local idle_at = redis.call('ZSCORE', idled, visitor)
 if idle_at and place < num(m[1]) then
+	local ends = redis.call('ZSCORE', idledends, visitor)
 	local asked = redis.call('ZSCORE', returners, visitor)
 	local returning = asked and now - tonumber(asked) < tonumber(ARGV[8])
 	redis.call('ZREM', returners, visitor)
+	if not ends or now >= tonumber(ends) then
+		redis.call('ZREM', idled, visitor)
+		redis.call('ZREM', idledends, visitor)
+		return {3, 0}
+	end
 	if not returning and now >= tonumber(idle_at) + tonumber(ARGV[9]) then
 		redis.call('ZREM', idled, visitor)
+		redis.call('ZREM', idledends, visitor)
 		return {5, 0}
 	end
 	if ARGV[10] ~= '1' or redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
@@ -39,8 +48,14 @@ if idle_at and place < num(m[1]) then
 		return {2, 0}
 	end
 	redis.call('ZREM', idled, visitor)
+	redis.call('ZREM', idledends, visitor)
 	redis.call('HINCRBY', meta, 'returned', 1)
-	return {0, open_session(visitor, now, session, retention, ttl)}
+	-- The same end gives the same pass id: the origin sees one session.
+	redis.call('ZADD', live, ends, visitor)
+	redis.call('ZADD', seen, int(now), visitor)
+	redis.call('PEXPIRE', live, ttl)
+	redis.call('PEXPIRE', seen, ttl)
+	return {0, tonumber(ends)}
 end
 local forget = redis.call('ZSCORE', finished, visitor)
 if forget and now < tonumber(forget) then

@@ -83,7 +83,7 @@ end
 -- A new incarnation: whatever an earlier one left behind (a key that outlived
 -- the counters) must not leak into it.
 redis.call('DEL', live, finished, batches, returners, revoked, revokedexp, history, lapsed,
-	seen, idled, hbtmp, livecounts, livehead)
+	seen, idled, hbtmp, livecounts, livehead, idledends)
 redis.call('HSET', meta,
 	'seq', ARGV[1], 'serving', ARGV[2], 'admitted', ARGV[3],
 	'claimed', ARGV[4], 'abandoned', ARGV[5],

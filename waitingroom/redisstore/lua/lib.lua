@@ -3,8 +3,8 @@
 -- one Cluster slot only. Times are integer microseconds, passed by the caller.
 local meta, live, finished, batches, returners, revoked, revokedexp, history, lapsed =
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
-local seen, idled, hb, hbtmp, livecounts, livehead =
-	KEYS[10], KEYS[11], KEYS[12], KEYS[13], KEYS[14], KEYS[15]
+local seen, idled, hb, hbtmp, livecounts, livehead, idledends =
+	KEYS[10], KEYS[11], KEYS[12], KEYS[13], KEYS[14], KEYS[15], KEYS[16]
 
 -- Redis formats large Lua numbers in exponent notation, which INCRBY and
 -- friends refuse; every integer written goes through int.
