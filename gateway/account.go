@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -179,35 +178,30 @@ func (g *accountGate) token(r *http.Request) string {
 // token in a room that requires one.
 var errLoginRequired = errors.New("login required")
 
-// withAccount verifies the visitor's account token and, when it is good,
-// returns the request's context carrying the account, so the room keeps it to
-// one place. A bad or missing token is errLoginRequired when the block is
-// required, and otherwise leaves the visitor to queue as anyone without an
-// account.
-func (h *Handler) withAccount(r *http.Request) (context.Context, error) {
-	ctx := r.Context()
+// accountOf verifies the visitor's account token and, when it is good,
+// returns the account, so the room keeps it to one place. A bad or missing
+// token is errLoginRequired when the block is required, and otherwise leaves
+// the visitor to queue as anyone without an account.
+func (h *Handler) accountOf(r *http.Request) (waitingroom.AccountKey, bool, error) {
 	g := h.account
-	if g == nil {
-		return ctx, nil
-	}
 	tok := g.token(r)
 	if tok == "" {
 		if g.cfg.Required {
-			return ctx, errLoginRequired
+			return waitingroom.AccountKey{}, false, errLoginRequired
 		}
-		return ctx, nil
+		return waitingroom.AccountKey{}, false, nil
 	}
-	acct, err := g.verifier.Verify(ctx, tok)
+	acct, err := g.verifier.Verify(r.Context(), tok)
 	if err != nil {
 		if ce := h.logger.Check(zap.DebugLevel, "account token refused"); ce != nil {
 			ce.Write(zap.String("room", h.Room), zap.Error(err))
 		}
 		if g.cfg.Required {
-			return ctx, errLoginRequired
+			return waitingroom.AccountKey{}, false, errLoginRequired
 		}
-		return ctx, nil
+		return waitingroom.AccountKey{}, false, nil
 	}
-	return waitingroom.WithAccount(ctx, waitingroom.NewAccountKey(h.Room, acct)), nil
+	return waitingroom.NewAccountKey(h.Room, acct), true, nil
 }
 
 // toLogin sends a visitor without a valid account token to the login page:

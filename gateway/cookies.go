@@ -100,14 +100,14 @@ func addSetCookie(w http.ResponseWriter, line []byte) {
 // ticket changed (it carries the last position shown) or is due for renewal
 // (Room.MustReseal), not on every poll. The ticket is sealed straight into
 // the cookie's line: every newcomer gets one.
-func (h *Handler) setTicket(w http.ResponseWriter, r *http.Request, vis waitingroom.Visit) {
-	if vis.Ticket.Room == "" {
+func (h *Handler) setTicket(w http.ResponseWriter, r *http.Request, t waitingroom.Ticket) {
+	if t.Room == "" {
 		return // no place was given (closed, sold out): nothing to keep
 	}
 	life := h.room.Settings().TicketLifetime
 	var line [640]byte
 	b := append(append(line[:0], h.ticketCk...), '=')
-	b = h.room.AppendSealedTicket(b, vis.Ticket)
+	b = h.room.AppendSealedTicket(b, t)
 	addSetCookie(w, appendCookieAttributes(b, r, int(life/time.Second)))
 }
 

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"net/http"
+
+	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 // serveEndpoint answers the room's own endpoints under the path prefix. They
@@ -42,7 +44,7 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 // they are in; one with a ticket gets their place (and their pass, when their
 // turn has come); anyone else joins the line.
 func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
-	a, err := h.admit(w, r)
+	a, err := h.admit(w, r, waitingroom.RequestStatus, waitingroom.Answer{})
 	if err != nil {
 		r.Header.Set("Accept", "application/json")
 		return h.refuse(w, r, err)

@@ -158,7 +158,7 @@ func ledgerNode(t *testing.T, cfg Handler, store waitingroom.Store, key *waiting
 	}
 	h.key, h.logger = key, zap.NewNop()
 	var err error
-	h.room, err = waitingroom.NewRoom(waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now})
+	h.room, err = waitingroom.NewRoom(waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now, OpenOnStoreFailure: h.OnStoreFailure == storeFailureOpen})
 	if err != nil {
 		t.Fatal(err)
 	}

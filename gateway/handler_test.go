@@ -52,7 +52,7 @@ func testHandler(t *testing.T, h Handler, store waitingroom.Store) *Handler {
 	if store == nil {
 		store = memstore.New()
 	}
-	h.room, err = waitingroom.NewRoom(waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now})
+	h.room, err = waitingroom.NewRoom(waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now, OpenOnStoreFailure: h.OnStoreFailure == storeFailureOpen})
 	if err != nil {
 		t.Fatal(err)
 	}

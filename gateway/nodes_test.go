@@ -93,7 +93,7 @@ func newNodeWith(t *testing.T, cfg Handler, store waitingroom.Store, key *waitin
 		t.Fatal(err)
 	}
 	h.key, h.logger = key, zap.NewNop()
-	rc := waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now}
+	rc := waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now, OpenOnStoreFailure: h.OnStoreFailure == storeFailureOpen}
 	if opt != nil {
 		opt(&rc)
 	}

@@ -89,7 +89,8 @@ func roomIdentity(h *Handler, storeKey string) string {
 		Kid      []string
 		Issuer   string
 		Settings waitingroom.Settings
-	}{storeKey, h.Room, kids, h.Issuer, h.settings})
+		Open     bool
+	}{storeKey, h.Room, kids, h.Issuer, h.settings, h.OnStoreFailure == storeFailureOpen})
 	sum := sha256.Sum256(b)
 	return "room:" + h.Room + ":" + hex.EncodeToString(sum[:8])
 }
@@ -151,6 +152,8 @@ func acquireRoom(ctx caddy.Context, h *Handler, logger *zap.Logger) (*roomHandle
 			Resumed:  resumed,
 			Memo:     memo,
 			Remember: writer.rememberFunc(),
+
+			OpenOnStoreFailure: h.OnStoreFailure == storeFailureOpen,
 		})
 		if err != nil {
 			_, _ = stores.Delete(storeKey)

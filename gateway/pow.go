@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
-
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/foyer-dev/foyer/static"
 	"github.com/foyer-dev/foyer/waitingroom"
@@ -42,15 +39,13 @@ var answerRefusals = []struct {
 // serveJoin takes a newcomer's answer to a proof-of-work seed: a right one
 // joins them (the ticket cookie, and the pass if they go straight in) and
 // answers their status; anything else is a 4xx JSON error and makes no place.
-// A visitor who holds a good ticket or pass already is simply told their
-// status: the challenge is for newcomers only.
+// A visitor who holds a good ticket or pass already is told their status as a
+// poll would: the room's table says an answer sent with a ticket makes no
+// second place (docs/ARCHITECTURE.md, "The admission state machine").
 func (h *Handler) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
 		return writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "join takes POST with a JSON body {\"seed\": ..., \"nonce\": ...}.")
-	}
-	if done, err := h.joinedAlready(w, r); done {
-		return err
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAnswerBody))
 	if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
@@ -63,47 +58,19 @@ func (h *Handler) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil || dec.More() {
-		return writeError(w, http.StatusBadRequest, "malformed_answer", `The body must be a JSON object {"seed": "<the seed given>", "nonce": "<decimal digits>"}.`)
+		if ticket, pass := h.ourCookies(r); ticket == "" && pass == "" {
+			return writeError(w, http.StatusBadRequest, "malformed_answer", `The body must be a JSON object {"seed": "<the seed given>", "nonce": "<decimal digits>"}.`)
+		}
+		// A visitor with cookies may be one who holds a place: the room
+		// answers them as a poll, and refuses the empty answer otherwise.
+		a = answer{}
 	}
-	// The place an answer makes is the account's, as any join is.
-	ctx, err := h.withAccount(r)
-	if err != nil {
-		r.Header.Set("Accept", "application/json")
-		return h.unavailable(w, r, err)
-	}
-	vis, err := h.room.JoinWithAnswer(ctx, clientIP(r), a.Seed, a.Nonce)
+	r.Header.Set("Accept", "application/json")
+	adm, err := h.admit(w, r, waitingroom.RequestJoin, waitingroom.Answer{Seed: a.Seed, Nonce: a.Nonce})
 	if err != nil {
 		return h.refuseAnswer(w, r, err)
 	}
-	h.setTicket(w, r, vis)
-	if vis.Pass != "" {
-		h.setPass(w, r, vis.Pass, vis.Admission)
-	}
-	return h.writeStatus(w, vis.Status)
-}
-
-// joinedAlready answers, as a status poll does, a visitor who holds a good
-// pass or a ticket with a place, and reports whether it did: joining again
-// would make them a second place. A visitor whose ticket is spent is asked
-// for the puzzle by that poll (nothing is written then), and answers as a
-// newcomer does.
-func (h *Handler) joinedAlready(w http.ResponseWriter, r *http.Request) (bool, error) {
-	ticket, pass := h.ourCookies(r)
-	_, passOK := h.validPass(pass)
-	_, ticketErr := h.room.OpenTicket(ticket)
-	if !passOK && (ticket == "" || ticketErr != nil) {
-		return false, nil
-	}
-	a, err := h.admit(w, r)
-	if err != nil {
-		r.Header.Set("Accept", "application/json")
-		return true, h.unavailable(w, r, err)
-	}
-	st := h.statusOf(a)
-	if st.State == waitingroom.StateChallenge {
-		return false, nil
-	}
-	return true, h.writeStatus(w, st)
+	return h.writeStatus(w, h.statusOf(adm))
 }
 
 // refuseAnswer answers a refused join with its 4xx, or a failed join as any
@@ -120,20 +87,6 @@ func (h *Handler) refuseAnswer(w http.ResponseWriter, r *http.Request, err error
 	}
 	r.Header.Set("Accept", "application/json")
 	return h.refuse(w, r, err) // over join_limit: 429; store away: 503
-}
-
-// clientIP is the client's address as Caddy determined it, as text, so that
-// trusted_proxies and their forwarding headers apply; a handler run outside
-// a Caddy server (unit tests) falls back to the connection's peer.
-func clientIP(r *http.Request) string {
-	if ip, ok := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string); ok && ip != "" {
-		return ip
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // serveWorker answers the waiting page's proof-of-work solver, a script that

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -92,8 +93,8 @@ func TestChallengePageForBrowsers(t *testing.T) {
 // work they solve one first. Copies of that ticket mint nothing.
 func TestSpentTicketSolvesAgain(t *testing.T) {
 	h := testHandler(t, Handler{Settings: waitingroom.Settings{Challenge: waitingroom.Challenge{PoWBits: 8}}}, nil)
-	st, _ := h.room.NewChallenge("192.0.2.1")
-	vis, err := h.room.JoinWithAnswer(context.Background(), "192.0.2.1", st.Challenge.Seed, contractFind(t, st.Challenge.Seed, func(z int) bool { return z >= 8 }))
+	st, _ := h.room.NewChallenge(netip.MustParseAddr("192.0.2.1"))
+	vis, err := h.room.JoinWithAnswer(context.Background(), netip.MustParseAddr("192.0.2.1"), st.Challenge.Seed, contractFind(t, st.Challenge.Seed, func(z int) bool { return z >= 8 }))
 	if err != nil || vis.Pass == "" {
 		t.Fatalf("first join: %+v %v", vis.Status, err)
 	}
@@ -118,7 +119,7 @@ func TestSpentTicketSolvesAgain(t *testing.T) {
 		t.Fatalf("%d places, want the first only", n)
 	}
 	// Their answer, sent with the spent ticket, makes their new place.
-	st, _ = h.room.NewChallenge("192.0.2.1")
+	st, _ = h.room.NewChallenge(netip.MustParseAddr("192.0.2.1"))
 	body := answerBody(st.Challenge.Seed, contractFind(t, st.Challenge.Seed, func(z int) bool { return z >= 8 }))
 	req := httptest.NewRequest(http.MethodPost, "http://example.test/_waiting-room/join", strings.NewReader(body))
 	req.RemoteAddr = "192.0.2.1:4000"

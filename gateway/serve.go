@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -35,7 +34,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		h.dropOurCookies(r.Header)
 		return next.ServeHTTP(w, r)
 	}
-	a, err := h.admit(w, r)
+	a, err := h.admit(w, r, waitingroom.RequestPage, waitingroom.Answer{})
 	if err != nil {
 		return h.refuse(w, r, err)
 	}
@@ -45,63 +44,58 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	return h.waiting(w, r, h.statusOf(a))
 }
 
-// admission is what the gateway decided for a request: either a pass to go in
+// admission is what the room decided for a request: either a pass to go in
 // with, or a status to show while waiting. A visitor who came with a valid
-// pass has no status: a request on its way to the origin needs none, and
-// the status endpoint asks for it (statusOf).
+// pass to a page has no status: a request on its way to the origin needs none.
 type admission struct {
 	token  string
 	pass   waitingroom.Pass
 	status waitingroom.Status
 }
 
-// admit decides a visitor's fate and sets their cookies. A visitor holding a
-// valid pass goes in; in a passthrough room everyone is given one; anyone else
-// polls their place with their ticket, or joins the line, and is given a pass
-// when their turn has come.
-func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (admission, error) {
-	ticket, tok := h.ourCookies(r)
-	if p, ok := h.validPass(tok); ok {
-		return admission{token: tok, pass: p}, nil
-	}
-	if h.room.Settings().QueueingMethod == waitingroom.Passthrough {
-		return h.passThrough(w, r)
-	}
-	if h.OnStoreFailure == storeFailureOpen && !h.room.Healthy() {
-		// The operator chose to let everyone through, those already waiting
-		// included, rather than hold anyone while the store is down.
-		return h.passThrough(w, r)
-	}
-	ctx, err := h.withAccount(r)
+// admit asks the room to decide the request (Room.Admit, the one call on a
+// fan's path) and writes the cookies its decision sets. The gateway only reads
+// the request's facts and writes the answer: who gets in is the room's table
+// (docs/ARCHITECTURE.md, "The admission state machine").
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request, kind waitingroom.RequestKind, answer waitingroom.Answer) (admission, error) {
+	a, err := h.arrival(r, kind)
 	if err != nil {
 		return admission{}, err
 	}
-	vis, was, opened, err := h.visit(ctx, r, ticket)
-	if errors.Is(err, waitingroom.ErrStoreUnavailable) && !errors.Is(err, waitingroom.ErrSettling) && h.OnStoreFailure == storeFailureOpen {
-		// The store failed just now. A room settling after a loss has a
-		// store: it holds newcomers whatever the failure mode.
-		return h.passThrough(w, r)
-	}
+	a.Answer = answer
+	d, err := h.room.Admit(r.Context(), a)
 	if err != nil {
 		return admission{}, err
 	}
-	if !opened || h.room.MustReseal(was, vis.Ticket) {
-		h.setTicket(w, r, vis)
+	if d.SetTicket {
+		h.setTicket(w, r, d.Ticket)
 	}
-	if vis.Pass != "" {
-		h.setPass(w, r, vis.Pass, vis.Admission)
+	if d.NewPass {
+		h.setPass(w, r, d.Pass, d.Admission)
 	}
-	return admission{token: vis.Pass, pass: vis.Admission, status: vis.Status}, nil
+	return admission{token: d.Pass, pass: d.Admission, status: d.Status}, nil
 }
 
-// passThrough gives the visitor a pass with no session behind it.
-func (h *Handler) passThrough(w http.ResponseWriter, r *http.Request) (admission, error) {
-	tok, p, err := h.room.IssuePassthrough()
-	if err != nil {
-		return admission{}, err
+// arrival reads the facts of a request the room decides on: the client's
+// address, the room's cookies, and the account the site's login vouches for
+// (errLoginRequired when the account block requires one and there is none).
+func (h *Handler) arrival(r *http.Request, kind waitingroom.RequestKind) (waitingroom.Arrival, error) {
+	ticket, pass := h.ourCookies(r)
+	a := waitingroom.Arrival{Kind: kind, Client: clientAddr(r), Ticket: ticket, Pass: pass}
+	if h.account == nil {
+		return a, nil
 	}
-	h.setPass(w, r, tok, p)
-	return admission{token: tok, pass: p}, nil
+	if pass != "" {
+		// A pass is checked before anything else, and a fan who holds one
+		// need not prove their account on every request: the account token is
+		// verified only when the pass does not do.
+		if _, err := h.room.CheckPass(pass); err == nil {
+			return a, nil
+		}
+	}
+	acct, ok, err := h.accountOf(r)
+	a.Account, a.HasAccount = acct, ok
+	return a, err
 }
 
 // statusOf is the visitor's status: the one the room gave while deciding,
@@ -146,35 +140,6 @@ func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
 		return waitingroom.Pass{}, false
 	}
 	return p, true
-}
-
-// visit polls the visitor's place with their ticket, or joins them to the
-// line. It returns the ticket their cookie held, if it opened. A ticket that
-// is malformed, forged, another room's or expired makes a new visitor; it is
-// never an error. While the room asks newcomers for a proof of work, a new
-// visitor is given the puzzle instead of a place, and joins by answering it
-// (serveJoin); so is one whose ticket is spent (the room knows their address
-// from the context, see waitingroom.WithClient). A newcomer from an address
-// over the room's join_limit is refused before anything is made (the limit is
-// weighed here and where an answer to the puzzle makes a place, never on
-// polls and admitted requests). ctx carries the visitor's account, when the
-// account block vouched for one.
-func (h *Handler) visit(ctx context.Context, r *http.Request, ticket string) (vis waitingroom.Visit, was waitingroom.TicketCookie, opened bool, err error) {
-	client := clientIP(r)
-	if ticket != "" {
-		if c, err := h.room.OpenTicketCookie(ticket); err == nil {
-			vis, err := h.room.Poll(waitingroom.WithClient(ctx, client), c.Ticket)
-			return vis, c, true, err
-		}
-	}
-	if st, ok := h.room.NewChallenge(client); ok {
-		return waitingroom.Visit{Status: st}, waitingroom.TicketCookie{}, false, nil
-	}
-	if err := h.room.AllowJoin(clientAddr(r)); err != nil {
-		return waitingroom.Visit{}, waitingroom.TicketCookie{}, false, err
-	}
-	vis, err = h.room.Join(ctx)
-	return vis, waitingroom.TicketCookie{}, false, err
 }
 
 // forward sends an admitted request on to the origin with the pass, and acts on

@@ -13,10 +13,9 @@ import (
 // second browser of the same account is handed the same place (the same order
 // key and visitor, hence the same session once admitted), not a second one.
 //
-// The gateway verifies the site's token and passes the account on with
-// WithAccount; Join and Poll take it from the request's context, so an
-// account-holder's rejoin (their session ended, or their turn passed) replaces
-// the account's place rather than adding one.
+// The gateway verifies the site's token and passes the account on in the
+// Arrival; an account-holder's rejoin (their session ended, or their turn
+// passed) replaces the account's place rather than adding one.
 
 // AccountKey is what a store keeps to name an account: a short hash of the
 // room and the account's id. 64 bits keep a collision between two accounts of
@@ -71,45 +70,10 @@ func AccountFresh(joinedUnix, nowUnix int64, retention time.Duration) bool {
 	return nowUnix-joinedUnix < int64(retention/time.Second)
 }
 
-type accountCtxKey struct{}
-
-type accountCtx struct {
-	key      AccountKey
-	spent    uint64
-	hasSpent bool
-	// polled is set once this request polled a place the account held: a
-	// rejoin from that poll must not poll another found place in turn (the
-	// store never hands back a spent place, so this only bounds the
-	// recursion should that ever break).
-	polled bool
-}
-
-// WithAccount returns ctx carrying the verified account of the request: Join
-// and Poll then keep the account to one place.
-func WithAccount(ctx context.Context, key AccountKey) context.Context {
-	return context.WithValue(ctx, accountCtxKey{}, accountCtx{key: key})
-}
-
-func accountFrom(ctx context.Context) (accountCtx, bool) {
-	a, ok := ctx.Value(accountCtxKey{}).(accountCtx)
-	return a, ok
-}
-
-// spending notes, for a request with an account, that the ticket it holds
-// is for the place with key: if the visitor must rejoin, that place is over.
-func spending(ctx context.Context, key uint64) context.Context {
-	a, ok := accountFrom(ctx)
-	if !ok {
-		return ctx
-	}
-	a.spent, a.hasSpent = key, true
-	return context.WithValue(ctx, accountCtxKey{}, a)
-}
-
 // joinAccount is Join for a visitor with an account: the account's place if it
 // holds one, a new place recorded as the account's otherwise. One store round
 // trip, plus a claim when the place it finds has reached the front.
-func (r *Room) joinAccount(ctx context.Context, v *view, t Ticket, a accountCtx, now time.Time, lim Limits) (Visit, error) {
+func (r *Room) joinAccount(ctx context.Context, a *arrival, v *view, t Ticket, now time.Time, lim Limits) (Visit, error) {
 	// Account joins are not batched: each is its own round trip. They are
 	// bounded like the joins waiting behind a batch, so a store that hangs
 	// holds at most MaxJoinQueue of them on this node; the rest are told to
@@ -119,7 +83,7 @@ func (r *Room) joinAccount(ctx context.Context, v *view, t Ticket, a accountCtx,
 		return Visit{}, r.joinFailed(ctx, ErrJoinQueueFull)
 	}
 	defer r.accountJoins.Add(-1)
-	req := AccountJoin{Account: a.key, Visitor: t.Visitor.String(), Spent: a.spent, HasSpent: a.hasSpent}
+	req := AccountJoin{Account: a.account, Visitor: t.Visitor.String(), Spent: a.spent, HasSpent: a.hasSpent}
 	res, err := r.store.JoinAccount(ctx, r.id, req, now, lim)
 	if errors.Is(err, ErrNoRoom) {
 		if err = r.reseed(ctx, now); err == nil {
@@ -139,30 +103,25 @@ func (r *Room) joinAccount(ctx context.Context, v *view, t Ticket, a accountCtx,
 		held := Ticket{Room: r.id, Visitor: res.Visitor, Key: res.Key, Joined: res.Joined, Seen: now}
 		if a.polled {
 			st, held := v.status(held, now)
-			return Visit{Status: st, Ticket: held}, nil
+			return Visit{Status: st, Ticket: held, transition: machine[TicketWaiting][EventArrive]}, nil
 		}
-		a.polled = true
-		vis, err := r.Poll(context.WithValue(ctx, accountCtxKey{}, a), held)
+		found := *a
+		found.polled = true
+		vis, err := r.poll(ctx, &found, held)
 		if err != nil || !vis.Rejoined || vis.Status.State != StateChallenge {
 			return vis, err
 		}
 		// The account's place turned out spent, and its rejoin asked for a
 		// proof of work. This request is a join, which is reached only once
 		// any puzzle is answered: the account takes its new place now.
-		a.spent, a.hasSpent = res.Key, true
-		vis, err = r.joinAccount(ctx, v, t, a, now, lim)
+		spent := *a
+		spent.spent, spent.hasSpent = res.Key, true
+		vis, err = r.joinAccount(ctx, &spent, v, t, now, lim)
 		vis.Rejoined = true
 		return vis, err
 	}
 	r.stats.Joins.Add(1)
-	t.Key = res.Key
-	if res.Admitted {
-		r.stats.DirectAdmits.Add(1)
-		t.Place = res.Key
-		return r.admitted(t, res.Expires, now)
-	}
-	st, t := v.status(t, now)
-	return Visit{Status: st, Ticket: t}, nil
+	return r.placed(v, t, res.JoinResult, now)
 }
 
 // VisitorFromBytes returns the visitor ID held in b (16 bytes), as stores

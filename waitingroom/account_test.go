@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -20,13 +21,13 @@ import (
 func TestAccountSessionEndsThenOnePlaceAgain(t *testing.T) {
 	e := newEnv(t)
 	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1, NewUsersPerMinute: 60})
-	alice := waitingroom.WithAccount(e.ctx, waitingroom.NewAccountKey("concert", "alice"))
-	b1, err := r.Join(alice)
+	alice := waitingroom.Arrival{Account: waitingroom.NewAccountKey("concert", "alice"), HasAccount: true}
+	b1, err := r.JoinAs(e.ctx, alice)
 	if err != nil || b1.Pass == "" {
 		t.Fatalf("alice in an empty room: %+v %v, want admitted", b1.Status, err)
 	}
 	e.step(1, r) // the node's view learns she is in
-	b2, err := r.Join(alice)
+	b2, err := r.JoinAs(e.ctx, alice)
 	if err != nil || b2.Pass == "" || b2.Ticket.Visitor != b1.Ticket.Visitor || b2.Ticket.Key != b1.Ticket.Key {
 		t.Fatalf("alice's second browser: %+v (visitor %s key %d) %v, want her session (visitor %s key %d)",
 			b2.Status, b2.Ticket.Visitor, b2.Ticket.Key, err, b1.Ticket.Visitor, b1.Ticket.Key)
@@ -42,11 +43,11 @@ func TestAccountSessionEndsThenOnePlaceAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.step(1, r)
-	back1, err := r.Poll(alice, b1.Ticket)
+	back1, err := r.PollAs(e.ctx, alice, b1.Ticket)
 	if err != nil || !back1.Rejoined || back1.Ticket.Key <= bob.Ticket.Key {
 		t.Fatalf("alice's first browser after her session: %+v key %d %v, want a new place behind bob (%d)", back1.Status, back1.Ticket.Key, err, bob.Ticket.Key)
 	}
-	back2, err := r.Poll(alice, b2.Ticket)
+	back2, err := r.PollAs(e.ctx, alice, b2.Ticket)
 	if err != nil || back2.Ticket.Key != back1.Ticket.Key || back2.Ticket.Visitor != back1.Ticket.Visitor {
 		t.Fatalf("alice's second browser: key %d visitor %s %v, want her new place %d of %s",
 			back2.Ticket.Key, back2.Ticket.Visitor, err, back1.Ticket.Key, back1.Ticket.Visitor)
@@ -63,17 +64,17 @@ func TestAccountJoinStoreDown(t *testing.T) {
 	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 1, NewUsersPerMinute: 60})
 	e.join(r) // holds the slot
 	flaky.SetDown(true)
-	alice := waitingroom.WithAccount(e.ctx, waitingroom.NewAccountKey("concert", "alice"))
-	if _, err := r.Join(alice); !errors.Is(err, waitingroom.ErrStoreUnavailable) {
+	alice := waitingroom.Arrival{Account: waitingroom.NewAccountKey("concert", "alice"), HasAccount: true}
+	if _, err := r.JoinAs(e.ctx, alice); !errors.Is(err, waitingroom.ErrStoreUnavailable) {
 		t.Fatalf("account join with the store down: %v, want ErrStoreUnavailable", err)
 	}
 	flaky.SetDown(false)
 	e.step(1, r)
-	first, err := r.Join(alice)
+	first, err := r.JoinAs(e.ctx, alice)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := r.Join(alice)
+	again, err := r.JoinAs(e.ctx, alice)
 	if err != nil || again.Ticket.Key != first.Ticket.Key {
 		t.Fatalf("after the store came back: keys %d and %d (%v), want one place", first.Ticket.Key, again.Ticket.Key, err)
 	}
@@ -104,8 +105,8 @@ func TestAccountJoinsBoundedWhileStoreHangs(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range waitingroom.MaxJoinQueue {
 		wg.Go(func() {
-			ctx := waitingroom.WithAccount(e.ctx, waitingroom.NewAccountKey("concert", fmt.Sprint("fan-", i)))
-			if _, err := r.Join(ctx); err != nil {
+			fan := waitingroom.Arrival{Account: waitingroom.NewAccountKey("concert", fmt.Sprint("fan-", i)), HasAccount: true}
+			if _, err := r.JoinAs(e.ctx, fan); err != nil {
 				t.Errorf("held account join: %v", err)
 			}
 		})
@@ -115,7 +116,7 @@ func TestAccountJoinsBoundedWhileStoreHangs(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := r.Join(waitingroom.WithAccount(e.ctx, waitingroom.NewAccountKey("concert", "one too many")))
+		_, err := r.JoinAs(e.ctx, waitingroom.Arrival{Account: waitingroom.NewAccountKey("concert", "one too many"), HasAccount: true})
 		done <- err
 	}()
 	select {
@@ -158,15 +159,15 @@ func TestAccountKey(t *testing.T) {
 func TestAccountWithProofOfWork(t *testing.T) {
 	e := newEnv(t)
 	r := e.node("pow", powSettings(8))
-	const client = "192.0.2.7"
-	alice := waitingroom.WithClient(waitingroom.WithAccount(e.ctx, waitingroom.NewAccountKey("pow", "alice")), client)
+	client := netip.MustParseAddr("192.0.2.7")
+	alice := waitingroom.Arrival{Client: client, Account: waitingroom.NewAccountKey("pow", "alice"), HasAccount: true}
 	answer := func() waitingroom.Visit {
 		t.Helper()
 		st, ok := r.NewChallenge(client)
 		if !ok {
 			t.Fatal("no challenge asked")
 		}
-		vis, err := r.JoinWithAnswer(alice, client, st.Challenge.Seed, solve(t, st.Challenge.Seed, 8))
+		vis, err := r.AnswerAs(e.ctx, alice, st.Challenge.Seed, solve(t, st.Challenge.Seed, 8))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +187,7 @@ func TestAccountWithProofOfWork(t *testing.T) {
 	e.step(1, r)
 	// Her first browser comes back: its ticket is spent, so it is asked for
 	// a puzzle, as any rejoin is.
-	back, err := r.Poll(alice, first.Ticket)
+	back, err := r.PollAs(e.ctx, alice, first.Ticket)
 	if err != nil || back.Status.State != waitingroom.StateChallenge {
 		t.Fatalf("spent ticket: %+v %v, want a puzzle", back.Status, err)
 	}

@@ -1,11 +1,34 @@
 package waitingroom
 
-import "encoding/json"
+import (
+	"context"
+	"encoding/json"
+	"net/netip"
+)
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 // CheckAnswer checks an answer without spending its seed or joining.
-func (r *Room) CheckAnswer(client, seed, nonce string) error {
-	_, err := r.checkAnswer(clientKey(client), seed, nonce, r.now())
+func (r *Room) CheckAnswer(client netip.Addr, seed, nonce string) error {
+	_, err := r.checkAnswer(ClientNetwork(client), seed, nonce, r.now())
 	return err
+}
+
+// JoinAs, PollAs and AnswerAs are Join, Poll and JoinWithAnswer for the facts
+// of a, as Admit's request path takes them: tests of accounts and addresses
+// drive the path below Admit with tickets they hold opened.
+func (r *Room) JoinAs(ctx context.Context, a Arrival) (Visit, error) {
+	return r.join(ctx, arrivalOf(a))
+}
+
+func (r *Room) PollAs(ctx context.Context, a Arrival, t Ticket) (Visit, error) {
+	return r.poll(ctx, arrivalOf(a), t)
+}
+
+func (r *Room) AnswerAs(ctx context.Context, a Arrival, seed, nonce string) (Visit, error) {
+	return r.answer(ctx, arrivalOf(a), Answer{Seed: seed, Nonce: nonce})
+}
+
+func arrivalOf(a Arrival) *arrival {
+	return &arrival{client: a.Client, account: a.Account, hasAccount: a.HasAccount}
 }

@@ -2,6 +2,7 @@ package waitingroom_test
 
 import (
 	"errors"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -36,10 +37,10 @@ func TestIdledOutTicketReplayIsJoinLimited(t *testing.T) {
 				t.Fatalf("idled out %d, want both", s.IdledOut)
 			}
 			e.run(waitingroom.DefaultReturnWindow+10*time.Second, nil)
-			ctx := waitingroom.WithClient(e.ctx, "192.0.2.7")
+			fan := waitingroom.Arrival{Client: netip.MustParseAddr("192.0.2.7")}
 			places, limited := 0, 0
 			for range 10 {
-				v, err := e.b.Poll(ctx, in[1].t)
+				v, err := e.b.PollAs(e.ctx, fan, in[1].t)
 				var jl *waitingroom.JoinLimitedError
 				switch {
 				case errors.As(err, &jl):

@@ -12,6 +12,8 @@ import (
 	"math/bits"
 	"net/netip"
 	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom/clientlimit"
 )
 
 // The proof of work (README, "Bots and abuse"). A seed is stateless: it says
@@ -74,10 +76,15 @@ type seedID [seedIDSize]byte
 
 // NewChallenge returns the status that asks a newcomer from client to solve
 // the room's puzzle, and true; or false when the room asks nothing of
+// newcomers now. Admit hands it out; this is for tools and tests.
+func (r *Room) NewChallenge(client netip.Addr) (Status, bool) { return r.newChallenge(client) }
+
+// newChallenge returns the status that asks a newcomer from client to solve
+// the room's puzzle, and true; or false when the room asks nothing of
 // newcomers now: the challenge is off, or no place would be made (sold out,
-// closed, not open yet), which Join says. Nothing is stored: the seed is
+// closed, not open yet), which a join says. Nothing is stored: the seed is
 // checked from what it carries when the answer comes.
-func (r *Room) NewChallenge(client string) (Status, bool) {
+func (r *Room) newChallenge(client netip.Addr) (Status, bool) {
 	now := r.now()
 	v := r.view.Load()
 	s := v.settings
@@ -89,7 +96,7 @@ func (r *Room) NewChallenge(client string) (Status, bool) {
 	}
 	var id seedID
 	_, _ = rand.Read(id[:]) // crypto/rand never fails on supported platforms
-	seed := r.keys.Current().sealSeed(r.id, clientKey(client), s.Challenge.PoWBits, now.Add(SeedLifetime), id)
+	seed := r.keys.Current().sealSeed(r.id, ClientNetwork(client), s.Challenge.PoWBits, now.Add(SeedLifetime), id)
 	r.stats.Challenges.Add(1)
 	return Status{
 		Room:           r.id,
@@ -107,36 +114,13 @@ func (r *Room) NewChallenge(client string) (Status, bool) {
 }
 
 // JoinWithAnswer checks a newcomer's answer to a seed and, when it is right
-// and the seed was not answered on this node before, joins them as Join does.
-// A refused answer is one of the Err* above and makes no place; checking it
-// costs an HMAC per key of the room at most (one, unless a rotation is under
-// way) and one SHA-256, and no store call.
-func (r *Room) JoinWithAnswer(ctx context.Context, client, seed, nonce string) (Visit, error) {
-	now := r.now()
-	id, err := r.checkAnswer(clientKey(client), seed, nonce, now)
-	if err != nil {
-		r.stats.AnswersRefused.Add(1)
-		return Visit{}, err
-	}
-	if err := r.spent.spend(id, now); err != nil {
-		r.stats.AnswersRefused.Add(1)
-		return Visit{}, err
-	}
-	// A right answer makes a place, so it spends the address's join_limit
-	// allowance; over it, the seed stays good for a try after Retry-After.
-	if addr, perr := netip.ParseAddr(client); perr == nil {
-		if err := r.AllowJoin(addr); err != nil {
-			r.spent.forget(id)
-			return Visit{}, err
-		}
-	}
-	vis, err := r.Join(ctx)
-	if err != nil {
-		// No place was made (the store is away): the fan may try the same
-		// answer again rather than solve a new seed.
-		r.spent.forget(id)
-	}
-	return vis, err
+// and the seed was not answered on this node before, joins them, as Admit
+// does for a RequestJoin with no ticket and no account. A refused answer is
+// one of the Err* above and makes no place; checking it costs an HMAC per key
+// of the room at most (one, unless a rotation is under way) and one SHA-256,
+// and no store call.
+func (r *Room) JoinWithAnswer(ctx context.Context, client netip.Addr, seed, nonce string) (Visit, error) {
+	return r.answer(ctx, &arrival{client: client}, Answer{Seed: seed, Nonce: nonce})
 }
 
 // checkAnswer verifies seed and nonce for client at now, in the order that
@@ -231,49 +215,9 @@ func (kr *Keyring) verifySeed(raw []byte, room, client string) bool {
 	return false
 }
 
-// clientKey is the address a seed is bound to: an IPv4 address, or the /64 an
+// ClientNetwork is the network a client's address counts as, for the seeds
+// it is handed and for join_limit alike: an IPv4 address alone, or the /64 an
 // IPv6 address is in (one subscriber's network, whose devices may change
-// their own address at any time). Anything unparsable is bound as it is.
-func clientKey(addr string) string {
-	ip, err := netip.ParseAddr(addr)
-	if err != nil {
-		return addr
-	}
-	ip = ip.Unmap()
-	if ip.Is6() {
-		p, _ := ip.Prefix(64)
-		return p.String()
-	}
-	return ip.String()
-}
-
-// clientCtxKey carries the client's address to the room's request paths.
-type clientCtxKey struct{}
-
-// WithClient tells the room, through the context of a request, the address
-// of the client making it (Caddy's client IP). Poll needs it to hand a
-// visitor whose ticket is spent a proof-of-work seed bound to that address.
-func WithClient(ctx context.Context, addr string) context.Context {
-	return context.WithValue(ctx, clientCtxKey{}, addr)
-}
-
-// rejoin gives a visitor whose ticket is spent (their session ended, or
-// their turn passed) a new place at the back, as Join does. While the room
-// asks newcomers for a proof of work it gives them the puzzle instead: a
-// spent ticket, which anyone may copy, is no free pass to new places. For the
-// same reason the new place weighs on the address's join_limit, as a
-// newcomer's does.
-func (r *Room) rejoin(ctx context.Context) (Visit, error) {
-	client, _ := ctx.Value(clientCtxKey{}).(string)
-	if st, ok := r.NewChallenge(client); ok {
-		return Visit{Status: st, Rejoined: true}, nil
-	}
-	if addr, err := netip.ParseAddr(client); err == nil {
-		if err := r.AllowJoin(addr); err != nil {
-			return Visit{}, err
-		}
-	}
-	vis, err := r.Join(ctx)
-	vis.Rejoined = true
-	return vis, err
-}
+// their own address at any time). An invalid address is ::/64, shared by all
+// such.
+func ClientNetwork(addr netip.Addr) string { return clientlimit.KeyOf(addr).String() }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"math/bits"
+	"net/netip"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -76,7 +77,7 @@ func TestChallengeMakesNoPlaceUntilAnswered(t *testing.T) {
 	e := newEnv(t)
 	r := e.node("pow", powSettings(10))
 	for range 100 {
-		st, ok := r.NewChallenge("192.0.2.1")
+		st, ok := r.NewChallenge(netip.MustParseAddr("192.0.2.1"))
 		if !ok || st.State != waitingroom.StateChallenge || st.Challenge.Bits != 10 || st.Challenge.Algorithm != waitingroom.PoWAlgorithm {
 			t.Fatalf("newcomer: %+v %v", st, ok)
 		}
@@ -84,8 +85,8 @@ func TestChallengeMakesNoPlaceUntilAnswered(t *testing.T) {
 	if seq := e.snapshot(r).Seq; seq != 0 {
 		t.Fatalf("%d places made by challenges", seq)
 	}
-	st, _ := r.NewChallenge("192.0.2.1")
-	vis, err := r.JoinWithAnswer(e.ctx, "192.0.2.1", st.Challenge.Seed, solve(t, st.Challenge.Seed, 10))
+	st, _ := r.NewChallenge(netip.MustParseAddr("192.0.2.1"))
+	vis, err := r.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.1"), st.Challenge.Seed, solve(t, st.Challenge.Seed, 10))
 	if err != nil || vis.Pass == "" {
 		t.Fatalf("right answer in an empty room: %+v %v, want let in", vis.Status, err)
 	}
@@ -116,7 +117,7 @@ func TestChallengeOnlyWhereAPlaceWouldBeMade(t *testing.T) {
 		"passthrough": {QueueingMethod: waitingroom.Passthrough, Challenge: waitingroom.Challenge{PoWBits: 10}},
 		"not open":    {PrequeueStart: future, EventStart: future.Add(time.Hour), Challenge: waitingroom.Challenge{PoWBits: 10}},
 	} {
-		if st, ok := e.node("pow-"+strconv.Itoa(len(name)), s).NewChallenge("192.0.2.1"); ok {
+		if st, ok := e.node("pow-"+strconv.Itoa(len(name)), s).NewChallenge(netip.MustParseAddr("192.0.2.1")); ok {
 			t.Errorf("%s: challenged: %+v", name, st)
 		}
 	}
@@ -128,7 +129,7 @@ func TestAnswersRefused(t *testing.T) {
 	e := newEnv(t)
 	r := e.node("pow", powSettings(12))
 	other := e.node("pow-other", powSettings(12))
-	st, _ := r.NewChallenge("192.0.2.1")
+	st, _ := r.NewChallenge(netip.MustParseAddr("192.0.2.1"))
 	seed := st.Challenge.Seed
 	good := solve(t, seed, 12)
 	wrong := ""
@@ -153,25 +154,25 @@ func TestAnswersRefused(t *testing.T) {
 		{"seed too short", "192.0.2.1", seed[:20], good, r, waitingroom.ErrAnswerMalformed},
 		{"seed padded", "192.0.2.1", seed + "=", good, r, waitingroom.ErrAnswerMalformed},
 	} {
-		if _, err := tc.room.JoinWithAnswer(e.ctx, tc.client, tc.seed, tc.nonce); !errors.Is(err, tc.want) {
+		if _, err := tc.room.JoinWithAnswer(e.ctx, netip.MustParseAddr(tc.client), tc.seed, tc.nonce); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
 	}
 	if seq := e.snapshot(r).Seq; seq != 0 {
 		t.Fatalf("%d places made by refused answers", seq)
 	}
-	if _, err := r.JoinWithAnswer(e.ctx, "192.0.2.1", seed, good); err != nil {
+	if _, err := r.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.1"), seed, good); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.JoinWithAnswer(e.ctx, "192.0.2.1", seed, good); !errors.Is(err, waitingroom.ErrSeedSpent) {
+	if _, err := r.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.1"), seed, good); !errors.Is(err, waitingroom.ErrSeedSpent) {
 		t.Fatalf("replayed: %v", err)
 	}
 
 	// Lifetime, on the room's clock.
-	st, _ = r.NewChallenge("192.0.2.1")
+	st, _ = r.NewChallenge(netip.MustParseAddr("192.0.2.1"))
 	nonce := solve(t, st.Challenge.Seed, 12)
 	e.clock.Advance(waitingroom.SeedLifetime)
-	if _, err := r.JoinWithAnswer(e.ctx, "192.0.2.1", st.Challenge.Seed, nonce); !errors.Is(err, waitingroom.ErrSeedExpired) {
+	if _, err := r.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.1"), st.Challenge.Seed, nonce); !errors.Is(err, waitingroom.ErrSeedExpired) {
 		t.Fatalf("a seed at the end of its lifetime: %v", err)
 	}
 	if seq := e.snapshot(r).Seq; seq != 1 {
@@ -184,16 +185,16 @@ func TestAnswersRefused(t *testing.T) {
 func TestSeedBoundToTheIPv6Subnet(t *testing.T) {
 	e := newEnv(t)
 	r := e.node("pow", powSettings(8))
-	st, _ := r.NewChallenge("2001:db8:1:2::10")
+	st, _ := r.NewChallenge(netip.MustParseAddr("2001:db8:1:2::10"))
 	nonce := solve(t, st.Challenge.Seed, 8)
-	if _, err := r.JoinWithAnswer(e.ctx, "2001:db8:1:3::10", st.Challenge.Seed, nonce); !errors.Is(err, waitingroom.ErrSeedInvalid) {
+	if _, err := r.JoinWithAnswer(e.ctx, netip.MustParseAddr("2001:db8:1:3::10"), st.Challenge.Seed, nonce); !errors.Is(err, waitingroom.ErrSeedInvalid) {
 		t.Fatalf("another /64: %v", err)
 	}
-	if _, err := r.JoinWithAnswer(e.ctx, "2001:db8:1:2:aaaa::1", st.Challenge.Seed, nonce); err != nil {
+	if _, err := r.JoinWithAnswer(e.ctx, netip.MustParseAddr("2001:db8:1:2:aaaa::1"), st.Challenge.Seed, nonce); err != nil {
 		t.Fatalf("the same /64: %v", err)
 	}
-	st, _ = r.NewChallenge("::ffff:192.0.2.9")
-	if _, err := r.JoinWithAnswer(e.ctx, "192.0.2.9", st.Challenge.Seed, solve(t, st.Challenge.Seed, 8)); err != nil {
+	st, _ = r.NewChallenge(netip.MustParseAddr("::ffff:192.0.2.9"))
+	if _, err := r.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.9"), st.Challenge.Seed, solve(t, st.Challenge.Seed, 8)); err != nil {
 		t.Fatalf("an IPv4-mapped address is its IPv4 address: %v", err)
 	}
 }
@@ -203,7 +204,7 @@ func TestSeedBoundToTheIPv6Subnet(t *testing.T) {
 func TestSeedSurvivesKeyRotation(t *testing.T) {
 	e := newEnv(t)
 	old := e.node("pow", powSettings(8))
-	st, _ := old.NewChallenge("192.0.2.1")
+	st, _ := old.NewChallenge(netip.MustParseAddr("192.0.2.1"))
 	newKey := mustKey(t)
 	rotated, err := waitingroom.NewRoom(waitingroom.Config{ID: "pow", Settings: powSettings(8), Store: e.store, Key: newKey, Previous: []*waitingroom.SigningKey{e.key}, Now: e.clock.Now})
 	if err != nil {
@@ -212,7 +213,7 @@ func TestSeedSurvivesKeyRotation(t *testing.T) {
 	if err := rotated.Start(e.ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rotated.JoinWithAnswer(e.ctx, "192.0.2.1", st.Challenge.Seed, solve(t, st.Challenge.Seed, 8)); err != nil {
+	if _, err := rotated.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.1"), st.Challenge.Seed, solve(t, st.Challenge.Seed, 8)); err != nil {
 		t.Fatalf("a seed of the previous key: %v", err)
 	}
 }
@@ -222,7 +223,7 @@ func TestSeedSurvivesKeyRotation(t *testing.T) {
 func TestOneSeedOnePlaceUnderContention(t *testing.T) {
 	e := newEnv(t)
 	r := e.node("pow", powSettings(8))
-	st, _ := r.NewChallenge("192.0.2.1")
+	st, _ := r.NewChallenge(netip.MustParseAddr("192.0.2.1"))
 	nonce := solve(t, st.Challenge.Seed, 8)
 	var ok, spent atomic.Int32
 	var wg sync.WaitGroup
@@ -230,7 +231,7 @@ func TestOneSeedOnePlaceUnderContention(t *testing.T) {
 	for range 50 {
 		wg.Go(func() {
 			<-start
-			_, err := r.JoinWithAnswer(context.Background(), "192.0.2.1", st.Challenge.Seed, nonce)
+			_, err := r.JoinWithAnswer(context.Background(), netip.MustParseAddr("192.0.2.1"), st.Challenge.Seed, nonce)
 			switch {
 			case err == nil:
 				ok.Add(1)
@@ -264,7 +265,7 @@ func BenchmarkPoWVerify(b *testing.B) {
 	type answer struct{ seed, nonce string }
 	answers := make([]answer, 4096)
 	for i := range answers {
-		st, _ := r.NewChallenge("192.0.2.1")
+		st, _ := r.NewChallenge(netip.MustParseAddr("192.0.2.1"))
 		answers[i] = answer{st.Challenge.Seed, solve(b, st.Challenge.Seed, 8)}
 	}
 	ticket := key.SealTicket(waitingroom.Ticket{Room: "pow", Visitor: waitingroom.NewVisitorID(), Joined: clk.Now(), Seen: clk.Now()})
@@ -283,7 +284,7 @@ func BenchmarkPoWVerify(b *testing.B) {
 		t1 := time.Now()
 		for j := range block {
 			a := answers[(n*block+j)%len(answers)]
-			if err := r.CheckAnswer("192.0.2.1", a.seed, a.nonce); err != nil {
+			if err := r.CheckAnswer(netip.MustParseAddr("192.0.2.1"), a.seed, a.nonce); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -305,7 +306,7 @@ func BenchmarkPoWSolve(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		st, _ := r.NewChallenge("192.0.2.1")
+		st, _ := r.NewChallenge(netip.MustParseAddr("192.0.2.1"))
 		solve(b, st.Challenge.Seed, waitingroom.DefaultPoWBits)
 	}
 }
@@ -316,8 +317,8 @@ func BenchmarkPoWSolve(b *testing.B) {
 func TestSpentTicketGetsThePuzzle(t *testing.T) {
 	e := newEnv(t)
 	r := e.node("pow", powSettings(8))
-	st, _ := r.NewChallenge("192.0.2.1")
-	vis, err := r.JoinWithAnswer(e.ctx, "192.0.2.1", st.Challenge.Seed, solve(t, st.Challenge.Seed, 8))
+	st, _ := r.NewChallenge(netip.MustParseAddr("192.0.2.1"))
+	vis, err := r.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.1"), st.Challenge.Seed, solve(t, st.Challenge.Seed, 8))
 	if err != nil || vis.Pass == "" {
 		t.Fatalf("%+v %v", vis.Status, err)
 	}
@@ -326,13 +327,13 @@ func TestSpentTicketGetsThePuzzle(t *testing.T) {
 	}
 	spent := vis.Ticket
 	spent.Claimed = true
-	ctx := waitingroom.WithClient(e.ctx, "192.0.2.1")
+	fan := waitingroom.Arrival{Client: netip.MustParseAddr("192.0.2.1")}
 	for _, tk := range []waitingroom.Ticket{spent, vis.Ticket} {
-		again, err := r.Poll(ctx, tk)
+		again, err := r.PollAs(e.ctx, fan, tk)
 		if err != nil || again.Status.State != waitingroom.StateChallenge || again.Ticket.Room != "" || !again.Rejoined {
 			t.Fatalf("spent ticket: %+v %v, want the puzzle and no ticket", again, err)
 		}
-		if _, err := r.JoinWithAnswer(e.ctx, "192.0.2.2", again.Status.Challenge.Seed, solve(t, again.Status.Challenge.Seed, 8)); !errors.Is(err, waitingroom.ErrSeedInvalid) {
+		if _, err := r.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.2"), again.Status.Challenge.Seed, solve(t, again.Status.Challenge.Seed, 8)); !errors.Is(err, waitingroom.ErrSeedInvalid) {
 			t.Fatalf("the seed answered from another address: %v", err)
 		}
 	}
@@ -353,16 +354,16 @@ func TestRightAnswersSpendTheJoinLimit(t *testing.T) {
 	r := e.node("pow-limited", s)
 	var seeds []string
 	for range 3 {
-		st, ok := r.NewChallenge("192.0.2.7")
+		st, ok := r.NewChallenge(netip.MustParseAddr("192.0.2.7"))
 		if !ok {
 			t.Fatal("no challenge")
 		}
 		seeds = append(seeds, st.Challenge.Seed)
 	}
-	if _, err := r.JoinWithAnswer(e.ctx, "192.0.2.7", seeds[0], solve(t, seeds[0], 8)); err != nil {
+	if _, err := r.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.7"), seeds[0], solve(t, seeds[0], 8)); err != nil {
 		t.Fatalf("first right answer: %v", err)
 	}
-	_, err := r.JoinWithAnswer(e.ctx, "192.0.2.7", seeds[1], solve(t, seeds[1], 8))
+	_, err := r.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.7"), seeds[1], solve(t, seeds[1], 8))
 	var limited *waitingroom.JoinLimitedError
 	if !errors.As(err, &limited) {
 		t.Fatalf("second right answer within the minute: %v, want a limited join", err)
@@ -371,7 +372,7 @@ func TestRightAnswersSpendTheJoinLimit(t *testing.T) {
 		t.Fatalf("%d places, want 1", seq)
 	}
 	e.clock.Advance(time.Minute)
-	if _, err := r.JoinWithAnswer(e.ctx, "192.0.2.7", seeds[1], solve(t, seeds[1], 8)); err != nil {
+	if _, err := r.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.7"), seeds[1], solve(t, seeds[1], 8)); err != nil {
 		t.Fatalf("the refused seed once the allowance is back: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package waitingroom_test
 
 import (
 	"errors"
+	"net/netip"
 	"testing"
 
 	"github.com/foyer-dev/foyer/waitingroom"
@@ -15,16 +16,16 @@ import (
 func TestAnswerReplayedAcrossNodes(t *testing.T) {
 	e := newEnv(t)
 	nodes := []*waitingroom.Room{e.node("pow", powSettings(8)), e.node("pow", powSettings(8)), e.node("pow", powSettings(8))}
-	st, _ := nodes[0].NewChallenge("192.0.2.1")
+	st, _ := nodes[0].NewChallenge(netip.MustParseAddr("192.0.2.1"))
 	nonce := solve(t, st.Challenge.Seed, 8)
 	for i, n := range nodes {
-		if _, err := n.JoinWithAnswer(e.ctx, "192.0.2.1", st.Challenge.Seed, nonce); err != nil {
+		if _, err := n.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.1"), st.Challenge.Seed, nonce); err != nil {
 			t.Fatalf("node %d, first time: %v", i, err)
 		}
-		if _, err := n.JoinWithAnswer(e.ctx, "192.0.2.1", st.Challenge.Seed, nonce); !errors.Is(err, waitingroom.ErrSeedSpent) {
+		if _, err := n.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.1"), st.Challenge.Seed, nonce); !errors.Is(err, waitingroom.ErrSeedSpent) {
 			t.Fatalf("node %d, replayed: %v, want seed spent", i, err)
 		}
-		if _, err := n.JoinWithAnswer(e.ctx, "192.0.2.99", st.Challenge.Seed, nonce); !errors.Is(err, waitingroom.ErrSeedInvalid) {
+		if _, err := n.JoinWithAnswer(e.ctx, netip.MustParseAddr("192.0.2.99"), st.Challenge.Seed, nonce); !errors.Is(err, waitingroom.ErrSeedInvalid) {
 			t.Fatalf("node %d, from another address: %v, want seed invalid", i, err)
 		}
 	}

@@ -37,6 +37,10 @@ type Config struct {
 	// memo to keep from now on (see Memo).
 	Memo     *Memo
 	Remember func(Memo)
+	// OpenOnStoreFailure lets everyone through, with a pass that has no
+	// session behind it, while the store cannot be reached: the operator's
+	// explicit choice (on_store_failure open) over holding anyone.
+	OpenOnStoreFailure bool
 }
 
 // Room is one node's handle on a waiting room: it answers visitors from a view of
@@ -71,10 +75,12 @@ type Room struct {
 	declaring atomic.Bool
 	stats     Stats
 	// spent are the proof-of-work seeds answered on this node.
-	spent      spentSeeds
-	resumed    bool
-	ann        announcements
-	rememberFn func(Memo)
+	spent   spentSeeds
+	resumed bool
+	// openOnFailure is Config.OpenOnStoreFailure.
+	openOnFailure bool
+	ann           announcements
+	rememberFn    func(Memo)
 
 	view atomic.Pointer[view]
 	// changed is closed and replaced whenever a new view is published, so that
@@ -162,6 +168,8 @@ func NewRoom(cfg Config) (*Room, error) {
 		passes:     newPassCache(4*s.TotalActiveUsers + 1024),
 		resumed:    cfg.Resumed,
 		rememberFn: cfg.Remember,
+
+		openOnFailure: cfg.OpenOnStoreFailure,
 	}
 	r.recall(cfg.Memo)
 	r.verifier = NewPassVerifier(keys.PublicKeys(), WithIssuer(cfg.Issuer), WithClock(cfg.Now), WithLeeway(5*time.Second))

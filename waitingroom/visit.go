@@ -21,131 +21,13 @@ type Visit struct {
 	// ended) and they were given a new place at the back, or, while the room
 	// asks for a proof of work, the puzzle to earn one.
 	Rejoined bool
+	// transition is the row of the admission table the visit followed last.
+	transition *Transition
 }
 
 // ErrStoreUnavailable wraps a store failure on a path that needs the store, such
 // as a new visitor joining. The caller answers 503 with Retry-After.
 var ErrStoreUnavailable = errors.New("waiting room store unavailable")
-
-// Join gives a new visitor a ticket. When the room is open with a free slot and
-// nobody waiting, the visitor is admitted at once and Visit.Pass is set.
-func (r *Room) Join(ctx context.Context) (Visit, error) {
-	now := r.now()
-	v := r.view.Load()
-	s := v.settings
-	t := Ticket{Room: r.id, Visitor: NewVisitorID(), Joined: now, Seen: now}
-	// Visitors who come before the pre-queue opens, after the room closed, or to a
-	// sold-out or rejecting room get no place: there is no line to join.
-	if !s.placesOpen(now) {
-		st, _ := v.status(t, now)
-		return Visit{Status: st}, nil
-	}
-	if v.settling(now) {
-		// The store lost the line and the fans are telling it again where
-		// they stood: no key now could be placed right.
-		return Visit{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, ErrSettling)
-	}
-	if err := r.joinable(v); err != nil {
-		return Visit{}, err
-	}
-	lim := s.limitsAt(now)
-	if a, ok := accountFrom(ctx); ok {
-		return r.joinAccount(ctx, v, t, a, now, lim)
-	}
-	res, err := r.joins.join(ctx, t.Visitor.String(), func(ctx context.Context, visitors []string) ([]JoinResult, error) {
-		res, err := r.store.JoinMany(ctx, r.id, visitors, now, lim)
-		if errors.Is(err, ErrNoRoom) {
-			if err = r.reseed(ctx, now); err == nil {
-				res, err = r.store.JoinMany(ctx, r.id, visitors, now, lim)
-			}
-		}
-		return res, err
-	})
-	if err != nil {
-		return Visit{}, r.joinFailed(ctx, err)
-	}
-	r.stats.Joins.Add(1)
-	r.mu.Lock()
-	r.maxKey = max(r.maxKey, res.Key+1)
-	r.mu.Unlock()
-	t.Key = res.Key
-	if res.Admitted {
-		r.stats.DirectAdmits.Add(1)
-		t.Place = res.Key
-		return r.admitted(t, res.Expires, now)
-	}
-	st, t := v.status(t, now)
-	return Visit{Status: st, Ticket: t}, nil
-}
-
-// Poll answers a visitor holding a ticket: their place, from this node's view,
-// with no store call, unless they have reached the front; then it claims their
-// session (one store call) and returns the pass.
-func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
-	// Should this visitor have to rejoin, the place this ticket holds is over.
-	ctx = spending(ctx, t.Key)
-	if t.Claimed && r.idled.has(t.Visitor.String()) {
-		// Their session idled out: they come back as a lapsed admission.
-		return r.reclaim(ctx, t)
-	}
-	if t.Claimed {
-		// Their session ended (or was ended): the ticket is spent.
-		return r.rejoin(ctx)
-	}
-	now := r.now()
-	v := r.view.Load()
-	r.stats.Polls.Add(1)
-	r.noteTicket(v, t)
-	st, t := v.status(t, now)
-	r.markWaiting(t, st)
-	if st.Reconnecting && st.State == StateQueued {
-		// This node's view is stale: other nodes may have moved the line
-		// past this fan already. Ask again soon (the next poll may reach a
-		// node that knows) rather than for as long as the stale view says.
-		st.RefreshSeconds = min(st.RefreshSeconds, minRefresh)
-	}
-	if st.State != StateAdmitted {
-		return Visit{Status: st, Ticket: t}, nil
-	}
-	if !v.healthy {
-		// Nobody is admitted while the store is away, even those whose turn came:
-		// the store may not have them down as admitted.
-		return r.holding(st, t), nil
-	}
-	res, err := r.store.Claim(ctx, r.id, t.Visitor.String(), t.Place, now, v.settings.limitsAt(now))
-	if errors.Is(err, ErrNoRoom) {
-		if err = r.reseed(ctx, now); err == nil {
-			res, err = r.store.Claim(ctx, r.id, t.Visitor.String(), t.Place, now, v.settings.limitsAt(now))
-		}
-	}
-	if err != nil {
-		r.storeFailed()
-		st.Reconnecting = true
-		return r.holding(st, t), nil
-	}
-	switch res.Status {
-	case Claimed:
-		r.stats.Claims.Add(1)
-		return r.admitted(t, res.Expires, now)
-	case Finished, Passed:
-		vis, err := r.rejoin(ctx)
-		vis.Status.TurnPassed = res.Status == Passed
-		return vis, err
-	case Full:
-		// Back within the return window: at the front, for the next slot.
-		vis := r.holding(st, t)
-		vis.Status.Returned = true
-		return vis, nil
-	case Held:
-		// Back within the return window, but the room admits nobody: held
-		// with everyone, and first in when it admits again.
-		st.State, st.Returned = StatePaused, true
-		st.RefreshSeconds = v.maxRefresh()
-		return Visit{Status: st, Ticket: t}, nil
-	default: // NotYet: this node's view ran ahead of the store
-		return r.holding(st, t), nil
-	}
-}
 
 // Peek tells a ticket holder where they stand from this node's view alone: no
 // store call, and no claim even when their turn has come (the page they return
@@ -174,43 +56,6 @@ func (v *view) inGrace(place uint64) bool {
 		}
 	}
 	return false
-}
-
-// reclaim claims again for a fan whose session idled out: the store lets them
-// in at the front as an admission that lapsed, when a slot is free.
-func (r *Room) reclaim(ctx context.Context, t Ticket) (Visit, error) {
-	now := r.now()
-	v := r.view.Load()
-	st := Status{Room: r.id, Title: v.settings.Title, State: StateQueued, Waiting: v.waiting()}
-	zero := uint64(0)
-	st.Position, st.Progress = &zero, 1
-	if !v.healthy {
-		st.Reconnecting = true
-		return r.holding(st, t), nil
-	}
-	res, err := r.store.Claim(ctx, r.id, t.Visitor.String(), t.Place, now, v.settings.limitsAt(now))
-	if err != nil {
-		r.storeFailed()
-		st.Reconnecting = true
-		return r.holding(st, t), nil
-	}
-	switch res.Status {
-	case Claimed:
-		r.stats.Claims.Add(1)
-		return r.admitted(t, res.Expires, now)
-	case Full, Held:
-		return r.holding(st, t), nil
-	}
-	// Past the return window: a new place at the back, which asks for the
-	// puzzle and weighs on join_limit as any other rejoin does.
-	return r.rejoin(ctx)
-}
-
-// holding tells a visitor at the front to stay on the page a moment longer.
-func (r *Room) holding(st Status, t Ticket) Visit {
-	st.State = StateQueued
-	st.RefreshSeconds = minRefresh
-	return Visit{Status: st, Ticket: t}
 }
 
 // admitted signs the pass for a visitor who holds a session. Every pass of one

@@ -1,0 +1,468 @@
+package waitingroom
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+)
+
+// RequestKind says what a fan's request asks for.
+type RequestKind uint8
+
+// The kinds of request on a fan's path.
+const (
+	// RequestPage is a request for the site: it goes on to the origin when
+	// the visitor is in, and gets the waiting page (or the status as JSON)
+	// otherwise.
+	RequestPage RequestKind = iota
+	// RequestStatus is the status endpoint: the visitor's status, and their
+	// pass when their turn has come.
+	RequestStatus
+	// RequestJoin is POST join: an answer to the proof of work. A visitor
+	// who holds a place or a session already is answered as a status poll.
+	RequestJoin
+)
+
+// Arrival is everything the room needs to know of a fan's request, read by
+// the gateway from the connection, its cookies and its headers. The room reads
+// nothing else of the request: the same facts give the same decision on any
+// node.
+type Arrival struct {
+	Kind RequestKind
+	// Client is the client's address as the server determined it (behind
+	// trusted proxies, the address they forwarded for). It binds proof-of-work
+	// seeds and counts against join_limit, both by the client's network
+	// (ClientNetwork).
+	Client netip.Addr
+	// Account is the account the site's own login vouched for, when
+	// HasAccount: the room keeps each account to one place and one session.
+	Account    AccountKey
+	HasAccount bool
+	// Ticket and Pass are the values of the room's cookies as sent, "" for
+	// none. A ticket or pass that does not open (forged, expired, another
+	// room's) is as good as none: never an error.
+	Ticket string
+	Pass   string
+	// Answer is the answer to the proof of work, for RequestJoin.
+	Answer Answer
+}
+
+// Answer is a newcomer's answer to a proof-of-work seed.
+type Answer struct {
+	Seed, Nonce string
+}
+
+// Decision is what the room decided for an arrival: what to answer, and which
+// cookies to set. The gateway writes it and decides nothing itself.
+type Decision struct {
+	// Transition is the row of the admission table (Transitions) the
+	// decision followed last.
+	Transition *Transition
+	// Status is the visitor's status. It is left empty for a RequestPage that
+	// goes on to the origin with a pass it came with: nobody reads it.
+	Status Status
+	// Pass is the pass the visitor holds, when they are in: the request goes
+	// on to the origin with it. NewPass says it was signed now and its cookie
+	// must be set.
+	Pass      string
+	Admission Pass
+	NewPass   bool
+	// Ticket is the visitor's ticket; SetTicket says its cookie must be set
+	// (it is new, or changed, or due for renewal).
+	Ticket    Ticket
+	SetTicket bool
+	// Rejoined is set when the visitor's old ticket was spent and they were
+	// given a new place at the back (or, while the room asks for a proof of
+	// work, the puzzle to earn one).
+	Rejoined bool
+}
+
+// In reports whether the visitor is in: the request may go on to the origin
+// with Decision.Pass.
+func (d Decision) In() bool { return d.Pass != "" }
+
+// ErrNoTransition is a request the admission table has no row for. It is a
+// defect, never a fan's fault; the gateway answers it with a 500.
+var ErrNoTransition = errors.New("waitingroom: no transition in the admission table")
+
+// Admit decides a fan's request: the one call on a fan's path (README, "What
+// fans, apps and origins see"). A valid pass goes in with no store call; a
+// ticket gets its place from this node's view with no store call, unless the
+// line reached it (one call, to claim) or it was claimed already (one call,
+// for the store to say whether its session is live); a newcomer joins (one
+// call) or is given the puzzle. Refusals are errors: a *JoinLimitedError (429),
+// ErrStoreUnavailable (503), and for an answer the Err* of pow.go (4xx); none
+// of them makes a place.
+func (r *Room) Admit(ctx context.Context, a Arrival) (Decision, error) {
+	in := arrival{client: a.Client, account: a.Account, hasAccount: a.HasAccount}
+	if a.Pass != "" {
+		if p, err := r.CheckPass(a.Pass); err == nil {
+			d := Decision{Transition: machine[TicketInSession][EventPass], Pass: a.Pass, Admission: p}
+			if a.Kind != RequestPage {
+				d.Status = r.AdmittedStatus(p)
+			}
+			return d, nil
+		}
+	}
+	if r.settings().QueueingMethod == Passthrough || (r.openOnFailure && !r.Healthy()) {
+		return r.passThrough()
+	}
+	var was TicketCookie
+	opened := false
+	if a.Ticket != "" {
+		if c, err := r.OpenTicketCookie(a.Ticket); err == nil {
+			was, opened = c, true
+		}
+	}
+	var vis Visit
+	var err error
+	switch {
+	case opened:
+		vis, err = r.poll(ctx, &in, was.Ticket)
+		if err == nil && a.Kind == RequestJoin && vis.Rejoined && vis.Status.State == StateChallenge {
+			// The ticket was spent and its rejoin asks for the puzzle,
+			// which this request answers: the answer makes the new place.
+			vis, err = r.answer(ctx, &in, a.Answer)
+			vis.Rejoined = true
+		}
+	case a.Kind == RequestJoin:
+		vis, err = r.answer(ctx, &in, a.Answer)
+	default:
+		vis, err = r.arrive(ctx, &in)
+	}
+	if err != nil {
+		if r.openOnFailure && errors.Is(err, ErrStoreUnavailable) && !errors.Is(err, ErrSettling) {
+			// The store failed just now, and the operator chose to let
+			// everyone through rather than hold anyone. A room settling
+			// after a loss has a store: it holds newcomers whatever the
+			// failure mode.
+			return r.passThrough()
+		}
+		return Decision{}, err
+	}
+	d := Decision{
+		Transition: vis.transition,
+		Status:     vis.Status,
+		Pass:       vis.Pass,
+		Admission:  vis.Admission,
+		NewPass:    vis.Pass != "",
+		Ticket:     vis.Ticket,
+		Rejoined:   vis.Rejoined,
+	}
+	d.SetTicket = vis.Ticket.Room != "" && (!opened || r.MustReseal(was, vis.Ticket))
+	return d, nil
+}
+
+// passThrough signs a pass with no session behind it: a passthrough room, or
+// a store away with on_store_failure open.
+func (r *Room) passThrough() (Decision, error) {
+	tok, p, err := r.IssuePassthrough()
+	if err != nil {
+		return Decision{}, err
+	}
+	return Decision{Transition: machine[TicketNew][EventPass], Pass: tok, Admission: p, NewPass: true, Status: r.AdmittedStatus(p)}, nil
+}
+
+// arrival is what the request path knows of a request as it goes: the facts
+// of the Arrival, and what it learned on the way.
+type arrival struct {
+	client     netip.Addr
+	account    AccountKey
+	hasAccount bool
+	// spent, when hasSpent, is the place the request's ticket held: should
+	// the visitor rejoin, that place is over (an account's recorded place is
+	// replaced, not kept).
+	spent    uint64
+	hasSpent bool
+	// polled is set once this request polled a place its account held: a
+	// rejoin from that poll must not poll another found place in turn (the
+	// store never hands back a spent place, so this only bounds the
+	// recursion should that ever break).
+	polled bool
+}
+
+// follow looks up the transition from s on e. A pair the table lacks is a
+// defect: ErrNoTransition, which the gateway answers with a 500 and the
+// model-based test fails on.
+func follow(s TicketState, e Event) (*Transition, error) {
+	tr, ok := next(s, e)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s on %s", ErrNoTransition, s, e)
+	}
+	return tr, nil
+}
+
+// arrive answers a newcomer: the room's page when it gives no places, the
+// puzzle while it asks for one, else a place (join_limit allowing).
+func (r *Room) arrive(ctx context.Context, a *arrival) (Visit, error) {
+	if !r.settings().placesOpen(r.now()) {
+		return r.join(ctx, a) // shows the room: no place is made
+	}
+	if st, ok := r.newChallenge(a.client); ok {
+		return Visit{Status: st, transition: machine[TicketChallenged][EventArrive]}, nil
+	}
+	if err := r.AllowJoin(a.client); err != nil {
+		return Visit{transition: machine[TicketNew][EventOverJoinLimit]}, err
+	}
+	return r.join(ctx, a)
+}
+
+// Join gives a new visitor a ticket, as Admit does for a newcomer with no
+// account, no challenge asked and no join_limit weighed. When the room is open
+// with a free slot and nobody waiting, the visitor is admitted at once and
+// Visit.Pass is set.
+func (r *Room) Join(ctx context.Context) (Visit, error) {
+	return r.join(ctx, &arrival{})
+}
+
+// Poll answers a visitor holding a ticket, as Admit does for a ticket with no
+// pass, no account and no client address: their place, from this node's
+// view, with no store call, unless they have reached the front; then it
+// claims their session (one store call) and returns the pass.
+func (r *Room) Poll(ctx context.Context, t Ticket) (Visit, error) {
+	return r.poll(ctx, &arrival{}, t)
+}
+
+// join makes a place at the back.
+func (r *Room) join(ctx context.Context, a *arrival) (Visit, error) {
+	now := r.now()
+	v := r.view.Load()
+	s := v.settings
+	t := Ticket{Room: r.id, Visitor: NewVisitorID(), Joined: now, Seen: now}
+	// Visitors who come before the pre-queue opens, after the room closed, or to a
+	// sold-out or rejecting room get no place: there is no line to join.
+	if !s.placesOpen(now) {
+		st, _ := v.status(t, now)
+		return Visit{Status: st, transition: machine[TicketNew][EventRoomShut]}, nil
+	}
+	if v.settling(now) {
+		// The store lost the line and the fans are telling it again where
+		// they stood: no key now could be placed right.
+		return Visit{transition: machine[TicketNew][EventStoreAway]}, fmt.Errorf("%w: %w", ErrStoreUnavailable, ErrSettling)
+	}
+	if err := r.joinable(v); err != nil {
+		return Visit{transition: machine[TicketNew][EventStoreAway]}, err
+	}
+	lim := s.limitsAt(now)
+	if a.hasAccount {
+		return r.joinAccount(ctx, a, v, t, now, lim)
+	}
+	res, err := r.joins.join(ctx, t.Visitor.String(), func(ctx context.Context, visitors []string) ([]JoinResult, error) {
+		res, err := r.store.JoinMany(ctx, r.id, visitors, now, lim)
+		if errors.Is(err, ErrNoRoom) {
+			if err = r.reseed(ctx, now); err == nil {
+				res, err = r.store.JoinMany(ctx, r.id, visitors, now, lim)
+			}
+		}
+		return res, err
+	})
+	if err != nil {
+		return Visit{transition: machine[TicketNew][EventStoreAway]}, r.joinFailed(ctx, err)
+	}
+	r.stats.Joins.Add(1)
+	r.mu.Lock()
+	r.maxKey = max(r.maxKey, res.Key+1)
+	r.mu.Unlock()
+	return r.placed(v, t, res, now)
+}
+
+// placed answers a visitor given a new place with key res.Key: in at once
+// when the store admitted them on the spot.
+func (r *Room) placed(v *view, t Ticket, res JoinResult, now time.Time) (Visit, error) {
+	t.Key = res.Key
+	if res.Admitted {
+		r.stats.DirectAdmits.Add(1)
+		t.Place = res.Key
+		vis, err := r.admitted(t, res.Expires, now)
+		vis.transition = machine[TicketNew][EventArrive]
+		return vis, err
+	}
+	st, t := v.status(t, now)
+	return Visit{Status: st, Ticket: t, transition: machine[TicketNew][EventArrive]}, nil
+}
+
+// poll answers a ticket presented without a valid pass.
+func (r *Room) poll(ctx context.Context, a *arrival, t Ticket) (Visit, error) {
+	if a.hasAccount {
+		// Should this visitor have to rejoin, the place this ticket holds
+		// is over.
+		a.spent, a.hasSpent = t.Key, true
+	}
+	if t.Claimed {
+		return r.afterPass(ctx, a, t)
+	}
+	now := r.now()
+	v := r.view.Load()
+	r.stats.Polls.Add(1)
+	r.noteTicket(v, t)
+	st, t := v.status(t, now)
+	r.markWaiting(t, st)
+	if st.Reconnecting && st.State == StateQueued {
+		// This node's view is stale: other nodes may have moved the line
+		// past this fan already. Ask again soon (the next poll may reach a
+		// node that knows) rather than for as long as the stale view says.
+		st.RefreshSeconds = min(st.RefreshSeconds, minRefresh)
+	}
+	from, ev := TicketWaiting, EventPoll
+	if st.State == StateAdmitted {
+		from = TicketAtFront
+		if !v.healthy {
+			// Nobody is admitted while the store is away, even those
+			// whose turn came: the store may not have them down as
+			// admitted.
+			ev = EventStoreAway
+		}
+	} else if st.Reconnecting {
+		ev = EventStoreAway
+	}
+	tr, err := follow(from, ev)
+	if err != nil {
+		return Visit{}, err
+	}
+	switch tr.Action {
+	case ActionShowPlace:
+		return Visit{Status: st, Ticket: t, transition: tr}, nil
+	case ActionHold:
+		vis := r.holding(st, t)
+		vis.transition = tr
+		return vis, nil
+	}
+	return r.claim(ctx, a, v, from, st, t, now)
+}
+
+// afterPass answers a claimed ticket presented without a valid pass: a copy of
+// it, a fan whose pass cookie was lost, or one whose session ended, idled out
+// or was revoked. Only the store knows which, so it is asked (one round
+// trip): a live session gives its own pass again, never a second place or
+// session; an idled-out one resumes, to the end it had; an ended one is over.
+func (r *Room) afterPass(ctx context.Context, a *arrival, t Ticket) (Visit, error) {
+	now := r.now()
+	v := r.view.Load()
+	st := Status{Room: r.id, Title: v.settings.Title, State: StateQueued, Waiting: v.waiting()}
+	zero := uint64(0)
+	st.Position, st.Progress = &zero, 1
+	from := TicketInSession
+	if r.idled.has(t.Visitor.String()) {
+		from = TicketIdledOut
+	}
+	if !v.healthy {
+		st.Reconnecting = true
+		return r.holding(st, t), nil
+	}
+	return r.claim(ctx, a, v, from, st, t, now)
+}
+
+// claim asks the store for the visitor's session and follows the table on
+// its answer.
+func (r *Room) claim(ctx context.Context, a *arrival, v *view, from TicketState, st Status, t Ticket, now time.Time) (Visit, error) {
+	lim := v.settings.limitsAt(now)
+	res, err := r.store.Claim(ctx, r.id, t.Visitor.String(), t.Place, now, lim)
+	if errors.Is(err, ErrNoRoom) {
+		if err = r.reseed(ctx, now); err == nil {
+			res, err = r.store.Claim(ctx, r.id, t.Visitor.String(), t.Place, now, lim)
+		}
+	}
+	if err != nil {
+		r.storeFailed()
+		st.Reconnecting = true
+		return r.holding(st, t), nil
+	}
+	ev := claimEvents[res.Status]
+	if res.Status == Claimed && from == TicketIdledOut {
+		ev = EventClaimResumed
+	}
+	tr, err := follow(from, ev)
+	if err != nil {
+		return Visit{}, err
+	}
+	switch tr.Action {
+	case ActionReissue:
+		if from != TicketInSession {
+			r.stats.Claims.Add(1)
+		}
+		vis, err := r.admitted(t, res.Expires, now)
+		vis.transition = tr
+		return vis, err
+	case ActionHold:
+		vis := r.holding(st, t)
+		if tr.To == TicketReturned {
+			vis.Status.Returned = true
+			if res.Status == Held {
+				// Held with everyone, and first in when it admits again.
+				vis.Status.State = StatePaused
+				vis.Status.RefreshSeconds = v.maxRefresh()
+			}
+		}
+		vis.transition = tr
+		return vis, nil
+	case ActionRejoin:
+		vis, err := r.rejoin(ctx, a)
+		vis.Status.TurnPassed = tr.To == TicketTurnPassed
+		if vis.transition == nil {
+			vis.transition = tr
+		}
+		return vis, err
+	}
+	return Visit{}, fmt.Errorf("%w: %s on %s does %s", ErrNoTransition, from, ev, tr.Action)
+}
+
+// claimEvents are the events the store's answers to a claim are.
+var claimEvents = [...]Event{
+	Claimed:  EventClaimOpened,
+	NotYet:   EventClaimNotYet,
+	Full:     EventClaimFull,
+	Finished: EventClaimFinished,
+	Held:     EventClaimHeld,
+	Passed:   EventClaimPassed,
+}
+
+// holding tells a visitor at the front to stay on the page a moment longer.
+func (r *Room) holding(st Status, t Ticket) Visit {
+	st.State = StateQueued
+	st.RefreshSeconds = minRefresh
+	return Visit{Status: st, Ticket: t}
+}
+
+// rejoin gives a visitor whose ticket is spent (their session ended, or
+// their turn passed) a new place at the back, as a newcomer: while the room
+// asks newcomers for a proof of work it gives them the puzzle instead (a
+// spent ticket, which anyone may copy, is no free pass to new places), and
+// the new place weighs on the address's join_limit.
+func (r *Room) rejoin(ctx context.Context, a *arrival) (Visit, error) {
+	vis, err := r.arrive(ctx, a)
+	vis.Rejoined = true
+	return vis, err
+}
+
+// answer checks a newcomer's answer to a seed and, when it is right and the
+// seed was not answered on this node before, joins them.
+func (r *Room) answer(ctx context.Context, a *arrival, ans Answer) (Visit, error) {
+	now := r.now()
+	id, err := r.checkAnswer(ClientNetwork(a.client), ans.Seed, ans.Nonce, now)
+	if err != nil {
+		r.stats.AnswersRefused.Add(1)
+		return Visit{}, err
+	}
+	if err := r.spent.spend(id, now); err != nil {
+		r.stats.AnswersRefused.Add(1)
+		return Visit{}, err
+	}
+	// A right answer makes a place, so it spends the address's join_limit
+	// allowance; over it, the seed stays good for a try after Retry-After.
+	if err := r.AllowJoin(a.client); err != nil {
+		r.spent.forget(id)
+		return Visit{}, err
+	}
+	vis, err := r.join(ctx, a)
+	if err != nil {
+		// No place was made (the store is away): the fan may try the same
+		// answer again rather than solve a new seed.
+		r.spent.forget(id)
+	}
+	if vis.transition == machine[TicketNew][EventArrive] {
+		vis.transition = machine[TicketNew][EventAnswer]
+	}
+	return vis, err
+}

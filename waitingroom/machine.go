@@ -1,0 +1,256 @@
+package waitingroom
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The admission state machine (docs/ARCHITECTURE.md, "The admission state
+// machine"): every state a ticket and its session can be in, every event that
+// moves one, and what the room does for each pair, as one table. Room.Admit
+// works out the state of the request's ticket and the event the request (or
+// the store's answer to it) is, looks the pair up with next, and does what the
+// row's action says; the controller's events (a grace ending, an idle-out, a
+// loss) are rows too, carried out by the store's step. A pair with no row is a
+// request the room has no answer for: Admit refuses it as an internal error,
+// and the model-based test (admission_model_test.go) fails on it.
+//
+// The table is data so that the documentation is generated from it (a test
+// fails when docs/ARCHITECTURE.md is stale) and so that a reader sees every
+// door at once: a new feature is a new event or state, and its rows say what
+// it does to every other.
+
+// TicketState is where a ticket and its session stand.
+type TicketState uint8
+
+// The states. A visitor with no readable ticket is New; the rest are what the
+// ticket, the pass and the store say of them.
+const (
+	TicketNew        TicketState = iota // no ticket yet (or one that does not open)
+	TicketChallenged                    // asked for a proof of work before a place is made
+	TicketWaiting                       // holds a place the line has not reached
+	TicketAtFront                       // reached by the line, within its grace, not yet claimed
+	TicketInSession                     // holds a live session, and its pass
+	TicketIdledOut                      // the session ended for want of use, with time left on it
+	TicketLapsed                        // the grace ended unclaimed
+	TicketReturned                      // came back in time, held at the front for the next slot
+	TicketTurnPassed                    // came back after the return window
+	TicketFinished                      // the session ran out (or idled out with no time left)
+	TicketRevoked                       // the origin ended the session
+	ticketStates
+)
+
+var ticketStateNames = [ticketStates]string{
+	"new", "challenged", "waiting", "at the front", "in session", "idled out",
+	"lapsed", "returned", "turn passed", "finished", "revoked",
+}
+
+func (s TicketState) String() string {
+	if s < ticketStates {
+		return ticketStateNames[s]
+	}
+	return fmt.Sprintf("state(%d)", s)
+}
+
+// Event is what happens to a ticket: a request and what it carries, the
+// store's answer to a claim, or a step of the controller.
+type Event uint8
+
+// The events.
+const (
+	// Requests, as Admit classifies them.
+	EventArrive          Event = iota // a request with no usable ticket or pass
+	EventAnswer                       // a right answer to the proof of work
+	EventPoll                         // the ticket, without a pass (page, status, live connection)
+	EventPass                         // a valid pass
+	EventTicketAfterPass              // a claimed ticket without its pass: a copy, or a pass cookie lost
+	EventOverJoinLimit                // a new place asked from an address over join_limit
+	EventRoomShut                     // the room gives no places: not open yet, closed, sold out, rejecting
+	EventStoreAway                    // the store does not answer, or the room settles after a loss
+	// The store's answers to a claim.
+	EventClaimOpened   // a session was opened (or the live one returned)
+	EventClaimResumed  // an idled-out session was put back, to the end it had
+	EventClaimFull     // back in time, but every slot is taken
+	EventClaimHeld     // back in time, but the room admits nobody (paused, queue_all)
+	EventClaimFinished // the session is over
+	EventClaimPassed   // back after the return window
+	EventClaimNotYet   // this node's view ran ahead of the store
+	// The controller's steps and the operator's and origin's acts.
+	EventGraceEnds    // an admission's grace ends unclaimed
+	EventIdleTimeout  // a session goes unused for session_idle_timeout
+	EventSessionEnds  // a session reaches its end
+	EventRevoke       // the origin answers revoke (or an admin ends the session)
+	EventPause        // pause or queue_all
+	EventSoldOut      // sold out, by the origin or an admin
+	EventStoreLost    // the store lost its data and is re-seeded from the nodes' memos
+	EventNodeRestart  // a gateway node restarts (its caches are empty)
+	EventReturnWindow // the return window after a lapse or idle-out ends
+	events
+)
+
+var eventNames = [events]string{
+	"arrive", "answer", "poll", "pass", "ticket after pass", "over join_limit", "room shut", "store away",
+	"claim: opened", "claim: resumed", "claim: full", "claim: held", "claim: finished", "claim: passed", "claim: not yet",
+	"grace ends", "idle timeout", "session ends", "revoke", "pause", "sold out", "store lost", "node restart",
+	"return window ends",
+}
+
+func (e Event) String() string {
+	if e < events {
+		return eventNames[e]
+	}
+	return fmt.Sprintf("event(%d)", e)
+}
+
+// Action is what the room does on a transition.
+type Action uint8
+
+// The actions. The request path carries out the first group; the second names
+// what the store's controller step does, or nothing at all.
+const (
+	ActionForward   Action = iota + 1 // the request goes on to the origin with the pass
+	ActionShowPlace                   // answer the place from this node's view: no store call
+	ActionClaim                       // ask the store for a session (one round trip)
+	ActionReissue                     // sign the session's pass again: same id, subject and end
+	ActionJoin                        // a new place at the back (one round trip)
+	ActionChallenge                   // hand out a proof-of-work seed; nothing is stored
+	ActionHold                        // tell the fan to stay: first in when a slot frees
+	ActionRejoin                      // the old place is over: a new one at the back (challenge and join_limit apply)
+	ActionRefuse                      // 429 or 503 with Retry-After; nothing is made
+	ActionShowRoom                    // the room's page (not open, closed, sold out); no place
+	ActionStore                       // the store's own step does it; no request is involved
+)
+
+var actionNames = [...]string{
+	"", "forward", "show place", "claim", "reissue pass", "join", "challenge", "hold", "rejoin at the back",
+	"refuse", "show room", "store step",
+}
+
+func (a Action) String() string {
+	if int(a) < len(actionNames) {
+		return actionNames[a]
+	}
+	return fmt.Sprintf("action(%d)", a)
+}
+
+// Transition is one row of the table.
+type Transition struct {
+	From   TicketState
+	Event  Event
+	To     TicketState
+	Action Action
+	// Why says what the row promises, in the words of the README.
+	Why string
+}
+
+// Transitions is the admission table, in the order the documentation shows
+// it. Each (From, Event) pair appears once.
+var Transitions = []Transition{
+	// A newcomer.
+	{TicketNew, EventArrive, TicketWaiting, ActionJoin, "a place at the back; admitted on the spot when a slot and the rate allow and nobody waits"},
+	{TicketNew, EventAnswer, TicketWaiting, ActionJoin, "a right answer makes one place: the seed is spent on every node"},
+	{TicketNew, EventOverJoinLimit, TicketNew, ActionRefuse, "429 with Retry-After; no cookie, nothing stored"},
+	{TicketNew, EventRoomShut, TicketNew, ActionShowRoom, "there is no line to join"},
+	{TicketNew, EventStoreAway, TicketNew, ActionRefuse, "503 with Retry-After: no key now could be placed right"},
+	{TicketNew, EventPass, TicketInSession, ActionForward, "a passthrough room (or on_store_failure open while the store is away) signs a pass with no session"},
+	{TicketChallenged, EventArrive, TicketChallenged, ActionChallenge, "a seed bound to the client's address; nothing is stored"},
+	{TicketChallenged, EventAnswer, TicketWaiting, ActionJoin, "as a newcomer's answer"},
+
+	// Waiting and reaching the front.
+	{TicketWaiting, EventPoll, TicketWaiting, ActionShowPlace, "people ahead never rise between two looks"},
+	{TicketWaiting, EventArrive, TicketWaiting, ActionShowPlace, "a join sent with a ticket is a poll: no second place"},
+	{TicketWaiting, EventAnswer, TicketWaiting, ActionShowPlace, "an answer sent with a ticket is a poll: no second place"},
+	{TicketWaiting, EventStoreAway, TicketWaiting, ActionShowPlace, "the place is kept, shown as reconnecting; nobody is admitted"},
+	{TicketWaiting, EventPause, TicketWaiting, ActionShowPlace, "paused: places kept, nobody admitted"},
+	{TicketWaiting, EventSoldOut, TicketWaiting, ActionShowRoom, "the sold-out page"},
+	{TicketWaiting, EventStoreLost, TicketWaiting, ActionStore, "the room settles: the line re-announces itself, nobody joins ahead of a ticket issued before"},
+	{TicketWaiting, EventNodeRestart, TicketWaiting, ActionShowPlace, "the ticket holds the place: any node answers it"},
+	{TicketAtFront, EventPoll, TicketAtFront, ActionClaim, "the line reached the place: claim a session"},
+	{TicketAtFront, EventArrive, TicketAtFront, ActionClaim, "as a poll"},
+	{TicketAtFront, EventAnswer, TicketAtFront, ActionClaim, "as a poll"},
+	{TicketAtFront, EventStoreAway, TicketAtFront, ActionHold, "nobody is admitted while the store is away, even at the front"},
+	{TicketAtFront, EventClaimOpened, TicketInSession, ActionReissue, "the pass of the new session"},
+	{TicketAtFront, EventClaimNotYet, TicketAtFront, ActionHold, "this node's view ran ahead of the store"},
+	{TicketAtFront, EventClaimFull, TicketReturned, ActionHold, "came back in time: first for the next slot"},
+	{TicketAtFront, EventClaimHeld, TicketReturned, ActionHold, "came back in time, while the room admits nobody"},
+	{TicketAtFront, EventClaimFinished, TicketFinished, ActionRejoin, "the place's session was had and is over"},
+	{TicketAtFront, EventClaimPassed, TicketTurnPassed, ActionRejoin, "came back after the return window: a new place at the back"},
+	{TicketAtFront, EventGraceEnds, TicketLapsed, ActionStore, "the slot goes to the next fan"},
+	{TicketLapsed, EventPoll, TicketAtFront, ActionClaim, "the store says whether it is within the return window"},
+	{TicketLapsed, EventReturnWindow, TicketTurnPassed, ActionStore, "a claim after it is refused as passed"},
+	{TicketReturned, EventPoll, TicketReturned, ActionClaim, "returners go first into the next free slot, never above the cap"},
+
+	// In session.
+	{TicketInSession, EventPass, TicketInSession, ActionForward, "checked locally: no store call"},
+	{TicketInSession, EventTicketAfterPass, TicketInSession, ActionClaim, "the store returns the live session"},
+	{TicketInSession, EventClaimOpened, TicketInSession, ActionReissue, "the same session's pass again (same id, subject, end): never a second place or session"},
+	{TicketInSession, EventIdleTimeout, TicketIdledOut, ActionStore, "the slot frees; every node refuses the session's passes"},
+	{TicketInSession, EventSessionEnds, TicketFinished, ActionStore, "the slot frees"},
+	{TicketInSession, EventRevoke, TicketRevoked, ActionStore, "the slot frees; every node refuses the pass within a refresh"},
+	{TicketInSession, EventPause, TicketInSession, ActionForward, "sessions run on: a pause holds the line, not the shoppers"},
+	{TicketInSession, EventSoldOut, TicketInSession, ActionForward, "sessions run on to check out"},
+	{TicketInSession, EventStoreAway, TicketInSession, ActionForward, "passes are checked locally: admitted fans keep flowing"},
+	{TicketInSession, EventStoreLost, TicketInSession, ActionForward, "the passes the nodes see tell the store what it lost"},
+	{TicketInSession, EventNodeRestart, TicketInSession, ActionForward, "the pass verifies on any node"},
+
+	// After a session, or a lapse.
+	{TicketIdledOut, EventTicketAfterPass, TicketIdledOut, ActionClaim, "the store says whether it may resume"},
+	{TicketIdledOut, EventClaimResumed, TicketInSession, ActionReissue, "resumes the same session to the end it had, once per idle-out: sessions together never outlast session_duration"},
+	{TicketIdledOut, EventClaimFull, TicketReturned, ActionHold, "back in time: first for the next slot"},
+	{TicketIdledOut, EventClaimHeld, TicketReturned, ActionHold, "back in time, while the room admits nobody"},
+	{TicketIdledOut, EventClaimFinished, TicketFinished, ActionRejoin, "no time was left on the session"},
+	{TicketIdledOut, EventClaimPassed, TicketTurnPassed, ActionRejoin, "back after the return window"},
+	{TicketIdledOut, EventClaimNotYet, TicketIdledOut, ActionHold, "this node's view ran ahead of the store"},
+	{TicketIdledOut, EventPass, TicketIdledOut, ActionRejoin, "its passes are refused: the ticket decides"},
+	{TicketIdledOut, EventReturnWindow, TicketTurnPassed, ActionStore, "a claim after it is refused as passed"},
+	{TicketFinished, EventTicketAfterPass, TicketFinished, ActionClaim, "the store confirms the session is over"},
+	{TicketFinished, EventClaimFinished, TicketWaiting, ActionRejoin, "a new place at the back, which asks for the puzzle and weighs on join_limit as any newcomer's"},
+	{TicketRevoked, EventTicketAfterPass, TicketRevoked, ActionClaim, "the store confirms the session is over"},
+	{TicketRevoked, EventClaimFinished, TicketWaiting, ActionRejoin, "a new place at the back"},
+	{TicketTurnPassed, EventClaimPassed, TicketWaiting, ActionRejoin, "a new place at the back"},
+	{TicketReturned, EventClaimOpened, TicketInSession, ActionReissue, "let in at the front"},
+	{TicketReturned, EventClaimResumed, TicketInSession, ActionReissue, "an idled-out session, resumed to the end it had"},
+	{TicketReturned, EventClaimFull, TicketReturned, ActionHold, "still first for the next slot"},
+	{TicketReturned, EventClaimHeld, TicketReturned, ActionHold, "held with everyone while the room admits nobody"},
+	{TicketReturned, EventClaimFinished, TicketFinished, ActionRejoin, "the session's time ran out meanwhile"},
+	{TicketReturned, EventClaimPassed, TicketTurnPassed, ActionRejoin, "the returner's hold ran out"},
+	{TicketReturned, EventClaimNotYet, TicketReturned, ActionHold, "this node's view ran ahead of the store"},
+	{TicketInSession, EventClaimFull, TicketReturned, ActionHold, "the session ended meanwhile; back in time, first for the next slot"},
+	{TicketInSession, EventClaimHeld, TicketReturned, ActionHold, "the session ended meanwhile, and the room admits nobody"},
+	{TicketInSession, EventClaimResumed, TicketInSession, ActionReissue, "the session idled out meanwhile and is resumed to its end"},
+	{TicketInSession, EventClaimFinished, TicketFinished, ActionRejoin, "the session ended or was revoked: a new place at the back"},
+	{TicketInSession, EventClaimPassed, TicketTurnPassed, ActionRejoin, "idled out and back after the return window"},
+	{TicketInSession, EventClaimNotYet, TicketInSession, ActionHold, "the store lost the session's record: wait for it to settle"},
+}
+
+// machine is Transitions indexed by state and event, built once: a look-up on
+// the request path is two array indexes.
+var machine = func() (m [ticketStates][events]*Transition) {
+	for i := range Transitions {
+		tr := &Transitions[i]
+		if m[tr.From][tr.Event] != nil {
+			panic(fmt.Sprintf("waitingroom: two transitions from %s on %s", tr.From, tr.Event))
+		}
+		m[tr.From][tr.Event] = tr
+	}
+	return m
+}()
+
+// next is the transition from s on e; ok is false when the table has none.
+func next(s TicketState, e Event) (*Transition, bool) {
+	if s >= ticketStates || e >= events {
+		return nil, false
+	}
+	tr := machine[s][e]
+	return tr, tr != nil
+}
+
+// TransitionsMarkdown renders the table for docs/ARCHITECTURE.md.
+func TransitionsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| state | event | next state | the room | why |\n|---|---|---|---|---|\n")
+	for _, tr := range Transitions {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", tr.From, tr.Event, tr.To, tr.Action, tr.Why)
+	}
+	return b.String()
+}
