@@ -33,6 +33,13 @@ const (
 // it changes, answered from the node's view (no store call per push). When their
 // turn comes it pushes "admitted" and closes: the page goes back to the fan's URL,
 // which claims the session and sets the pass.
+//
+// A connection follows the room it reads, not the handler that accepted it: a
+// config reload that keeps the room (docs/ARCHITECTURE.md, "Config reloads")
+// leaves it open, since the room goes on refreshing its view. When the room
+// stops (a reload replaced it, or Caddy is stopping), the connection closes
+// with 1012 (service restart) and the page opens a new one, which the new
+// config's room answers.
 func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request) error {
 	if !isUpgrade(r) {
 		return writeError(w, http.StatusBadRequest, "websocket_required", "This endpoint speaks WebSocket only; poll status instead.")
@@ -64,6 +71,17 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request) error {
 	var last waitingroom.Status
 	var lastSent time.Time
 	for {
+		// A stopped room's view is frozen. It is checked before any push, so
+		// that a connection that reached a room just as it stopped brings no
+		// news and the page, after a retry or two, polls instead.
+		select {
+		case <-h.room.Done():
+			// A fan who cannot answer the close handshake has gone already:
+			// there is nothing to report to Caddy.
+			_ = conn.Close(websocket.StatusServiceRestart, "room restarted")
+			return nil
+		default:
+		}
 		changed := h.room.Changed()
 		st, next := h.room.Peek(t)
 		t = next
@@ -91,6 +109,7 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-h.room.Done(): // handled at the top of the loop
 		case <-changed:
 		case <-time.After(wait):
 		}

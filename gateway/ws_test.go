@@ -98,3 +98,52 @@ func upgrade(r *http.Request) *http.Request {
 	r.Header.Set("Connection", "Upgrade")
 	return r
 }
+
+// TestWebSocketClosesWhenTheRoomStops: a stopped room's view is frozen and
+// its change signal never fires again, so a live connection on it would show
+// the fan the same place for ever. The connection closes with 1012 (service
+// restart), for which the page opens a new one; one that reaches the room
+// once it has stopped is closed so before any push.
+func TestWebSocketClosesWhenTheRoomStops(t *testing.T) {
+	useTestClock(t)
+	h := testHandler(t, Handler{Settings: waitingroom.Settings{QueueAll: true}}, nil)
+	runCtx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go h.room.Run(runCtx)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h.ServeHTTP(w, r, &origin{}); err != nil {
+			t.Error(err)
+		}
+	}))
+	defer srv.Close()
+
+	ticket := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dial := func() *websocket.Conn {
+		t.Helper()
+		conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/_waiting-room/ws",
+			&websocket.DialOptions{HTTPHeader: http.Header{"Cookie": {ticket.String()}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return conn
+	}
+	conn := dial()
+	defer conn.CloseNow()
+	if _, msg, err := conn.Read(ctx); err != nil || !strings.Contains(string(msg), `"queue_all":true`) {
+		t.Fatalf("first push: %q %v, want the fan held by queue_all", msg, err)
+	}
+	stop()
+	// The read is bounded by ctx: a connection left open fails the test
+	// after 10 s instead of hanging it.
+	if _, msg, err := conn.Read(ctx); websocket.CloseStatus(err) != websocket.StatusServiceRestart {
+		t.Fatalf("after the room stopped: %q %v, want a close with 1012", msg, err)
+	}
+
+	late := dial()
+	defer late.CloseNow()
+	if _, msg, err := late.Read(ctx); websocket.CloseStatus(err) != websocket.StatusServiceRestart {
+		t.Fatalf("a connection to the stopped room: %q %v, want a close with 1012 and no push", msg, err)
+	}
+}

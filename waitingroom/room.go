@@ -86,6 +86,10 @@ type Room struct {
 	// changed is closed and replaced whenever a new view is published, so that
 	// live connections wake up on news instead of polling.
 	changed atomic.Pointer[chan struct{}]
+	// stopped is closed when Run returns: from then on no view is published,
+	// so changed never fires again and a live connection must not wait on it.
+	stopped  chan struct{}
+	stopOnce sync.Once
 
 	// ticking serialises Start and Tick: each reads the store and then
 	// publishes a view, so two running at once could publish an older
@@ -168,6 +172,7 @@ func NewRoom(cfg Config) (*Room, error) {
 		passes:     newPassCache(4*s.TotalActiveUsers + 1024),
 		resumed:    cfg.Resumed,
 		rememberFn: cfg.Remember,
+		stopped:    make(chan struct{}),
 
 		openOnFailure: cfg.OpenOnStoreFailure,
 	}
@@ -206,10 +211,19 @@ func (r *Room) Start(ctx context.Context) error {
 
 // Run drives the room until ctx ends: a controller step and a refresh of the
 // view every half second. Steps are idempotent per second in the store, so many
-// nodes running this make exactly one advance per second between them.
+// nodes running this make exactly one advance per second between them. When it
+// returns the room is stopped for good (see Done).
 func (r *Room) Run(ctx context.Context) {
+	defer r.stopOnce.Do(func() { close(r.stopped) })
 	loop.Every(ctx, RefreshInterval, func(ctx context.Context) { _ = r.Tick(ctx) })
 }
+
+// Done returns a channel that is closed once Run has returned. The view is
+// then refreshed no more and Changed never fires again, so whatever follows
+// the room (a live connection) must end or move to the room that replaced it
+// (docs/ARCHITECTURE.md, "Config reloads"). A room that is never run is
+// never done.
+func (r *Room) Done() <-chan struct{} { return r.stopped }
 
 // RefreshInterval is how often a node refreshes its view of the room.
 const RefreshInterval = 500 * time.Millisecond

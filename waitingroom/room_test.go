@@ -722,3 +722,29 @@ func TestSoldOutDeclaredByACrowdOfAnswers(t *testing.T) {
 		t.Fatalf("overrides version %d: a patch that changes nothing wrote", v)
 	}
 }
+
+// TestRoomDoneWhenRunReturns: Done stays open while the room runs and closes
+// once Run has returned, so that live connections, which wait on Changed,
+// learn that no view will follow (docs/ARCHITECTURE.md, "Config reloads").
+func TestRoomDoneWhenRunReturns(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("done", waitingroom.Settings{})
+	ctx, cancel := context.WithCancel(context.Background())
+	returned := make(chan struct{})
+	go func() {
+		defer close(returned)
+		r.Run(ctx)
+	}()
+	select {
+	case <-r.Done():
+		t.Fatal("Done closed while the room runs")
+	default:
+	}
+	cancel()
+	select {
+	case <-r.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Done still open 10 s after Run's context ended")
+	}
+	<-returned
+}
