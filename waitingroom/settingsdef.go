@@ -94,7 +94,7 @@ var settingDefs = []*SettingDef{
 		Name: "session_idle_timeout", Runtime: true, ZeroOff: true,
 		Min: int64(time.Minute), Max: int64(maxSession),
 		Doc: "an admitted fan who sends no request for this long loses the session and the slot " +
-			"(`session_duration` stays the hard limit); their pass then puts them back in line as a lapsed admission",
+			"(`session_duration` stays the hard limit); back within `return_window` they resume that session's remaining time, once per idle-out",
 		DefaultDoc: "off",
 		field:      func(s *Settings) any { return &s.SessionIdleTimeout },
 	},
