@@ -89,3 +89,22 @@ func TestStaleNodeAsksFansBackSoon(t *testing.T) {
 		t.Fatalf("with a stale view: reconnecting %v, refresh in %d s; want reconnecting, and back within 2 s", v.Status.Reconnecting, v.Status.RefreshSeconds)
 	}
 }
+
+// TestRevokedPassRefusedThroughItsLeeway: a pass is accepted a few seconds
+// past its end (other nodes' clocks may differ), so a node must remember a
+// revocation, and an idle-out, that long too: forgotten at the end itself,
+// the revoked pass would be good again for those seconds.
+func TestRevokedPassRefusedThroughItsLeeway(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 2, SessionDuration: time.Minute})
+	in := e.join(r)
+	p := e.pass(r, in.Pass)
+	if err := r.Revoke(e.ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(p.ExpiresAt.Add(-time.Second).Sub(e.clock.Now()))
+	e.step(2, r) // the node prunes what it keeps, one second past the end
+	if _, err := r.CheckPass(in.Pass); err == nil {
+		t.Fatalf("a revoked pass was accepted %v past its end, within the verifier's leeway", e.clock.Now().Sub(p.ExpiresAt))
+	}
+}

@@ -43,6 +43,10 @@ type Config struct {
 	OpenOnStoreFailure bool
 }
 
+// passLeeway is how far a pass's times may be off this node's clock (another
+// node's clock may run ahead or behind).
+const passLeeway = 5 * time.Second
+
 // Room is one node's handle on a waiting room: it answers visitors from a view of
 // the shared store that it refreshes twice a second, calls the store only to join
 // and to claim, and runs its share of the admission controller.
@@ -177,7 +181,7 @@ func NewRoom(cfg Config) (*Room, error) {
 		openOnFailure: cfg.OpenOnStoreFailure,
 	}
 	r.recall(cfg.Memo)
-	r.verifier = NewPassVerifier(keys.PublicKeys(), WithIssuer(cfg.Issuer), WithClock(cfg.Now), WithLeeway(5*time.Second))
+	r.verifier = NewPassVerifier(keys.PublicKeys(), WithIssuer(cfg.Issuer), WithClock(cfg.Now), WithLeeway(passLeeway))
 	r.publish(r.now(), Snapshot{}, false)
 	return r, nil
 }
@@ -323,8 +327,11 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 		}
 		r.revoked.add(rv.PassID, rv.ExpiresAt)
 	}
-	r.revoked.prune(now)
-	r.idled.prune(now)
+	// A pass is accepted up to passLeeway past its end, so what refuses it
+	// is kept as long: forgotten at the end itself, a revoked or idled-out
+	// pass would be good again for those seconds.
+	r.revoked.prune(now.Add(-passLeeway))
+	r.idled.prune(now.Add(-passLeeway))
 	if err := r.flushRevocations(ctx, now); err != nil {
 		r.storeFailed()
 		return err
