@@ -32,6 +32,7 @@ var answerRefusals = []struct {
 	{waitingroom.ErrAnswerMalformed, http.StatusBadRequest, "malformed_answer"},
 	{waitingroom.ErrSeedInvalid, http.StatusForbidden, "seed_invalid"},
 	{waitingroom.ErrSeedExpired, http.StatusGone, "seed_expired"},
+	{waitingroom.ErrSeedOutdated, http.StatusGone, "seed_outdated"},
 	{waitingroom.ErrSeedSpent, http.StatusConflict, "seed_spent"},
 	{waitingroom.ErrWrongNonce, http.StatusUnprocessableEntity, "wrong_nonce"},
 }

@@ -206,7 +206,11 @@ func (r *Room) arrive(ctx context.Context, a *arrival) (Visit, error) {
 	if err := r.AllowJoin(a.client); err != nil {
 		return Visit{transition: machine[TicketNew][EventOverJoinLimit]}, err
 	}
-	return r.join(ctx, a)
+	vis, err := r.join(ctx, a)
+	if err != nil {
+		r.ReturnJoin(a.client) // no place was made
+	}
+	return vis, err
 }
 
 // Join gives a new visitor a ticket, as Admit does for a newcomer with no
@@ -440,12 +444,12 @@ func (r *Room) rejoin(ctx context.Context, a *arrival) (Visit, error) {
 // seed was not answered on this node before, joins them.
 func (r *Room) answer(ctx context.Context, a *arrival, ans Answer) (Visit, error) {
 	now := r.now()
-	id, err := r.checkAnswer(ClientNetwork(a.client), ans.Seed, ans.Nonce, now)
+	id, expires, err := r.checkAnswer(ClientNetwork(a.client), ans.Seed, ans.Nonce, now)
 	if err != nil {
 		r.stats.AnswersRefused.Add(1)
 		return Visit{}, err
 	}
-	if err := r.spent.spend(id, now); err != nil {
+	if err := r.spent.spend(id, expires, now); err != nil {
 		r.stats.AnswersRefused.Add(1)
 		return Visit{}, err
 	}
@@ -458,8 +462,10 @@ func (r *Room) answer(ctx context.Context, a *arrival, ans Answer) (Visit, error
 	vis, err := r.join(ctx, a)
 	if err != nil {
 		// No place was made (the store is away): the fan may try the same
-		// answer again rather than solve a new seed.
+		// answer again rather than solve a new seed, and keeps the
+		// allowance.
 		r.spent.forget(id)
+		r.ReturnJoin(a.client)
 	}
 	if vis.transition == machine[TicketNew][EventArrive] {
 		vis.transition = machine[TicketNew][EventAnswer]

@@ -44,3 +44,16 @@ func (r *Room) TrackedClients() int {
 	}
 	return 0
 }
+
+// ReturnJoin gives client back the allowance AllowJoin took, for a join that
+// made no place: a 503 (the store away, or the room settling after a loss) is
+// not a place, and must not leave the fan limited once the store answers.
+func (r *Room) ReturnJoin(client netip.Addr) {
+	s := r.view.Load().settings
+	if s.JoinLimit.IsZero() {
+		return
+	}
+	if t := r.clients.Load(); t != nil {
+		t.Return(clientlimit.KeyOf(client), r.now(), s.JoinLimit.BurstSize())
+	}
+}

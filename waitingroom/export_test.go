@@ -10,7 +10,7 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 // CheckAnswer checks an answer without spending its seed or joining.
 func (r *Room) CheckAnswer(client netip.Addr, seed, nonce string) error {
-	_, err := r.checkAnswer(ClientNetwork(client), seed, nonce, r.now())
+	_, _, err := r.checkAnswer(ClientNetwork(client), seed, nonce, r.now())
 	return err
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/storetest"
 )
 
 func TestParseJoinLimit(t *testing.T) {
@@ -131,5 +132,36 @@ func TestAllowJoinMemoryBound(t *testing.T) {
 	}
 	if n := r.TrackedClients(); n != waitingroom.MaxTrackedClients {
 		t.Fatalf("the room keeps %d addresses, want its bound %d", n, waitingroom.MaxTrackedClients)
+	}
+}
+
+// TestJoinThatMadeNoPlaceKeepsTheAllowance: join_limit counts places, so a
+// join refused with a 503 (the store away) gives its allowance back: once the
+// store answers, the address has its whole burst, not a minute of 429s.
+func TestJoinThatMadeNoPlaceKeepsTheAllowance(t *testing.T) {
+	e := newEnv(t)
+	flaky := storetest.NewFlaky(e.store)
+	e.store = flaky
+	r := e.node("limited-down", waitingroom.Settings{TotalActiveUsers: 1, JoinLimit: waitingroom.JoinLimit{N: 3, Per: time.Minute, Burst: 3}})
+	fan := waitingroom.Arrival{Client: netip.MustParseAddr("192.0.2.44")}
+	flaky.SetDown(true)
+	e.clock.Advance(3 * time.Second)
+	_ = r.Tick(e.ctx)
+	for i := range 5 {
+		_, err := r.Admit(e.ctx, fan)
+		if !errors.Is(err, waitingroom.ErrStoreUnavailable) {
+			t.Fatalf("join %d with the store down: %v, want ErrStoreUnavailable (not a spent allowance)", i, err)
+		}
+	}
+	flaky.SetDown(false)
+	e.step(1, r)
+	for i := range 3 {
+		if d, err := r.Admit(e.ctx, fan); err != nil || d.Ticket.Room == "" {
+			t.Fatalf("join %d once the store is back: %+v %v, want a place", i, d.Status, err)
+		}
+	}
+	var jl *waitingroom.JoinLimitedError
+	if _, err := r.Admit(e.ctx, fan); !errors.As(err, &jl) {
+		t.Fatalf("fourth join in the minute: %v, want the limit", err)
 	}
 }

@@ -64,6 +64,9 @@ var (
 	// ErrWrongNonce: the hash of seed and nonce does not start with the
 	// seed's number of zero bits.
 	ErrWrongNonce = errors.New("the nonce does not solve the seed")
+	// ErrSeedOutdated: the seed asks fewer bits than the room asks now (its
+	// difficulty was raised after the seed was handed out).
+	ErrSeedOutdated = errors.New("the room asks for more work now; solve a new seed")
 	// ErrSeedSpent: this node already took an answer for the seed.
 	ErrSeedSpent = errors.New("the seed was answered already; ask for a new one")
 	// ErrChallengeBusy: this node remembers as many spent seeds as it will
@@ -125,36 +128,43 @@ func (r *Room) JoinWithAnswer(ctx context.Context, client netip.Addr, seed, nonc
 
 // checkAnswer verifies seed and nonce for client at now, in the order that
 // spends the least on a bad answer: form, MAC, expiry, then the hash.
-func (r *Room) checkAnswer(client, seed, nonce string, now time.Time) (seedID, error) {
+func (r *Room) checkAnswer(client, seed, nonce string, now time.Time) (seedID, time.Time, error) {
 	var id seedID
+	var expires time.Time
 	if len(nonce) == 0 || len(nonce) > maxNonceDigits || seedEncoding.EncodedLen(seedSize) != len(seed) {
-		return id, ErrAnswerMalformed
+		return id, expires, ErrAnswerMalformed
 	}
 	for i := 0; i < len(nonce); i++ {
 		if nonce[i] < '0' || nonce[i] > '9' {
-			return id, ErrAnswerMalformed
+			return id, expires, ErrAnswerMalformed
 		}
 	}
 	var raw [seedSize]byte
 	if n, err := seedEncoding.Decode(raw[:], []byte(seed)); err != nil || n != seedSize || raw[0] != seedVersion {
-		return id, ErrAnswerMalformed
+		return id, expires, ErrAnswerMalformed
 	}
 	if !r.keys.verifySeed(raw[:], r.id, client) {
-		return id, ErrSeedInvalid
+		return id, expires, ErrSeedInvalid
 	}
 	need := int(raw[1])
-	expires := time.Unix(int64(binary.BigEndian.Uint64(raw[2:10])), 0)
+	expires = time.Unix(int64(binary.BigEndian.Uint64(raw[2:10])), 0)
 	if !now.Before(expires) {
-		return id, ErrSeedExpired
+		return id, expires, ErrSeedExpired
 	}
 	if expires.After(now.Add(SeedLifetime + seedSkew)) {
-		return id, ErrSeedInvalid // not a lifetime any node of ours gives
+		return id, expires, ErrSeedInvalid // not a lifetime any node of ours gives
+	}
+	if need < r.settings().Challenge.PoWBits {
+		// Handed out before the difficulty was raised: a fan solves a new
+		// seed at today's difficulty, or a stock of easy seeds would
+		// outlast the raise.
+		return id, expires, ErrSeedOutdated
 	}
 	if LeadingZeroBits(raw[:], nonce) < need {
-		return id, ErrWrongNonce
+		return id, expires, ErrWrongNonce
 	}
 	copy(id[:], raw[10:10+seedIDSize])
-	return id, nil
+	return id, expires, nil
 }
 
 // LeadingZeroBits counts the zero bits at the start of SHA-256(seed || nonce).

@@ -376,3 +376,27 @@ func TestRightAnswersSpendTheJoinLimit(t *testing.T) {
 		t.Fatalf("the refused seed once the allowance is back: %v", err)
 	}
 }
+
+// TestSeedBelowTheRaisedDifficultyIsRefused: raising the difficulty applies to
+// the seeds already handed out: a stock of easy seeds fetched before the raise
+// buys nothing after it, while a seed at the new difficulty (or above) is
+// taken.
+func TestSeedBelowTheRaisedDifficultyIsRefused(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("pow-raise", powSettings(8))
+	client := netip.MustParseAddr("192.0.2.1")
+	easy, _ := r.NewChallenge(client)
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{Challenge: waitingroom.Challenge{PoWBits: 12}}, "challenge")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.JoinWithAnswer(e.ctx, client, easy.Challenge.Seed, solve(t, easy.Challenge.Seed, 8)); !errors.Is(err, waitingroom.ErrSeedOutdated) {
+		t.Fatalf("a seed of 8 bits after the raise to 12: %v, want ErrSeedOutdated", err)
+	}
+	hard, _ := r.NewChallenge(client)
+	if hard.Challenge.Bits != 12 {
+		t.Fatalf("seed after the raise asks %d bits, want 12", hard.Challenge.Bits)
+	}
+	if _, err := r.JoinWithAnswer(e.ctx, client, hard.Challenge.Seed, solve(t, hard.Challenge.Seed, 12)); err != nil {
+		t.Fatalf("a seed at the new difficulty: %v", err)
+	}
+}

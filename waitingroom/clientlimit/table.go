@@ -104,6 +104,23 @@ func (t *Table) Allow(k Key, now time.Time, r rate.Limit, burst int) (bool, time
 	return false, time.Duration(missing / float64(r) * float64(time.Second))
 }
 
+// Return gives k back the token a refused or failed place took: a join that
+// made no place (the store was away, or the room was settling) must not count
+// against the address. The bucket never holds more than burst.
+func (t *Table) Return(k Key, now time.Time, burst int) {
+	s := &t.shard[maphash.Comparable(t.seed, k)%shards]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, known := s.index[k]
+	if !known {
+		return
+	}
+	e := s.at(i)
+	if e.lim.TokensAt(now) <= float64(burst)-1 {
+		e.lim.AllowN(now, -1) // a negative take adds the token back
+	}
+}
+
 func (s *shard) at(i int32) *entry { return &s.chunks[i/chunk][i%chunk] }
 
 // add gives k an entry at the front: a new one while the shard has room, else
