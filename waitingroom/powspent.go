@@ -12,17 +12,22 @@ import (
 // a seed that could then buy a second place.
 const MaxSpentSeeds = 1 << 20
 
+// spentSlot is how finely the spent set files seeds by when they expire: a
+// slot is dropped whole once its last second has passed, so a seed is kept
+// at most this long past its expiry.
+const spentSlot = 30 * time.Second
+
 // spentSeeds is the set of seeds this node took an answer for, each kept
-// until the second its seed expires: after it checkAnswer refuses the seed as
-// expired before the set is asked, so dropping it lets no replay in. Seeds
-// are filed by the second they expire, so a full set takes answers again as
-// soon as its oldest seeds expire (README, "Bots and abuse"), and pruning
-// costs what expired, never a walk of the whole set.
+// until its seed expires: after it checkAnswer refuses the seed as expired
+// before the set is asked, so dropping it lets no replay in. Seeds are filed
+// in slots by when they expire, and a slot is dropped whole once all of its
+// seeds have, so a full set takes answers again as its oldest seeds expire
+// (within spentSlot of the oldest's expiry; README, "Bots and abuse"), and
+// memory stays one map entry of a 12-byte key per seed.
 type spentSeeds struct {
-	mu      sync.Mutex
-	seen    map[seedID]int64   // the seed's expiry, Unix seconds
-	expires map[int64][]seedID // the seeds expiring in each second
-	pruned  int64              // every second before it is pruned
+	mu    sync.Mutex
+	slots map[int64]map[seedID]struct{} // by expiry, in spentSlot units
+	n     int
 	// capacity is MaxSpentSeeds; tests make it smaller.
 	capacity int
 }
@@ -32,67 +37,60 @@ type spentSeeds struct {
 func (s *spentSeeds) spend(id seedID, expires, now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.prune(now.Unix())
-	if _, ok := s.seen[id]; ok {
-		return ErrSeedSpent
+	s.prune(now)
+	for _, slot := range s.slots {
+		if _, ok := slot[id]; ok {
+			return ErrSeedSpent
+		}
 	}
 	limit := s.capacity
 	if limit == 0 {
 		limit = MaxSpentSeeds
 	}
-	if len(s.seen) >= limit {
+	if s.n >= limit {
 		return ErrChallengeBusy
 	}
-	if s.seen == nil {
-		s.seen, s.expires = make(map[seedID]int64), make(map[int64][]seedID)
+	if s.slots == nil {
+		s.slots = make(map[int64]map[seedID]struct{})
 	}
-	at := expires.Unix()
-	s.seen[id] = at
-	s.expires[at] = append(s.expires[at], id)
+	k := expires.Unix() / int64(spentSlot/time.Second)
+	slot := s.slots[k]
+	if slot == nil {
+		slot = make(map[seedID]struct{})
+		s.slots[k] = slot
+	}
+	slot[id] = struct{}{}
+	s.n++
 	return nil
 }
 
-// prune drops the seeds that expired by now (Unix seconds): a seed is
-// refused as expired from its expiry second on.
-func (s *spentSeeds) prune(now int64) {
-	if s.pruned == 0 || now-s.pruned > int64((SeedLifetime+seedSkew)/time.Second) {
-		// The first call, or a silence longer than any seed lives: walk
-		// the buckets there are rather than every second since.
-		for at, ids := range s.expires {
-			if at <= now {
-				s.drop(at, ids)
-			}
-		}
-		s.pruned = now + 1
-		return
-	}
-	for ; s.pruned <= now; s.pruned++ {
-		if ids, ok := s.expires[s.pruned]; ok {
-			s.drop(s.pruned, ids)
+// prune drops the slots whose every seed expired by now. There are a dozen
+// slots at most (a seed's lifetime and the skew allowed, in spentSlot units).
+func (s *spentSeeds) prune(now time.Time) {
+	width := int64(spentSlot / time.Second)
+	for k, slot := range s.slots {
+		if (k+1)*width <= now.Unix() {
+			s.n -= len(slot)
+			delete(s.slots, k)
 		}
 	}
 }
 
-func (s *spentSeeds) drop(at int64, ids []seedID) {
-	for _, id := range ids {
-		if s.seen[id] == at {
-			delete(s.seen, id)
-		}
-	}
-	delete(s.expires, at)
-}
-
-// forget takes back a spend whose join made no place. Its entry in the
-// expiry buckets stays until that second, and matches nothing.
+// forget takes back a spend whose join made no place.
 func (s *spentSeeds) forget(id seedID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.seen, id)
+	for _, slot := range s.slots {
+		if _, ok := slot[id]; ok {
+			delete(slot, id)
+			s.n--
+		}
+	}
 }
 
 // len is how many seeds are remembered.
 func (s *spentSeeds) len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.seen)
+	return s.n
 }

@@ -28,11 +28,12 @@ func TestSpentSeedsKeptUntilExpiredThenDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Once a's seed expired (checkAnswer refuses it before the set is
-	// asked), a is gone and b, which expires later, is kept.
-	if err := s.spend(seedID{3}, t0.Add(2*SeedLifetime), aExp); err != nil {
+	// asked), a is gone within a slot and b, which expires later, is kept.
+	gone := aExp.Add(spentSlot)
+	if err := s.spend(seedID{3}, t0.Add(2*SeedLifetime), gone); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.spend(b, bExp, aExp); !errors.Is(err, ErrSeedSpent) {
+	if err := s.spend(b, bExp, gone); !errors.Is(err, ErrSeedSpent) {
 		t.Fatalf("b before its expiry: %v", err)
 	}
 	if n := s.len(); n != 2 {
@@ -47,30 +48,32 @@ func TestSpentSeedsKeptUntilExpiredThenDropped(t *testing.T) {
 // TestSpentSeedsRefuseWhenFull: at capacity, answers are refused as busy
 // rather than an older seed forgotten; a forgotten spend (its join failed)
 // frees its room; and the set takes answers again as soon as its oldest seeds
-// expire, never later than a seed's lifetime after it filled.
+// expire (within a slot of the oldest's expiry), never later than a seed's
+// lifetime after it filled.
 func TestSpentSeedsRefuseWhenFull(t *testing.T) {
 	s := spentSeeds{capacity: 3}
 	t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
 	for i := range 3 {
-		if err := s.spend(seedID{byte(i)}, t0.Add(time.Duration(i+1)*10*time.Second), t0); err != nil {
+		if err := s.spend(seedID{byte(i)}, t0.Add(time.Duration(i+1)*spentSlot-time.Second), t0); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := s.spend(seedID{9}, t0.Add(SeedLifetime), t0); !errors.Is(err, ErrChallengeBusy) {
 		t.Fatalf("full: %v", err)
 	}
-	if err := s.spend(seedID{0}, t0.Add(10*time.Second), t0); !errors.Is(err, ErrSeedSpent) {
+	if err := s.spend(seedID{0}, t0.Add(spentSlot-time.Second), t0); !errors.Is(err, ErrSeedSpent) {
 		t.Fatalf("full, a replay: %v, want it named as a replay", err)
 	}
 	s.forget(seedID{1})
 	if err := s.spend(seedID{9}, t0.Add(SeedLifetime), t0); err != nil {
 		t.Fatalf("after a forget: %v", err)
 	}
-	if err := s.spend(seedID{10}, t0.Add(SeedLifetime), t0.Add(9*time.Second)); !errors.Is(err, ErrChallengeBusy) {
+	if err := s.spend(seedID{10}, t0.Add(SeedLifetime), t0.Add(spentSlot-2*time.Second)); !errors.Is(err, ErrChallengeBusy) {
 		t.Fatalf("full, before the oldest expired: %v", err)
 	}
-	// The oldest seed expires 10 s after the fill: the set takes one more.
-	if err := s.spend(seedID{10}, t0.Add(SeedLifetime), t0.Add(10*time.Second)); err != nil {
+	// The oldest seed expires a slot after the fill, less a second: the set
+	// takes one more once that slot is over.
+	if err := s.spend(seedID{10}, t0.Add(SeedLifetime), t0.Add(spentSlot)); err != nil {
 		t.Fatalf("once the oldest expired: %v", err)
 	}
 }
