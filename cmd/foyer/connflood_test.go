@@ -227,7 +227,18 @@ func openFlood(t *testing.T, port, count int, from func(int) [4]byte) ([]int, ti
 				return -1, err
 			}
 		}
-		if err := syscall.Connect(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		sa := &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}
+		err = syscall.Connect(fd, sa)
+		// The runtime's preemption signal can interrupt a blocking connect,
+		// which then goes on in the kernel: asking again says when it is done.
+		for tries := 0; err == syscall.EINTR || err == syscall.EALREADY; tries++ {
+			if tries == 300 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+			err = syscall.Connect(fd, sa)
+		}
+		if err != nil && err != syscall.EISCONN {
 			syscall.Close(fd)
 			return -1, err
 		}
