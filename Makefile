@@ -13,8 +13,15 @@ build:
 	$(GO) build -o $(BIN)/booking ./cmd/booking
 
 # The demo: Foyer on :8080 in front of the booking service, memory stores, no servers needed.
+# Its ports, checked before anything starts: make run FOYER_PORT=8081 FOYER_ADMIN_PORT=2020 \
+# BOOKING_PORT=9100 BOOKING_OPS_PORT=9101 runs a second one beside the first.
+FOYER_PORT       ?= 8080
+FOYER_ADMIN_PORT ?= 2019
+BOOKING_PORT     ?= 9000
+BOOKING_OPS_PORT ?= 9001
 run: build
-	@./scripts/run.sh
+	@FOYER_PORT=$(FOYER_PORT) FOYER_ADMIN_PORT=$(FOYER_ADMIN_PORT) BOOKING_PORT=$(BOOKING_PORT) \
+		BOOKING_OPS_PORT=$(BOOKING_OPS_PORT) BIN=$(BIN) ./scripts/run.sh
 
 services:
 	@./scripts/services.sh

@@ -1,9 +1,13 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -18,7 +22,7 @@ const defaultKeyRetention = 12 * time.Hour
 
 func rotateKeyCommand() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "rotate-key stage | promote [--retain <duration>]",
+		Use:   "rotate-key stage | promote [--retain <duration>] [--retire-early] [--no-reload]",
 		Short: "Rotates the signing key kept in Caddy's storage (rooms without signing_key)",
 		Long: `
 Rotates the signing key that rooms without signing_key keep in Caddy's storage,
@@ -31,6 +35,18 @@ in two steps, each followed by a reload of every node that shares the storage:
                         tickets and passes for --retain (default 12h, the
                         default ticket_lifetime), then is dropped
 
+After changing the storage, the command reloads the node whose admin endpoint
+the --config file (or --address) names, with force: the keys live in storage,
+not in the configuration, and a reload of an unchanged configuration does
+nothing without it. Reload every other node that shares the storage with
+"foyer reload --force --config <file>". --no-reload skips the reload, where no
+node runs.
+
+A node verifies with at most 4 keys besides the one that signs. Each step
+retires the previous keys past their retention, and says so; when 4 keys
+within their retention are left, it refuses rather than leave every node
+unable to start, unless --retire-early lets it retire the oldest of them now.
+
 The storage is the one of the --config file (Caddy's default storage if it
 names none); run the command as the user Caddy runs as.
 `,
@@ -38,6 +54,8 @@ names none); run the command as the user Caddy runs as.
 		RunE: runRotateKey,
 	}
 	c.Flags().String("retain", defaultKeyRetention.String(), "How long the old key keeps verifying after promote: at least max(ticket_lifetime, session_duration)")
+	c.Flags().Bool("retire-early", false, "When 4 previous keys still verify, retire the oldest now instead of refusing")
+	c.Flags().Bool("no-reload", false, "Change the storage only; reload no node")
 	return c
 }
 
@@ -56,40 +74,102 @@ func runRotateKey(cmd *cobra.Command, args []string) error {
 	default:
 		return fmt.Errorf("rotate-key: %q is neither stage nor promote", args[0])
 	}
+	early, _ := fl.GetBool("retire-early")
+	noReload, _ := fl.GetBool("no-reload")
 	config, _ := fl.GetString("config")
 	adapter, _ := fl.GetString("adapter")
-	storage, closeStorage, err := configStorage(config, adapter)
+	address, _ := fl.GetString("address")
+	cfg, configFile, adapterUsed, err := caddycmd.LoadConfig(config, adapter)
+	if err != nil {
+		return fmt.Errorf("reading the configuration: %w", err)
+	}
+	storage, closeStorage, err := configStorage(cfg)
 	if err != nil {
 		return err
 	}
 	defer closeStorage()
-	ctx, out := context.Background(), cmd.OutOrStdout()
+	ctx, out, now := context.Background(), cmd.OutOrStdout(), time.Now()
+	var (
+		done, next string
+		retired    []retiredKey
+	)
 	if args[0] == "stage" {
-		kid, err := stageStoredKey(ctx, storage)
+		var kid string
+		kid, retired, err = stageStoredKey(ctx, storage, now, early)
+		printRetired(out, retired)
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(out, "Staged key %s.\nReload every node, check that each one's jwks.json lists it, then run: rotate-key promote\n", kid)
-		return err
+		done = fmt.Sprintf("Staged key %s.", kid)
+		next = fmt.Sprintf("Check that each node's jwks.json lists %s, then run: rotate-key promote", kid)
+	} else {
+		var oldKID, newKID string
+		oldKID, newKID, retired, err = promoteStoredKey(ctx, storage, retain, now, early)
+		printRetired(out, retired)
+		if err != nil {
+			return err
+		}
+		done = fmt.Sprintf("Key %s now signs; %s verifies until %s.", newKID, oldKID, now.Add(retain).UTC().Format(time.RFC3339))
 	}
-	now := time.Now()
-	oldKID, newKID, err := promoteStoredKey(ctx, storage, retain, now)
-	if err != nil {
-		return err
+	others := "Reload every node that shares this storage"
+	if !noReload {
+		addr, err := reloadNode(address, cfg, configFile, adapter, adapterUsed)
+		if err != nil {
+			return fmt.Errorf("%s The storage is changed, but reloading the node failed: %w. "+
+				"Reload every node that shares this storage with: foyer reload --force --config <its Caddyfile> "+
+				"(without --force a reload of an unchanged configuration does nothing); do not run this step again", done, err)
+		}
+		done += fmt.Sprintf("\nReloaded the node at %s.", addr)
+		others = "Reload every other node that shares this storage"
 	}
-	_, err = fmt.Fprintf(out, "Key %s now signs; %s verifies until %s.\nReload every node.\n",
-		newKID, oldKID, now.Add(retain).UTC().Format(time.RFC3339))
+	msg := fmt.Sprintf("%s\n%s with: foyer reload --force --config <its Caddyfile>\n", done, others)
+	if next != "" {
+		msg += next + "\n"
+	}
+	_, err = io.WriteString(out, msg)
 	return err
 }
 
-// configStorage opens the storage the configuration file names, or Caddy's
-// default storage, the one a running Caddy with that file uses. The storage is
-// usable until the returned function is called.
-func configStorage(configFile, adapter string) (certmagic.Storage, func(), error) {
-	cfg, _, _, err := caddycmd.LoadConfig(configFile, adapter)
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading the configuration: %w", err)
+// printRetired says which previous keys a step retired, and for those retired
+// early what that costs.
+func printRetired(out io.Writer, retired []retiredKey) {
+	for _, r := range retired {
+		at := r.dropAfter.UTC().Format(time.RFC3339)
+		if r.early {
+			fmt.Fprintf(out, "Retired key %s early (its retention ran until %s): tickets and passes only it signed are refused from each node's next reload.\n", r.kid, at)
+		} else {
+			fmt.Fprintf(out, "Retired key %s: its retention ended at %s.\n", r.kid, at)
+		}
 	}
+}
+
+// reloadNode sends the configuration to the node's admin endpoint as `caddy
+// reload --force` does: forced, since the configuration is unchanged and only
+// the keys in storage are new. It returns the admin address it reached.
+func reloadNode(address string, cfg []byte, configFile, adapter, adapterUsed string) (string, error) {
+	if configFile == "" || len(cfg) == 0 {
+		return "", errors.New("no configuration file to reload with (give --config, or --no-reload)")
+	}
+	addr, err := caddycmd.DetermineAdminAPIAddress(address, cfg, configFile, adapter)
+	if err != nil {
+		return "", fmt.Errorf("finding the admin API address: %w", err)
+	}
+	headers := make(http.Header)
+	headers.Set("Cache-Control", "must-revalidate")
+	headers.Set("Caddy-Config-Source-File", configFile)
+	headers.Set("Caddy-Config-Source-Adapter", adapterUsed)
+	resp, err := caddycmd.AdminAPIRequest(addr, http.MethodPost, "/load", headers, bytes.NewReader(cfg))
+	if err != nil {
+		return addr, fmt.Errorf("at %s: %w", addr, err)
+	}
+	resp.Body.Close()
+	return addr, nil
+}
+
+// configStorage opens the storage the configuration (JSON) names, or Caddy's
+// default storage, the one a running Caddy with that configuration uses. The
+// storage is usable until the returned function is called.
+func configStorage(cfg []byte) (certmagic.Storage, func(), error) {
 	var sv struct {
 		StorageRaw json.RawMessage `json:"storage,omitempty" caddy:"namespace=caddy.storage inline_key=module"`
 	}

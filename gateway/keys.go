@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
 
 	"github.com/foyer-dev/foyer/waitingroom"
 )
@@ -31,6 +32,20 @@ func loadKeys(ctx caddy.Context, path string, previous []string, now time.Time) 
 		}
 		if current, others, err = loadStoredKeys(ctx, storage, now); err != nil {
 			return nil, nil, fmt.Errorf("signing_key: %w", err)
+		}
+		// Storage holding more keys than a node verifies with (written by
+		// an older rotate-key, or by hand) must not stop the node: it
+		// leaves out the oldest, which signed least of what is still out
+		// there, and says so. The README's "Rotating the signing key"
+		// tells how rotate-key keeps within the bound.
+		if room := max(waitingroom.MaxVerifyingKeys-len(previous), 0); len(others) > room {
+			var left []string
+			for _, k := range others[room:] {
+				left = append(left, k.KeyID())
+			}
+			ctx.Logger().Warn("Caddy storage holds more verifying keys than a node uses; the oldest are left out, and what only they signed is refused",
+				zap.Int("keys", len(others)), zap.Int("at_most", room), zap.Strings("left_out", left))
+			others = others[:room]
 		}
 	}
 	for _, p := range previous {

@@ -38,7 +38,9 @@ const (
 
 // loadStoredKeys returns the current key kept in storage, generating and
 // storing one the first time, and the keys that still verify: the staged next
-// key and every previous key not yet past its retention.
+// key and every previous key not yet past its retention, newest first, so
+// that the keys most likely to have signed a fan's ticket are tried first and
+// a node that must leave some out (see loadKeys) leaves out the oldest.
 func loadStoredKeys(ctx context.Context, storage certmagic.Storage, now time.Time) (*waitingroom.SigningKey, []*waitingroom.SigningKey, error) {
 	current, err := loadOrCreateStoredKey(ctx, storage)
 	if err != nil {
@@ -54,6 +56,7 @@ func loadStoredKeys(ctx context.Context, storage certmagic.Storage, now time.Tim
 	if err != nil {
 		return nil, nil, err
 	}
+	slices.Reverse(prev)
 	return current, append(others, prev...), nil
 }
 
