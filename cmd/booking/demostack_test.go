@@ -36,10 +36,10 @@ func startDemo(t *testing.T, adminToken string, extra ...string) demo {
 	gw, admin, origin := freePort(t), freePort(t), freePort(t)
 	cfg := string(data)
 	for old, new := range map[string]string{
-		"admin localhost:2019": fmt.Sprintf("admin 127.0.0.1:%d\n\tauto_https off\n\tpersist_config off", admin),
-		"http_port 8080":       fmt.Sprintf("http_port %d", gw),
-		":8080 {":              fmt.Sprintf(":%d {", gw),
-		"127.0.0.1:9000":       fmt.Sprintf("127.0.0.1:%d", origin),
+		"admin localhost:{$FOYER_ADMIN_PORT:2019}": fmt.Sprintf("admin 127.0.0.1:%d\n\tauto_https off\n\tpersist_config off", admin),
+		"http_port {$FOYER_PORT:8080}":             fmt.Sprintf("http_port %d", gw),
+		":{$FOYER_PORT:8080} {":                    fmt.Sprintf(":%d {", gw),
+		"127.0.0.1:{$BOOKING_PORT:9000}":           fmt.Sprintf("127.0.0.1:%d", origin),
 	} {
 		if !strings.Contains(cfg, old) {
 			t.Fatalf("the demo Caddyfile no longer has %q; update this test", old)
