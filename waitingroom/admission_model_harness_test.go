@@ -1,0 +1,1013 @@
+package waitingroom_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/foyer-dev/foyer/internal/clock"
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// The harness of the model-based test of admission (admission_model_test.go):
+// the adapter through which fans, the origin and the operator reach the real
+// rooms, the model of what every fan was handed, and the invariants checked
+// against it.
+
+// ---------------------------------------------------------------------------
+// The adapter.
+//
+// Every call that a fan's request makes into a Room goes through
+// modelNode.admit, which does what the gateway's handler does with a request
+// (README, "What fans, apps and origins see"): a good pass lets the request
+// through; otherwise the ticket cookie is polled; otherwise the visitor
+// joins. When the room gets one entry point for a fan's request, only the
+// body of admit changes: arrival and decision already carry what such an
+// entry point takes and gives.
+
+// arrivalKind says what a fan's request asks for.
+type arrivalKind int
+
+const (
+	// kindPage is a request for a page of the site: with a good pass it
+	// goes on to the origin (and counts as use of the session).
+	kindPage arrivalKind = iota
+	// kindStatus is the waiting page's status poll.
+	kindStatus
+)
+
+func (k arrivalKind) String() string {
+	if k == kindStatus {
+		return "status"
+	}
+	return "page"
+}
+
+// arrival is one request of a fan, as the gateway hands it to the room.
+type arrival struct {
+	Client  netip.Addr
+	Account string // the account the site's login vouched for; "" for none
+	Ticket  string // the ticket cookie, sealed; "" for none
+	Pass    string // the pass cookie; "" for none
+	Kind    arrivalKind
+}
+
+// decision is the room's answer to an arrival.
+type decision struct {
+	// Accepted is set when the pass cookie was good: the request goes on
+	// to the origin with Pass.
+	Accepted bool
+	// Pass is the accepted pass, or the admission NewPass carries.
+	Pass waitingroom.Pass
+	// NewPass is a pass handed out with this answer.
+	NewPass string
+	Status  waitingroom.Status
+	// Ticket is the place the answer is about (zero when it gave none).
+	Ticket waitingroom.Ticket
+	// SetTicket is the ticket cookie the answer sets; "" leaves the
+	// browser's cookie as it was.
+	SetTicket string
+	// Rejoined is set when the presented ticket was spent and the fan was
+	// given a new place (or the puzzle to earn one).
+	Rejoined bool
+}
+
+// modelNode is one gateway node's handle on the room.
+type modelNode struct {
+	index int
+	room  *waitingroom.Room
+}
+
+// admit answers one request of a fan, as the gateway's handler does.
+func (n *modelNode) admit(ctx context.Context, a arrival) (decision, error) {
+	if a.Pass != "" {
+		if p, err := n.room.CheckPass(a.Pass); err == nil {
+			return decision{Accepted: true, Pass: p, Status: n.room.AdmittedStatus(p)}, nil
+		}
+	}
+	if a.Account != "" {
+		ctx = waitingroom.WithAccount(ctx, waitingroom.NewAccountKey(n.room.ID(), a.Account))
+	}
+	var (
+		vis    waitingroom.Visit
+		was    waitingroom.TicketCookie
+		opened bool
+	)
+	if a.Ticket != "" {
+		if c, err := n.room.OpenTicketCookie(a.Ticket); err == nil {
+			was, opened = c, true
+			if vis, err = n.room.Poll(waitingroom.WithClient(ctx, a.Client.String()), c.Ticket); err != nil {
+				return decision{}, err
+			}
+		}
+	}
+	if !opened {
+		if st, ok := n.room.NewChallenge(a.Client.String()); ok {
+			return decision{Status: st}, nil
+		}
+		if err := n.room.AllowJoin(a.Client); err != nil {
+			return decision{}, err
+		}
+		var err error
+		if vis, err = n.room.Join(ctx); err != nil {
+			return decision{}, err
+		}
+	}
+	d := decision{Pass: vis.Admission, NewPass: vis.Pass, Status: vis.Status, Ticket: vis.Ticket, Rejoined: vis.Rejoined}
+	if vis.Ticket.Room != "" && (!opened || n.room.MustReseal(was, vis.Ticket)) {
+		d.SetTicket = n.room.SealTicket(vis.Ticket)
+	}
+	return d, nil
+}
+
+// revoke is the origin's command to end the session of a pass it was sent.
+func (n *modelNode) revoke(ctx context.Context, p waitingroom.Pass) error {
+	return n.room.Revoke(ctx, p)
+}
+
+// patch is the operator's change of a boolean runtime setting.
+func (n *modelNode) patch(ctx context.Context, setting string, on bool) error {
+	var s waitingroom.Settings
+	switch setting {
+	case "paused":
+		s.Paused = on
+	case "queue_all":
+		s.QueueAll = on
+	default:
+		return fmt.Errorf("the model does not patch %q", setting)
+	}
+	_, err := n.room.Patch(ctx, waitingroom.OverridesOf(s, setting))
+	return err
+}
+
+// tick is one pass of the node's controller loop.
+func (n *modelNode) tick(ctx context.Context) error { return n.room.Tick(ctx) }
+
+// ---------------------------------------------------------------------------
+// Steps: what happens to the room, as data, so that rapid's sequences and the
+// kept regression sequences run through the same code.
+
+type modelOp int
+
+const (
+	opJoin         modelOp = iota // a new fan arrives
+	opPoll                        // a fan's page polls its status, with the cookies its browser holds
+	opPresentPass                 // a fan's browser asks for a page of the site, pass and ticket
+	opOldTicket                   // a fan sends a copy of a ticket it was handed earlier, without its pass
+	opLatestTicket                // a fan sends its latest ticket without its pass
+	opWait                        // time passes; both nodes' controller loops run
+	opRevoke                      // the origin ends a fan's session
+	opOperator                    // the operator pauses, resumes, holds everyone or lets them go
+	opQuiet                       // a fan stops sending anything
+	opComeBack                    // a quiet fan's page polls again
+)
+
+// modelStep is one event. Fan is the index of a fan in the order the fans
+// joined; Copy the index of a ticket among those handed to that fan.
+type modelStep struct {
+	Op      modelOp
+	Node    int
+	Fan     int
+	Account string // opJoin: "" for none
+	Copy    int
+	Seconds int
+	Setting string // opOperator: "paused" or "queue_all"
+	On      bool
+}
+
+func (s modelStep) String() string {
+	switch s.Op {
+	case opJoin:
+		if s.Account == "" {
+			return fmt.Sprintf("join node=%d", s.Node)
+		}
+		return fmt.Sprintf("join node=%d account=%s", s.Node, s.Account)
+	case opPoll:
+		return fmt.Sprintf("poll fan=%d node=%d", s.Fan, s.Node)
+	case opPresentPass:
+		return fmt.Sprintf("present-pass fan=%d node=%d", s.Fan, s.Node)
+	case opOldTicket:
+		return fmt.Sprintf("old-ticket fan=%d copy=%d node=%d", s.Fan, s.Copy, s.Node)
+	case opLatestTicket:
+		return fmt.Sprintf("latest-ticket fan=%d node=%d", s.Fan, s.Node)
+	case opWait:
+		return fmt.Sprintf("wait %ds", s.Seconds)
+	case opRevoke:
+		return fmt.Sprintf("revoke fan=%d node=%d", s.Fan, s.Node)
+	case opOperator:
+		return fmt.Sprintf("operator node=%d %s=%v", s.Node, s.Setting, s.On)
+	case opQuiet:
+		return fmt.Sprintf("quiet fan=%d", s.Fan)
+	case opComeBack:
+		return fmt.Sprintf("come-back fan=%d node=%d", s.Fan, s.Node)
+	}
+	return fmt.Sprintf("op%d", int(s.Op))
+}
+
+// modelSettings are the room's settings that a run draws.
+type modelSettings struct {
+	Cap          int
+	Rate         int
+	ReturnWindow time.Duration
+	WaitingIdle  time.Duration
+}
+
+func (c modelSettings) String() string {
+	return fmt.Sprintf("cap=%d rate=%d/min return_window=%s waiting_idle_timeout=%s", c.Cap, c.Rate, c.ReturnWindow, c.WaitingIdle)
+}
+
+// room is the settings of the room a run drives: a small cap, so that the
+// cap binds; sessions short and idle sessions ended, so that a run of a few
+// minutes sees sessions end in every way; the rest as README's defaults
+// unless drawn.
+func (c modelSettings) room() waitingroom.Settings {
+	return waitingroom.Settings{
+		Title:              "model",
+		TotalActiveUsers:   c.Cap,
+		NewUsersPerMinute:  c.Rate,
+		SessionDuration:    3 * time.Minute,
+		SessionIdleTimeout: time.Minute,
+		ReturnWindow:       c.ReturnWindow,
+		WaitingIdleTimeout: c.WaitingIdle,
+	}
+}
+
+// ---------------------------------------------------------------------------
+// The model.
+
+// modelTB is what the model needs of *testing.T and *rapid.T alike.
+type modelTB interface {
+	Helper()
+	Logf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// Holes the model knows the current code to have. FOYER_MODEL_KNOWN_HOLES
+// (e.g. "A,B") names those to tolerate: when one shows, the run logs it and
+// stops checking, so that a run can look past it for other violations.
+const (
+	// holeA: a session that idled out comes back, on its ticket, with a new
+	// session of a full session_duration, once per idle-out for ever, where
+	// README ("Who is still in line") keeps session_duration the hard limit.
+	holeA = "A"
+	// holeB: a claimed ticket sent without its pass while its session is
+	// live makes a new place (and a new session) each time, where README
+	// ("Tickets and passes are bearer tokens") promises the same session.
+	holeB = "B"
+	// holeC: a place the controller skipped as a ghost, in an admission
+	// that let in a live place beyond it, claims that admission's slot when
+	// its holder comes back within the grace; the live fan, claiming in
+	// time, is then a returner (README, "Who is still in line": a skipped
+	// fan who comes back is a lapsed admission, let in at the front into a
+	// free slot, not into another fan's).
+	holeC = "C"
+	// holeD: a pass handed out a second or less before its session idled
+	// out (a claim with a copy of the ticket, which is not use of the
+	// session) is let through after the idle-out, on every node, where
+	// README ("Who is still in line") refuses an idled-out session's passes
+	// from then on.
+	holeD = "D"
+)
+
+func knownHoles() map[string]bool {
+	out := map[string]bool{}
+	for _, h := range strings.Split(os.Getenv("FOYER_MODEL_KNOWN_HOLES"), ",") {
+		if h = strings.ToUpper(strings.TrimSpace(h)); h != "" {
+			out[h] = true
+		}
+	}
+	return out
+}
+
+// passLeeway is how far past its end the room still honours a pass: the
+// verifier forgives that much clock skew between nodes.
+const passLeeway = 5 * time.Second
+
+// maxModelFans bounds the fans of one run: enough for the cap to bind and
+// for a line to form, few enough that a failing sequence stays readable.
+const maxModelFans = 10
+
+type placeID struct {
+	visitor string
+	key     uint64
+}
+
+// cookieRec is what a ticket cookie the room handed out stands for.
+type cookieRec struct {
+	place   placeID
+	claimed bool
+}
+
+// placeRec is a place in line some fan was handed.
+type placeRec struct {
+	id      placeID
+	account string
+	order   int // places handed out before it
+	// spent is set once a request carrying a ticket of this place was
+	// answered with another place (or the puzzle to earn one).
+	spent bool
+	// lastMark is the last answer that saw the place's holder waiting, and
+	// waiting whether that answer had them in line (not as a returner).
+	lastMark time.Time
+	waiting  bool
+}
+
+type sessionKey struct {
+	id string
+	// epoch counts the idle-outs of the subject before the session began:
+	// a session resumed after an idle-out may keep its end, hence its pass
+	// id, and is still a session of its own.
+	epoch int
+}
+
+// sessionRec is a session as the passes handed out tell it, and how the
+// store says it ended.
+type sessionRec struct {
+	key     sessionKey
+	subject string
+	exp     time.Time
+	started time.Time
+	// startEvent is the event that handed out its first pass: a node that
+	// has not ticked since sees the room as it was before.
+	startEvent int
+	ended      bool
+	endedAt    time.Time
+	endIdle    bool // ended by an idle-out, which every node learns in the tick that made it
+	// A revocation ends the session in the store at once; the node that
+	// carried it out refuses its passes at once, the other from its next
+	// tick on (README, "Tickets and passes are bearer tokens").
+	endNode  int
+	endEvent int
+}
+
+func (s *sessionRec) live(now time.Time) bool { return !s.ended && now.Before(s.exp) }
+
+type passRec struct {
+	pass     waitingroom.Pass
+	handedAt time.Time
+	fan      *modelFan
+	session  *sessionRec
+}
+
+// subjectRec is what the model knows of one visitor (a pass's sub).
+type subjectRec struct {
+	first    time.Time // the first pass handed out
+	hadPass  bool
+	returns  int         // sessions opened as a returner (Counters.Returned moved)
+	idleOuts []time.Time // from the store's record of revocations
+}
+
+// modelFan is one fan's browser.
+type modelFan struct {
+	index   int
+	client  netip.Addr
+	account string
+	quiet   bool
+	ticket  string // the ticket cookie the browser holds
+	pass    string // the pass cookie, until passExp
+	passExp time.Time
+	copies  []string // every ticket cookie handed to this fan, oldest first
+	// The place of the ticket the browser holds, and the last position it
+	// was shown for it.
+	chain   placeID
+	lastPos uint64
+	hasPos  bool
+}
+
+func (f *modelFan) passCookie(now time.Time) string {
+	if f.pass != "" && now.Before(f.passExp) {
+		return f.pass
+	}
+	return ""
+}
+
+// errTainted unwinds a step once a tolerated hole showed.
+var errTainted = errors.New("a tolerated hole showed")
+
+// admissionModel drives two nodes of one room and checks every answer.
+type admissionModel struct {
+	tb       modelTB
+	ctx      context.Context
+	clock    *clock.Manual
+	start    time.Time
+	truth    waitingroom.Store
+	roomID   string
+	nodes    []*modelNode
+	cfg      modelSettings
+	settings waitingroom.Settings // with defaults
+	lookback time.Duration
+
+	fans     []*modelFan
+	cookies  map[string]*cookieRec
+	places   map[placeID]*placeRec
+	passes   map[string]*passRec
+	sessions map[sessionKey]*sessionRec
+	subjects map[string]*subjectRec
+	idleSeen map[string]bool // visitor and time of each idle-out already applied
+	labels   map[string]string
+	counts   map[string]int
+
+	event    int    // counts requests, revocations and ticks
+	tickSeq  [2]int // the event of each node's last tick
+	snap     waitingroom.Snapshot
+	steps    int
+	known    map[string]bool
+	tainted  string
+	sawHoles map[string]bool
+}
+
+// newAdmissionModel starts two nodes of room on their stores, reading the
+// store's own view of the room through truth.
+func newAdmissionModel(tb modelTB, cfg modelSettings, roomID string, stores [2]waitingroom.Store, truth waitingroom.Store) (*admissionModel, error) {
+	m := &admissionModel{
+		tb:       tb,
+		ctx:      context.Background(),
+		clock:    newClock(),
+		truth:    truth,
+		roomID:   roomID,
+		cfg:      cfg,
+		settings: cfg.room().WithDefaults(),
+		cookies:  map[string]*cookieRec{},
+		places:   map[placeID]*placeRec{},
+		passes:   map[string]*passRec{},
+		sessions: map[sessionKey]*sessionRec{},
+		subjects: map[string]*subjectRec{},
+		idleSeen: map[string]bool{},
+		labels:   map[string]string{},
+		counts:   map[string]int{},
+		known:    knownHoles(),
+		sawHoles: map[string]bool{},
+	}
+	m.start = m.clock.Now()
+	// A fan whose page polled within this long is still there: it was seen
+	// within waiting_idle_timeout, so it is no ghost (README, "Who is still
+	// in line"), and it comes back within admission_grace of its turn. The
+	// three seconds cover a node's view being half a second old and beats
+	// reaching the store up to a second late.
+	m.lookback = min(m.settings.AdmissionGrace, m.settings.WaitingIdleTimeout) - 3*time.Second
+	key, err := waitingroom.GenerateSigningKey()
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range stores {
+		r, err := waitingroom.NewRoom(waitingroom.Config{ID: roomID, Settings: cfg.room(), Store: s, Key: key, Now: m.clock.Now})
+		if err != nil {
+			return nil, err
+		}
+		if err := r.Start(m.ctx); err != nil {
+			return nil, err
+		}
+		m.nodes = append(m.nodes, &modelNode{index: i, room: r})
+	}
+	tb.Logf("room %s: %s", roomID, cfg)
+	return m, nil
+}
+
+func (m *admissionModel) fatalf(format string, args ...any) {
+	m.tb.Helper()
+	m.tb.Fatalf("step %d: "+format, append([]any{m.steps}, args...)...)
+}
+
+// hole reports a violation that is one of the known holes.
+func (m *admissionModel) hole(h, format string, args ...any) {
+	m.tb.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if m.known[h] {
+		m.tb.Logf("step %d: known hole %s seen (tolerated by FOYER_MODEL_KNOWN_HOLES): %s", m.steps, h, msg)
+		m.sawHoles[h] = true
+		m.tainted = h
+		panic(errTainted)
+	}
+	m.fatalf("hole %s: %s", h, msg)
+}
+
+// do runs one step and checks what it can check on the spot.
+func (m *admissionModel) do(s modelStep) {
+	m.tb.Helper()
+	if m.tainted != "" {
+		return
+	}
+	m.steps++
+	defer func() {
+		if r := recover(); r != nil && r != errTainted {
+			panic(r)
+		}
+	}()
+	now := m.clock.Now()
+	fan := func() *modelFan {
+		if s.Fan < 0 || s.Fan >= len(m.fans) {
+			m.fatalf("%s: no such fan", s)
+		}
+		return m.fans[s.Fan]
+	}
+	switch s.Op {
+	case opJoin:
+		f := &modelFan{index: len(m.fans), client: netip.AddrFrom4([4]byte{192, 0, 2, byte(len(m.fans) + 1)}), account: s.Account}
+		m.fans = append(m.fans, f)
+		m.request(s, f, arrival{Client: f.client, Account: f.account, Kind: kindPage}, true)
+	case opPoll:
+		f := fan()
+		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindStatus}, true)
+	case opPresentPass:
+		f := fan()
+		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindPage}, true)
+	case opOldTicket:
+		f := fan()
+		if s.Copy < 0 || s.Copy >= len(f.copies) {
+			m.fatalf("%s: fan %d holds %d tickets", s, f.index, len(f.copies))
+		}
+		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.copies[s.Copy], Kind: kindStatus}, false)
+	case opLatestTicket:
+		f := fan()
+		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Kind: kindStatus}, true)
+	case opWait:
+		m.tb.Logf("step %d: %s (until +%s)", m.steps, s, m.until(now.Add(time.Duration(s.Seconds)*time.Second)))
+		m.wait(s.Seconds)
+	case opRevoke:
+		f := fan()
+		a := arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindPage}
+		d := m.request(s, f, a, true)
+		if d.Accepted {
+			// The origin is done with the fan: it answers revoke, and the
+			// gateway clears the pass cookie.
+			m.event++
+			if err := m.nodes[s.Node].revoke(m.ctx, d.Pass); err != nil {
+				m.fatalf("%s: %v", s, err)
+			}
+			m.revoked(d.Pass, s.Node)
+			f.pass = ""
+			m.observe()
+		}
+	case opOperator:
+		if err := m.nodes[s.Node].patch(m.ctx, s.Setting, s.On); err != nil {
+			m.fatalf("%s: %v", s, err)
+		}
+		m.tb.Logf("step %d: %s", m.steps, s)
+	case opQuiet:
+		fan().quiet = true
+		m.tb.Logf("step %d: %s", m.steps, s)
+	case opComeBack:
+		f := fan()
+		f.quiet = false
+		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindStatus}, true)
+	default:
+		m.fatalf("unknown step %v", s)
+	}
+}
+
+// wait lets seconds pass: every half second each node runs its controller
+// loop once, as Room.Run does, and the model reads the store.
+func (m *admissionModel) wait(seconds int) {
+	m.tb.Helper()
+	for range 2 * seconds {
+		m.clock.Advance(waitingroom.RefreshInterval)
+		for _, n := range m.nodes {
+			m.event++
+			if err := n.tick(m.ctx); err != nil {
+				m.fatalf("node %d tick: %v", n.index, err)
+			}
+			m.tickSeq[n.index] = m.event
+		}
+		m.observe()
+	}
+}
+
+// request sends one arrival through a node and judges the answer. own says
+// the fan's own browser sent it, whose cookies the answer replaces.
+func (m *admissionModel) request(s modelStep, f *modelFan, a arrival, own bool) decision {
+	m.tb.Helper()
+	m.event++
+	before := m.snap
+	d, err := m.nodes[s.Node].admit(m.ctx, a)
+	if err != nil {
+		m.fatalf("%s: %v", s, err)
+	}
+	m.tb.Logf("step %d: %s → %s", m.steps, s, m.describe(d))
+	m.observe()
+	m.judge(f, s.Node, a, d, own, before)
+	return d
+}
+
+func (m *admissionModel) describe(d decision) string {
+	if d.Accepted {
+		return fmt.Sprintf("pass accepted (sub %s, jti %s, exp +%s)", m.who(d.Pass.Subject), m.jti(d.Pass.ID), m.until(d.Pass.ExpiresAt))
+	}
+	var b strings.Builder
+	b.WriteString(string(d.Status.State))
+	if d.Status.Position != nil {
+		fmt.Fprintf(&b, " position %d", *d.Status.Position)
+	}
+	if d.Status.Returned {
+		b.WriteString(" returned")
+	}
+	if d.Status.TurnPassed {
+		b.WriteString(" turn-passed")
+	}
+	if d.Rejoined {
+		b.WriteString(" rejoined")
+	}
+	if d.Ticket.Room != "" {
+		fmt.Fprintf(&b, ", place %d (visitor %s", d.Ticket.Key, m.who(d.Ticket.Visitor.String()))
+		if d.Ticket.Claimed {
+			b.WriteString(", claimed")
+		}
+		b.WriteString(")")
+	}
+	if d.NewPass != "" {
+		fmt.Fprintf(&b, ", new pass (sub %s, jti %s, exp +%s)", m.who(d.Pass.Subject), m.jti(d.Pass.ID), m.until(d.Pass.ExpiresAt))
+	}
+	return b.String()
+}
+
+// until is how far t lies after the run's start, for logs.
+func (m *admissionModel) until(t time.Time) time.Duration { return t.Sub(m.start) }
+
+// who names a visitor by the order the model first met them (v1, v2, ...),
+// and jti a session's pass id likewise (s1, s2, ...): the same sequence gives
+// the same words, which rapid needs to tell one failure from another while
+// it shrinks a sequence.
+func (m *admissionModel) who(visitor string) string { return m.label(visitor, "v") }
+
+func (m *admissionModel) jti(id string) string { return m.label("jti:"+id, "s") }
+
+func (m *admissionModel) label(id, prefix string) string {
+	l, ok := m.labels[id]
+	if !ok {
+		m.counts[prefix]++
+		l = fmt.Sprintf("%s%d", prefix, m.counts[prefix])
+		m.labels[id] = l
+	}
+	return l
+}
+
+// observe reads the store's own view of the room: the cap holds (invariant
+// 1), and the idle-outs it recorded end the sessions they name.
+func (m *admissionModel) observe() {
+	m.tb.Helper()
+	now := m.clock.Now()
+	snap, err := m.truth.Snapshot(m.ctx, m.roomID, now, 0)
+	if err != nil {
+		m.fatalf("reading the store: %v", err)
+	}
+	if snap.Active > m.cfg.Cap {
+		m.fatalf("invariant 1: the store holds %d live sessions, cap %d", snap.Active, m.cfg.Cap)
+	}
+	for _, rv := range snap.Revocations {
+		if rv.Visitor == "" {
+			continue
+		}
+		id := rv.Visitor + "@" + rv.IdledAt.Format(time.RFC3339Nano)
+		if m.idleSeen[id] {
+			continue
+		}
+		m.idleSeen[id] = true
+		sr := m.subject(rv.Visitor)
+		sr.idleOuts = append(sr.idleOuts, rv.IdledAt)
+		for _, s := range m.sessions {
+			if s.subject == rv.Visitor && !s.ended && !s.started.After(rv.IdledAt) && s.exp.After(rv.IdledAt) {
+				s.ended, s.endedAt, s.endIdle = true, rv.IdledAt, true
+			}
+		}
+		m.tb.Logf("  the store idled out visitor %s at +%s", m.who(rv.Visitor), m.until(rv.IdledAt))
+	}
+	m.snap = snap
+}
+
+// revoked records that the origin ended the session of p through node: the
+// store ends the visitor's live session.
+func (m *admissionModel) revoked(p waitingroom.Pass, node int) {
+	now := m.clock.Now()
+	for _, s := range m.sessions {
+		if s.subject == p.Subject && s.live(now) {
+			s.ended, s.endedAt, s.endNode, s.endEvent = true, now, node, m.event
+		}
+	}
+	m.tb.Logf("  the origin revoked the session of %s through node %d", m.who(p.Subject), node)
+}
+
+func (m *admissionModel) subject(v string) *subjectRec {
+	sr := m.subjects[v]
+	if sr == nil {
+		sr = &subjectRec{}
+		m.subjects[v] = sr
+	}
+	return sr
+}
+
+// epochAt counts the idle-outs of visitor v the store recorded by now.
+func (m *admissionModel) epochAt(v string, now time.Time) int {
+	n := 0
+	for _, at := range m.subject(v).idleOuts {
+		if !at.After(now) {
+			n++
+		}
+	}
+	return n
+}
+
+// liveSessionOf is visitor v's live session, if the model knows one.
+func (m *admissionModel) liveSessionOf(v string, now time.Time) *sessionRec {
+	for _, s := range m.sessions {
+		if s.subject == v && s.live(now) {
+			return s
+		}
+	}
+	return nil
+}
+
+// inLine reports whether a place still stands in line: it was not spent,
+// and nobody was let in on it.
+func (m *admissionModel) inLine(p *placeRec) bool {
+	return !p.spent && !m.subject(p.id.visitor).hadPass
+}
+
+// heldSession is the live session an answer must hand the pass of: that of
+// the ticket presented, or, for a join, that of the place the answer gives.
+func (m *admissionModel) heldSession(presented *cookieRec, d decision) *sessionRec {
+	now := m.clock.Now()
+	if presented != nil {
+		return m.liveSessionOf(presented.place.visitor, now)
+	}
+	if d.Ticket.Room != "" {
+		return m.liveSessionOf(d.Ticket.Visitor.String(), now)
+	}
+	return nil
+}
+
+// judge checks one answer against the model and records what it handed out.
+func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own bool, before waitingroom.Snapshot) {
+	m.tb.Helper()
+	now := m.clock.Now()
+	if d.Accepted {
+		m.checkAccepted(node, a.Pass, d.Pass)
+		return
+	}
+	var presented *cookieRec
+	if a.Ticket != "" {
+		if presented = m.cookies[a.Ticket]; presented == nil {
+			m.fatalf("the fan sent a ticket the room never handed out")
+		}
+	}
+	// Invariant 2, copies: a ticket whose session is live, sent without its
+	// pass, claims that same session (README, "Tickets and passes are bearer
+	// tokens"); so does a second browser of the account that holds it
+	// (README, "The account block"), which is handed the account's ticket.
+	// One answer short of the pass is right: a node whose view predates
+	// the session (it has not refreshed since) may hold an unclaimed ticket
+	// at the front of the line, on its place, for one more poll.
+	if held := m.heldSession(presented, d); held != nil {
+		s := held
+		same := d.NewPass != "" && d.Pass.ID == s.key.id && d.Pass.Subject == s.subject && d.Pass.ExpiresAt.Equal(s.exp)
+		claimed := presented != nil && presented.claimed
+		stale := m.tickSeq[node] < s.startEvent && !claimed && d.NewPass == "" && !d.Rejoined &&
+			d.Ticket.Room != "" && d.Ticket.Visitor.String() == s.subject
+		if !same && !stale {
+			msg := fmt.Sprintf("invariant 2: the ticket of visitor %s (claimed %v), sent without its pass while its session (jti %s, exp +%s) is live, got %s instead of that session's pass",
+				m.who(s.subject), claimed, m.jti(s.key.id), m.until(s.exp), m.describe(d))
+			if claimed {
+				m.hole(holeB, "%s", msg)
+			}
+			m.fatalf("%s", msg)
+		}
+	}
+	if presented != nil {
+		// Invariant 4: a fan who kept polling is never passed over. Their
+		// place reaches the front while they poll, and their next poll
+		// claims it; only a fan who stayed away past their grace (or long
+		// enough to count as a ghost) is sent to the front as a returner or
+		// to the back (README, "Who is still in line").
+		if p := m.places[presented.place]; m.inLine(p) && p.waiting && now.Sub(p.lastMark) <= m.lookback && (d.Rejoined || d.Status.Returned) {
+			msg := fmt.Sprintf("invariant 4: the fan at place %d polled %s ago, still in line, and was passed over: %s", p.id.key, now.Sub(p.lastMark), m.describe(d))
+			for _, b := range m.snap.Batches {
+				if b.Start <= p.id.key && p.id.key < b.End() && b.End()-b.Start > b.Count && b.Claimed >= b.Count {
+					m.hole(holeC, "%s (its admission, places %d to %d, let %d in, skipping the rest as ghosts, and every slot of it is claimed)", msg, b.Start, b.End()-1, b.Count)
+				}
+			}
+			m.fatalf("%s", msg)
+		}
+	}
+	if d.NewPass != "" {
+		m.handPass(f, d, own)
+	}
+	if d.Ticket.Room != "" {
+		q := placeID{visitor: d.Ticket.Visitor.String(), key: d.Ticket.Key}
+		p := m.places[q]
+		if p == nil {
+			p = &placeRec{id: q, account: f.account, order: len(m.places)}
+			m.places[q] = p
+		}
+		if presented != nil && presented.place != q {
+			m.places[presented.place].spent = true
+		}
+		if d.Rejoined && f.account != "" {
+			// The account's request was answered from the account's place
+			// (README, "The account block"), which it found spent, and
+			// rejoined: that place, the last one the account was given, is
+			// over. It can only be one whose turn has come (it is below
+			// serving) while its holder was away.
+			var last *placeRec
+			for _, o := range m.places {
+				if o.account == f.account && o.id != q && m.inLine(o) && (last == nil || o.order > last.order) {
+					last = o
+				}
+			}
+			if last != nil && last.id.key < m.snap.Serving && now.Sub(last.lastMark) > m.lookback {
+				last.spent = true
+			}
+		}
+		if st := d.Status.State; st == waitingroom.StateQueued || st == waitingroom.StatePaused || st == waitingroom.StatePrequeue {
+			p.lastMark, p.waiting = now, !d.Status.Returned
+		}
+		if d.SetTicket != "" {
+			if m.cookies[d.SetTicket] == nil {
+				m.cookies[d.SetTicket] = &cookieRec{place: q, claimed: d.Ticket.Claimed}
+			}
+			f.copies = append(f.copies, d.SetTicket)
+			if own {
+				f.ticket = d.SetTicket
+			}
+		}
+		// Invariant 5: the position shown for one place never rises between
+		// two polls of the ticket the browser holds (README, "What it does").
+		if own && d.Status.Position != nil && (d.Status.State == waitingroom.StateQueued || d.Status.State == waitingroom.StatePaused) {
+			pos := *d.Status.Position
+			if f.hasPos && f.chain == q && pos > f.lastPos {
+				m.fatalf("invariant 5: fan %d's position at place %d rose from %d to %d", f.index, q.key, f.lastPos, pos)
+			}
+			f.chain, f.lastPos, f.hasPos = q, pos, true
+		} else if own && f.chain != q {
+			f.chain, f.hasPos = q, false
+		}
+	} else if presented != nil && d.Rejoined {
+		m.places[presented.place].spent = true
+	}
+	// Invariant 4, returners: a fan let in at the front as a returner
+	// lapsed first, once (their turn's grace ran out, or they were skipped
+	// as a ghost) or once per idle-out of their session (README, "Bounded
+	// returns" and "Who is still in line").
+	if delta := m.snap.Returned - before.Returned; delta > 0 {
+		if d.NewPass == "" {
+			m.fatalf("invariant 4: the store counted %d returner(s) let in, and the answer handed out no pass: %s", delta, m.describe(d))
+		}
+		sr := m.subject(d.Pass.Subject)
+		sr.returns += int(delta)
+		if sr.returns > 1+len(sr.idleOuts) {
+			m.fatalf("invariant 4: visitor %s was let in at the front %d times, with %d idle-out(s): once per lapse at most", m.who(d.Pass.Subject), sr.returns, len(sr.idleOuts))
+		}
+	}
+}
+
+// handPass records a pass handed to fan (to its own browser, or to whoever
+// held the copy it sent) and checks the session's bounds.
+func (m *admissionModel) handPass(f *modelFan, d decision, own bool) {
+	m.tb.Helper()
+	now := m.clock.Now()
+	p := d.Pass
+	sr := m.subject(p.Subject)
+	if !sr.hadPass {
+		sr.first, sr.hadPass = now, true
+	}
+	// Invariant 3: session_duration is the hard limit of a visitor's
+	// sessions (README, "Who is still in line"), counted from their first
+	// admission; admission_grace is the slack between a turn and its claim.
+	if limit := sr.first.Add(m.settings.SessionDuration + m.settings.AdmissionGrace); p.ExpiresAt.After(limit) {
+		msg := fmt.Sprintf("invariant 3: visitor %s, first let in at +%s, was handed a pass to +%s, past +%s",
+			m.who(p.Subject), m.until(sr.first), m.until(p.ExpiresAt), m.until(limit))
+		if m.epochAt(p.Subject, now) > 0 {
+			m.hole(holeA, "%s after its session idled out", msg)
+		}
+		m.fatalf("%s", msg)
+	}
+	key := sessionKey{id: p.ID, epoch: m.epochAt(p.Subject, now)}
+	s := m.sessions[key]
+	if s == nil {
+		s = &sessionRec{key: key, subject: p.Subject, exp: p.ExpiresAt, started: now, startEvent: m.event}
+		m.sessions[key] = s
+	}
+	if s.ended {
+		m.fatalf("invariant 6: a pass of the session of %s (jti %s) was handed out after the session ended at +%s", m.who(p.Subject), m.jti(p.ID), m.until(s.endedAt))
+	}
+	if !s.exp.Equal(p.ExpiresAt) {
+		m.fatalf("invariant 2: two passes of session jti %s end at +%s and +%s", m.jti(p.ID), m.until(s.exp), m.until(p.ExpiresAt))
+	}
+	m.passes[d.NewPass] = &passRec{pass: p, handedAt: now, fan: f, session: s}
+	if own {
+		f.pass, f.passExp = d.NewPass, p.ExpiresAt
+	}
+}
+
+// checkAccepted holds invariant 6: a pass the room lets through belongs to
+// a live session.
+func (m *admissionModel) checkAccepted(node int, token string, p waitingroom.Pass) {
+	m.tb.Helper()
+	now := m.clock.Now()
+	rec := m.passes[token]
+	if rec == nil {
+		m.fatalf("invariant 6: node %d accepted a pass the room never handed out", node)
+	}
+	s := rec.session
+	switch {
+	case !now.Before(s.exp.Add(passLeeway)):
+		m.fatalf("invariant 6: node %d accepted a pass of %s that expired at +%s", node, m.who(p.Subject), m.until(s.exp))
+	case s.ended && s.endIdle && !rec.pass.IssuedAt.Before(s.endedAt.Add(-time.Second)):
+		m.hole(holeD, "invariant 6: node %d accepted a pass of %s issued at +%s, a second or less before its session idled out at +%s", node, m.who(p.Subject), m.until(rec.pass.IssuedAt), m.until(s.endedAt))
+	case s.ended && s.endIdle:
+		m.fatalf("invariant 6: node %d accepted a pass of %s (handed out at +%s) whose session idled out at +%s", node, m.who(p.Subject), m.until(rec.handedAt), m.until(s.endedAt))
+	case s.ended && (s.endNode == node || m.tickSeq[node] > s.endEvent):
+		m.fatalf("invariant 6: node %d accepted a pass of %s whose session was revoked at +%s through node %d", node, m.who(p.Subject), m.until(s.endedAt), s.endNode)
+	}
+}
+
+// check holds the invariants on the state after every step.
+func (m *admissionModel) check() {
+	m.tb.Helper()
+	if m.tainted != "" {
+		return
+	}
+	now := m.clock.Now()
+	live := map[sessionKey]*sessionRec{}
+	for _, s := range m.sessions {
+		if s.live(now) {
+			live[s.key] = s
+		}
+	}
+	// Invariant 1, as the passes handed out tell it.
+	if len(live) > m.cfg.Cap {
+		m.fatalf("invariant 1: %d live sessions by the passes handed out, cap %d", len(live), m.cfg.Cap)
+	}
+	// Invariant 2, per visitor: one live session.
+	bySubject := map[string]int{}
+	for _, s := range live {
+		bySubject[s.subject]++
+	}
+	var crowded []string
+	for v, n := range bySubject {
+		if n > 1 {
+			crowded = append(crowded, fmt.Sprintf("visitor %s holds %d live sessions", m.who(v), n))
+		}
+	}
+	if len(crowded) > 0 {
+		sort.Strings(crowded)
+		m.fatalf("invariant 2: %s", strings.Join(crowded, "; "))
+	}
+	// Invariant 2, per account: one place in line, one live session, and
+	// not both (README, "The account block"). A fan without an account is
+	// bound by the ticket it holds only: a spent ticket kept from an earlier
+	// visit is a newcomer's (README, "Per-client join limits").
+	type holding struct {
+		sessions map[sessionKey]bool
+		subjects map[string]bool
+		places   []placeID
+	}
+	accounts := map[string]*holding{}
+	get := func(a string) *holding {
+		h := accounts[a]
+		if h == nil {
+			h = &holding{sessions: map[sessionKey]bool{}, subjects: map[string]bool{}}
+			accounts[a] = h
+		}
+		return h
+	}
+	for _, rec := range m.passes {
+		if a := rec.fan.account; a != "" && rec.session.live(now) {
+			h := get(a)
+			h.sessions[rec.session.key] = true
+			h.subjects[rec.session.subject] = true
+		}
+	}
+	for _, p := range m.places {
+		if p.account != "" && m.inLine(p) {
+			h := get(p.account)
+			h.places = append(h.places, p.id)
+		}
+	}
+	names := make([]string, 0, len(accounts))
+	for a := range accounts {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	for _, a := range names {
+		h := accounts[a]
+		switch {
+		case len(h.subjects) > 1:
+			m.fatalf("invariant 2: account %s holds live sessions of %d visitors at once", a, len(h.subjects))
+		case len(h.sessions) > 1:
+			m.fatalf("invariant 2: account %s holds %d live sessions", a, len(h.sessions))
+		case len(h.places) > 1:
+			keys := make([]uint64, len(h.places))
+			for i, p := range h.places {
+				keys[i] = p.key
+			}
+			slices.Sort(keys)
+			m.fatalf("invariant 2: account %s holds %d places in line: %v", a, len(h.places), keys)
+		case len(h.places) == 1 && len(h.sessions) == 1:
+			m.fatalf("invariant 2: account %s holds a live session and a place in line (%d)", a, h.places[0].key)
+		}
+	}
+}

@@ -1,0 +1,388 @@
+package waitingroom_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"pgregory.net/rapid"
+
+	"github.com/foyer-dev/foyer/internal/redistest"
+	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
+	"github.com/foyer-dev/foyer/waitingroom/redisstore"
+)
+
+// TestAdmissionModel drives random sequences of what fans, the origin, the
+// operator and time do against two nodes of one room sharing one store, on
+// the memory store and on Redis, and checks after every step that:
+//
+//  1. live sessions never exceed total_active_users;
+//  2. a visitor holds one live session, an account one place in line or one
+//     live session, and a ticket sent without its pass while its session is
+//     live gets that session's pass back (same id, subject and end);
+//  3. no pass a visitor is handed ends later than session_duration plus
+//     admission_grace after their first admission;
+//  4. a fan who keeps polling is never passed over, and a returner is let in
+//     at the front once per lapse;
+//  5. the position shown for a place never rises between two polls;
+//  6. every pass the room accepts belongs to a live session.
+//
+// The harness and the invariants are in admission_model_harness_test.go.
+// Each store runs first the kept regression sequences (failures rapid found
+// once, minimised), then new random sequences for a time budget:
+// FOYER_MODEL_BUDGET (a Go duration, 60s by default, 10s with -short) split
+// between the stores. -rapid.checks=N runs exactly N sequences per store
+// instead, and -rapid.seed replays one.
+//
+// The current code has known holes (holeA to holeD in the harness): the
+// checks that meet one say "hole X", and so do the regression sequences
+// that show it, so that those failures read as what they are until their
+// fixes land. FOYER_MODEL_KNOWN_HOLES=A,B,C,D tolerates them: a run that
+// meets one logs it and stops checking, so that a search can look past them.
+//
+// rapid replays the fail files it wrote under testdata/rapid/ before new
+// sequences, on the machine that wrote them; they are a stream of random
+// bits that means a sequence only to this version of the generators, so the
+// failures worth keeping are kept below as readable steps instead.
+func TestAdmissionModel(t *testing.T) {
+	budget := modelBudget(t)
+	for _, b := range modelBackends {
+		t.Run(b.name, func(t *testing.T) {
+			open := b.open(t)
+			t.Run("regressions", func(t *testing.T) {
+				for _, rc := range admissionRegressions {
+					t.Run(rc.name, func(t *testing.T) { runAdmissionRegression(t, open, rc) })
+				}
+			})
+			t.Run("explore", func(t *testing.T) { exploreAdmission(t, open, budget/time.Duration(len(modelBackends))) })
+		})
+	}
+}
+
+// admissionRegression is a sequence of steps that once broke an invariant.
+type admissionRegression struct {
+	name string
+	// hole is the known hole the sequence shows, if it is one.
+	hole  string
+	cfg   modelSettings
+	steps []modelStep
+}
+
+// admissionRegressions are the failing sequences rapid found and minimised,
+// kept as steps so that they run every time, on both stores.
+var admissionRegressions = []admissionRegression{
+	{
+		// A fan let in at once sends their ticket again without the pass
+		// (a second browser holding a copy of the cookie, or a cleared pass
+		// cookie): README promises the same session; the room gives a new
+		// place, here a new session with another sub, beside the live one.
+		name: "claimed_ticket_without_pass_gets_a_new_session",
+		hole: holeB,
+		cfg:  modelSettings{Cap: 2, Rate: 60, ReturnWindow: waitingroom.DefaultReturnWindow, WaitingIdle: waitingroom.DefaultWaitingIdleTimeout},
+		steps: []modelStep{
+			{Op: opJoin, Node: 0},
+			{Op: opLatestTicket, Fan: 0, Node: 0},
+		},
+	},
+	{
+		// A fan let in at once sends nothing for a minute, their session
+		// idles out, and their next request presents the pass: it is
+		// refused, their ticket claims again, and they get a whole new
+		// session_duration, where README keeps session_duration the hard
+		// limit.
+		name: "idled_out_session_comes_back_whole",
+		hole: holeA,
+		cfg:  modelSettings{Cap: 2, Rate: 60, ReturnWindow: waitingroom.DefaultReturnWindow, WaitingIdle: waitingroom.DefaultWaitingIdleTimeout},
+		steps: []modelStep{
+			{Op: opJoin, Node: 0},
+			{Op: opWait, Seconds: 62},
+			{Op: opPresentPass, Fan: 0, Node: 0},
+		},
+	},
+	{
+		// While the room is paused, fan 1 stops looking and fan 2 keeps
+		// polling; fan 0 holds one of the two slots. On resume the
+		// controller admits fan 2, skipping fan 1 as a ghost, in one
+		// admission that spans both places. Fan 1 comes back within its
+		// grace and takes that admission's one slot; fan 2, claiming in
+		// time, is told to wait as a returner.
+		name: "ghost_takes_the_slot_of_the_live_fan_admitted_with_it",
+		hole: holeC,
+		cfg:  modelSettings{Cap: 2, Rate: 120, ReturnWindow: waitingroom.DefaultReturnWindow, WaitingIdle: time.Minute},
+		steps: []modelStep{
+			{Op: opJoin, Node: 0},
+			{Op: opOperator, Node: 0, Setting: "paused", On: true},
+			{Op: opJoin, Node: 0},
+			{Op: opJoin, Node: 0},
+			{Op: opWait, Seconds: 40},
+			{Op: opPresentPass, Fan: 0, Node: 0},
+			{Op: opPoll, Fan: 2, Node: 0},
+			{Op: opWait, Seconds: 40},
+			{Op: opPresentPass, Fan: 0, Node: 0},
+			{Op: opPoll, Fan: 2, Node: 0},
+			{Op: opOperator, Node: 0, Setting: "paused", On: false},
+			{Op: opWait, Seconds: 1},
+			{Op: opPoll, Fan: 1, Node: 0},
+			{Op: opPoll, Fan: 2, Node: 0},
+		},
+	},
+	{
+		// A copy of a fan's ticket claims the session (a claim is not use
+		// of it); a minute later, one second before the session idles out,
+		// the fan's own browser claims with its ticket and is handed a pass
+		// of that session. Once the session idled out, that pass is still
+		// let through, on every node, until the session's end.
+		name: "pass_issued_the_second_before_an_idle_out_outlives_it",
+		hole: holeD,
+		cfg:  modelSettings{Cap: 2, Rate: 60, ReturnWindow: waitingroom.DefaultReturnWindow, WaitingIdle: waitingroom.DefaultWaitingIdleTimeout},
+		steps: []modelStep{
+			{Op: opOperator, Node: 0, Setting: "paused", On: true},
+			{Op: opJoin, Node: 0},
+			{Op: opOperator, Node: 0, Setting: "paused", On: false},
+			{Op: opWait, Seconds: 1},
+			{Op: opOldTicket, Fan: 0, Copy: 0, Node: 0},
+			{Op: opWait, Seconds: 59},
+			{Op: opPoll, Fan: 0, Node: 0},
+			{Op: opWait, Seconds: 2},
+			{Op: opPresentPass, Fan: 0, Node: 0},
+		},
+	},
+}
+
+func runAdmissionRegression(t *testing.T, open modelOpener, rc admissionRegression) {
+	room := fmt.Sprintf("model-%d", modelRooms.Add(1))
+	stores, truth, drop := open(room)
+	t.Cleanup(drop)
+	m, err := newAdmissionModel(t, rc.cfg, room, stores, truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.check()
+	for _, s := range rc.steps {
+		m.do(s)
+		m.check()
+	}
+	switch {
+	case rc.hole != "" && m.sawHoles[rc.hole]:
+		t.Logf("known hole %s still shows", rc.hole)
+	case rc.hole != "" && m.known[rc.hole]:
+		t.Logf("known hole %s no longer shows: take it out of FOYER_MODEL_KNOWN_HOLES", rc.hole)
+	}
+}
+
+// modelOpener gives the stores of a new room: each node's handle, and one
+// the model reads the store's own view through; drop removes the room.
+type modelOpener func(room string) (nodes [2]waitingroom.Store, truth waitingroom.Store, drop func())
+
+type modelBackend struct {
+	name string
+	open func(t *testing.T) modelOpener
+}
+
+var modelBackends = []modelBackend{
+	{"memory", func(*testing.T) modelOpener {
+		return func(string) ([2]waitingroom.Store, waitingroom.Store, func()) {
+			s := memstore.New()
+			return [2]waitingroom.Store{s, s}, s, func() {}
+		}
+	}},
+	{"redis", func(t *testing.T) modelOpener {
+		// The shared Redis, under a prefix of this test's own, with a room
+		// of its own for every sequence. Without Redis the test skips,
+		// loudly, except with CI=true, where it fails (redistest.Missing).
+		shared := redistest.Shared(t)
+		prefix := redistest.Prefix(t, shared)
+		open := func(c redis.UniversalClient) *redisstore.Store {
+			s, err := redisstore.New(c, redisstore.WithPrefix(prefix), redisstore.WithTTL(time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		var nodes [2]waitingroom.Store
+		for i := range nodes {
+			opts := *shared.Options()
+			c := redis.NewClient(&opts)
+			t.Cleanup(func() { c.Close() })
+			nodes[i] = open(c)
+		}
+		truth := open(shared)
+		return func(room string) ([2]waitingroom.Store, waitingroom.Store, func()) {
+			return nodes, truth, func() { _ = truth.Drop(context.Background(), room) }
+		}
+	}},
+}
+
+// modelRooms numbers the rooms of this process's runs.
+var modelRooms atomic.Int64
+
+func modelBudget(t *testing.T) time.Duration {
+	if v := os.Getenv("FOYER_MODEL_BUDGET"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			t.Fatalf("FOYER_MODEL_BUDGET=%q: want a Go duration such as 60s or 10m", v)
+		}
+		return d
+	}
+	if testing.Short() {
+		return 10 * time.Second
+	}
+	return 60 * time.Second
+}
+
+// rapidBatch is how many sequences one rapid.Check runs when the budget,
+// not -rapid.checks, decides how many there are: small, so that the budget
+// is overrun by little.
+const rapidBatch = 8
+
+// exploreAdmission runs new random sequences until the budget is spent, or
+// exactly -rapid.checks of them (or the one -rapid.seed names) when that is
+// given.
+func exploreAdmission(t *testing.T, open modelOpener, budget time.Duration) {
+	// A count, a seed or a fail file asked for on the command line means
+	// one rapid.Check as asked, not a loop over the budget.
+	chosen := os.Getenv("RAPID_CHECKS") != "" || os.Getenv("RAPID_SEED") != "" || os.Getenv("RAPID_FAILFILE") != ""
+	flag.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "rapid.checks", "rapid.seed", "rapid.failfile":
+			chosen = true
+		}
+	})
+	if !chosen {
+		f := flag.Lookup("rapid.checks")
+		old := f.Value.String()
+		if err := f.Value.Set(fmt.Sprint(rapidBatch)); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = f.Value.Set(old) })
+	}
+	start := time.Now()
+	deadline := start.Add(budget)
+	var runs, steps int
+	for {
+		rapid.Check(t, func(rt *rapid.T) {
+			m := admissionProperty(rt, open)
+			runs++
+			steps += m.steps
+		})
+		if chosen || time.Now().After(deadline) {
+			break
+		}
+	}
+	t.Logf("%d sequences, %d steps, in %s", runs, steps, time.Since(start).Round(time.Millisecond))
+}
+
+// admissionProperty is one random sequence: the room's settings, then steps.
+func admissionProperty(t *rapid.T, open modelOpener) *admissionModel {
+	cfg := modelSettings{
+		Cap:          rapid.IntRange(2, 4).Draw(t, "cap"),
+		Rate:         rapid.SampledFrom([]int{60, 120, 300, 600}).Draw(t, "rate"),
+		ReturnWindow: rapid.SampledFrom([]time.Duration{waitingroom.DefaultReturnWindow, 30 * time.Second}).Draw(t, "return_window"),
+		WaitingIdle:  rapid.SampledFrom([]time.Duration{waitingroom.DefaultWaitingIdleTimeout, time.Minute}).Draw(t, "waiting_idle_timeout"),
+	}
+	room := fmt.Sprintf("model-%d", modelRooms.Add(1))
+	stores, truth, drop := open(room)
+	t.Cleanup(drop)
+	m, err := newAdmissionModel(t, cfg, room, stores, truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Repeat(m.actions())
+	return m
+}
+
+// steersAround reports whether sending the ticket cookie without its pass
+// now would only show hole B again: while B is tolerated, a search goes
+// around it rather than ending there, as it is met in most sequences.
+func (m *admissionModel) steersAround(cookie string) bool {
+	if !m.known[holeB] {
+		return false
+	}
+	c := m.cookies[cookie]
+	return c != nil && c.claimed && m.liveSessionOf(c.place.visitor, m.clock.Now()) != nil
+}
+
+// actions are rapid's events. Each one that needs a fan in some state
+// skips, before drawing anything, when there is none (rapid then picks
+// another action).
+func (m *admissionModel) actions() map[string]func(*rapid.T) {
+	node := func(t *rapid.T) int { return rapid.IntRange(0, len(m.nodes)-1).Draw(t, "node") }
+	pick := func(t *rapid.T, fits func(*modelFan) bool) int {
+		var idx []int
+		for i, f := range m.fans {
+			if fits(f) {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			t.SkipNow()
+		}
+		return rapid.SampledFrom(idx).Draw(t, "fan")
+	}
+	active := func(f *modelFan) bool { return !f.quiet && f.ticket != "" }
+	holdsPass := func(f *modelFan) bool { return !f.quiet && f.passCookie(m.clock.Now()) != "" }
+	return map[string]func(*rapid.T){
+		"join": func(t *rapid.T) {
+			if len(m.fans) >= maxModelFans {
+				t.SkipNow()
+			}
+			// Three accounts among the fans who sign in, so that two
+			// browsers of one account meet often.
+			acct := rapid.SampledFrom([]string{"", "acct-1", "acct-2", "acct-3"}).Draw(t, "account")
+			m.do(modelStep{Op: opJoin, Node: node(t), Account: acct})
+		},
+		"poll": func(t *rapid.T) {
+			f := pick(t, active)
+			m.do(modelStep{Op: opPoll, Fan: f, Node: node(t)})
+		},
+		"presentPass": func(t *rapid.T) {
+			f := pick(t, holdsPass)
+			m.do(modelStep{Op: opPresentPass, Fan: f, Node: node(t)})
+		},
+		"oldTicket": func(t *rapid.T) {
+			type held struct{ fan, copy int }
+			var copies []held
+			for i, f := range m.fans {
+				for c, ck := range f.copies {
+					if !f.quiet && !m.steersAround(ck) {
+						copies = append(copies, held{i, c})
+					}
+				}
+			}
+			if len(copies) == 0 {
+				t.SkipNow()
+			}
+			h := rapid.SampledFrom(copies).Draw(t, "copy")
+			m.do(modelStep{Op: opOldTicket, Fan: h.fan, Copy: h.copy, Node: node(t)})
+		},
+		"latestTicket": func(t *rapid.T) {
+			f := pick(t, func(f *modelFan) bool { return active(f) && !m.steersAround(f.ticket) })
+			m.do(modelStep{Op: opLatestTicket, Fan: f, Node: node(t)})
+		},
+		"wait": func(t *rapid.T) {
+			m.do(modelStep{Op: opWait, Seconds: rapid.IntRange(1, 90).Draw(t, "seconds")})
+		},
+		"revoke": func(t *rapid.T) {
+			f := pick(t, holdsPass)
+			m.do(modelStep{Op: opRevoke, Fan: f, Node: node(t)})
+		},
+		"operator": func(t *rapid.T) {
+			setting := rapid.SampledFrom([]string{"paused", "queue_all"}).Draw(t, "setting")
+			m.do(modelStep{Op: opOperator, Setting: setting, On: rapid.Bool().Draw(t, "on"), Node: node(t)})
+		},
+		"quiet": func(t *rapid.T) {
+			m.do(modelStep{Op: opQuiet, Fan: pick(t, active)})
+		},
+		"comeBack": func(t *rapid.T) {
+			f := pick(t, func(f *modelFan) bool { return f.quiet })
+			m.do(modelStep{Op: opComeBack, Fan: f, Node: node(t)})
+		},
+		"": func(*rapid.T) { m.check() },
+	}
+}
