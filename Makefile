@@ -47,8 +47,10 @@ test: services
 
 # The fault suite alone: real processes killed with -9, Redis restarted empty, a Cluster
 # master failed over, the booking service killed mid-checkout. make test runs it too.
+# Then the model-based admission test with a long budget (make test gives it 60 s).
 chaos: services
 	@$(GOTEST) -timeout 20m -run '^TestFault' ./... | $(GO) run ./internal/testreport
+	@FOYER_MODEL_BUDGET=$${FOYER_MODEL_BUDGET:-10m} $(GOTEST) -timeout 30m -run '^TestAdmissionModel$$' ./waitingroom/ | $(GO) run ./internal/testreport
 
 test-short:
 	$(GO) test -short -count=1 ./...

@@ -40,11 +40,11 @@ import (
 // between the stores. -rapid.checks=N runs exactly N sequences per store
 // instead, and -rapid.seed replays one.
 //
-// The current code has known holes (holeA to holeD in the harness): the
-// checks that meet one say "hole X", and so do the regression sequences
-// that show it, so that those failures read as what they are until their
-// fixes land. FOYER_MODEL_KNOWN_HOLES=A,B,C,D tolerates them: a run that
-// meets one logs it and stops checking, so that a search can look past them.
+// The holes this test found (holeA to holeD in the harness) each keep a
+// regression sequence, and the checks that meet one say "hole X". A, B and D
+// are closed; C, still open, is tolerated by default (openHoles): a run that
+// meets it logs it and stops checking that sequence. FOYER_MODEL_KNOWN_HOLES
+// names the holes to tolerate instead ("none" for none).
 //
 // rapid replays the fail files it wrote under testdata/rapid/ before new
 // sequences, on the machine that wrote them; they are a stream of random

@@ -63,6 +63,10 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 	defer r.mu.Unlock()
 	r.expireSessions(now)
 	if ses, ok := r.live[visitor]; ok {
+		// A claim of the live session hands out its pass: that is a use
+		// of it, or a pass signed a moment before an idle-out would outlive
+		// the session it belongs to.
+		r.seen[visitor] = now
 		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: ses.expires}, nil
 	}
 	if _, ok := r.idled[visitor]; ok && place < r.c.Serving {

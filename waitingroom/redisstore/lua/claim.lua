@@ -12,7 +12,10 @@ expire_sessions(now)
 
 local exp = redis.call('ZSCORE', live, visitor)
 if exp then
-	return {0, tonumber(exp)} -- idempotent: the live session
+	-- Idempotent: the live session. Handing out its pass is a use of it, or
+	-- a pass signed a moment before an idle-out would outlive the session.
+	redis.call('ZADD', seen, int(now), visitor)
+	return {0, tonumber(exp)}
 end
 local m = redis.call('HMGET', meta, 'serving', 'pending', 'forgot')
 local pending = num(m[2])
