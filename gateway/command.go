@@ -209,6 +209,13 @@ func settingsFromArgs(args []string) (map[string]any, error) {
 				return nil, fmt.Errorf("%s: %q is not true or false", name, val)
 			}
 			body[name] = b
+		case known && rs.Kind() == waitingroom.KindString:
+			// Checked here: the JSON that carries it to the admin API
+			// would turn broken UTF-8 into U+FFFD before the API saw it.
+			if err := waitingroom.CheckText(val); err != nil {
+				return nil, fmt.Errorf("%s: %v", name, err)
+			}
+			body[name] = val
 		default:
 			body[name] = val
 		}
