@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -53,6 +54,11 @@ func runVerifyDraw(cmd *cobra.Command, _ []string) error {
 		return fmt.Errorf("the report is not a fairness report's JSON: %w", err)
 	}
 	place, adm, err := waitingroom.VerifyPlace(rep, index)
+	if errors.Is(err, waitingroom.ErrNoDraw) {
+		// Said plainly, as the report's page says "No draw": there is no
+		// seed to check, rather than a seed that is wrong.
+		return fmt.Errorf("room %s made no draw: its fans were let in first come, first served, in the order of their keys, so there is no place to recompute; the report's admissions say when each key was let in", rep.Room)
+	}
 	if err != nil {
 		return err
 	}
