@@ -64,7 +64,7 @@ func runVerifyDraw(cmd *cobra.Command, _ []string) error {
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "room %s: the seed matches the commitment %s\n", rep.Room, rep.Commitment)
-	fmt.Fprintf(out, "draw_index %d has place %d (0-based: %d people were ahead in the draw's order)\n", index, place, place)
+	fmt.Fprintf(out, "draw_index %d has place %d (0-based: %s in the draw's order)\n", index, place, aheadOf(place))
 	if adm == nil {
 		fmt.Fprintln(out, "that place was never let in: the sale ended first")
 		return nil

@@ -47,8 +47,8 @@ type FairnessReport struct {
 	// start+count) at the time given. A range covers every place the line
 	// reached then, ghosts included (their turn came and went; Counts.Skipped).
 	Admissions []HistoryEntry `json:"admissions"`
-	// Complete: the admissions cover every place from 0 to Serving with no
-	// gap. A store that lost its data loses the history before the loss,
+	// Complete: the admissions cover every place below Serving (0 to
+	// Serving-1) with no gap. A store that lost its data loses the history before the loss,
 	// and the report says so rather than leave a reader to guess.
 	Complete bool `json:"complete"`
 
