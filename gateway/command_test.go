@@ -144,3 +144,26 @@ func TestCommandErrors(t *testing.T) {
 		t.Errorf("status with no admin endpoint: %v", err)
 	}
 }
+
+// TestWaitingRoomHelpListsEveryRuntimeSetting: `foyer waiting-room --help`
+// and `waiting-room set --help` list every setting that `set` takes, and no
+// other, from the room's settings table, so that a new setting cannot be
+// left out of them again.
+func TestWaitingRoomHelpListsEveryRuntimeSetting(t *testing.T) {
+	registered, ok := caddycmd.Commands()["waiting-room"]
+	if !ok {
+		t.Fatal("the waiting-room command is not registered")
+	}
+	setHelp, err := runRegistered(t, "waiting-room", "set", "--help")
+	if err != nil {
+		t.Fatalf("set --help: %v\n%s", err, setHelp)
+	}
+	for what, help := range map[string]string{"waiting-room --help": registered.Long, "set --help": setHelp} {
+		for _, d := range waitingroom.SettingDefs() {
+			listed := strings.Contains(help, "\n  "+d.Name+"=")
+			if listed != d.Runtime {
+				t.Errorf("%s: %s listed %v, runtime %v\n%s", what, d.Name, listed, d.Runtime, help)
+			}
+		}
+	}
+}
