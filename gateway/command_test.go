@@ -167,3 +167,35 @@ func TestWaitingRoomHelpListsEveryRuntimeSetting(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusOfTheLine: the summary's waiting line says something true of an
+// empty line, and counts agree with their nouns.
+func TestStatusOfTheLine(t *testing.T) {
+	secs := func(n int64) *int64 { return &n }
+	for _, tc := range []struct {
+		waiting, places uint64
+		eta             *int64
+		want            string
+	}{
+		{0, 0, secs(0), "nobody is waiting"},
+		{0, 0, nil, "nobody is waiting"},
+		{0, 3, secs(0), "nobody is waiting: 0 live of 3 places"},
+		{1, 1, secs(4), "1 live of 1 place, last in line in about 4s"},
+		{7, 9, secs(90), "7 live of 9 places, last in line in about 1m30s"},
+		{7, 9, nil, "7 live of 9 places"},
+	} {
+		got := describeLine(roomView{Waiting: tc.waiting, Places: tc.places, LastInLineETASeconds: tc.eta})
+		if got != tc.want {
+			t.Errorf("waiting %d of %d places, ETA %v: %q, want %q", tc.waiting, tc.places, tc.eta, got, tc.want)
+		}
+	}
+
+	// Through the command, against a room nobody has joined.
+	e := newAdminEnv(t, nil)
+	r := e.node("quiet", waitingroom.Settings{})
+	e.step(3, r)
+	out, err := runCommand(t, adminServer(t, r), "status", "quiet")
+	if err != nil || !strings.Contains(out, "nobody is waiting") || strings.Contains(out, "about 0s") {
+		t.Errorf("status of an empty room: %v\n%s", err, out)
+	}
+}
