@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -170,5 +171,27 @@ func TestKeysAreLoggedOncePerSet(t *testing.T) {
 	}
 	if v, _ := second["verifying_kids"].([]any); len(v) != 1 || v[0] != k1.KeyID() {
 		t.Errorf("second line verifies with %v, want %s", second["verifying_kids"], k1.KeyID())
+	}
+}
+
+// TestAdminReadsLogAtDebug: the admin API logs a read at debug and a change
+// at info.
+func TestAdminReadsLogAtDebug(t *testing.T) {
+	e := newAdminEnv(t, nil)
+	r := e.node("concert", waitingroom.Settings{})
+	core, logs := observer.New(zapcore.DebugLevel)
+	a := adminFor(r)
+	a.logger = zap.New(core)
+	call(t, a, http.MethodGet, "/waiting-room/", "")
+	call(t, a, http.MethodGet, "/waiting-room/concert", "")
+	if n := logs.FilterLevelExact(zapcore.InfoLevel).Len(); n != 0 {
+		t.Errorf("reads wrote %d lines at info:\n%s", n, messages(logs))
+	}
+	if n := logs.FilterMessage("waiting room admin read").FilterLevelExact(zapcore.DebugLevel).Len(); n != 2 {
+		t.Errorf("%d reads at debug, want 2:\n%s", n, messages(logs))
+	}
+	call(t, a, http.MethodPatch, "/waiting-room/concert", `{"paused": true}`)
+	if n := logs.FilterMessage("waiting room settings changed").FilterLevelExact(zapcore.InfoLevel).Len(); n != 1 {
+		t.Errorf("the change: %d lines at info, want 1:\n%s", n, messages(logs))
 	}
 }
