@@ -23,6 +23,10 @@ const (
 	xcaddyModule = "github.com/caddyserver/xcaddy/cmd/xcaddy@v0.4.5"
 	caddyVersion = "v2.11.9"
 	otherPlugin  = "github.com/mholt/caddy-l4@v0.1.2"
+	// foyerWith is Foyer's --with, before the checkout's path: the module
+	// is not published, so it is built from the directory, and named with
+	// a version so that go get never asks the module proxy for it.
+	foyerWith = "github.com/foyer-dev/foyer@v0.0.0="
 )
 
 // TestXcaddyBuildsCaddyWithFoyer follows the README's recipe for operators who
@@ -45,7 +49,7 @@ func TestXcaddyBuildsCaddyWithFoyer(t *testing.T) {
 	// asks the module proxy for the module's versions and fails.
 	build := exec.CommandContext(ctx, "go", "run", xcaddyModule, "build", caddyVersion,
 		"--output", bin,
-		"--with", "github.com/foyer-dev/foyer@v0.0.0="+root,
+		"--with", foyerWith+root,
 		"--with", otherPlugin)
 	build.Dir = t.TempDir() // outside our module, as an operator runs it
 	if out, err := build.CombinedOutput(); err != nil {
@@ -90,6 +94,35 @@ func TestXcaddyBuildsCaddyWithFoyer(t *testing.T) {
 	}
 	if status, body := get(t, site+"/_waiting-room/jwks.json"); status != http.StatusOK || !strings.Contains(body, `"OKP"`) {
 		t.Errorf("jwks.json: %d %q", status, body)
+	}
+}
+
+// TestREADMEXcaddyRecipeIsTheTestedOne: the README's xcaddy recipe is the
+// one TestXcaddyBuildsCaddyWithFoyer builds with, so that an operator
+// copying it gets what was tested: its first form once named Foyer without
+// a path, which fails for a module that is not published.
+func TestREADMEXcaddyRecipeIsTheTestedOne(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recipe string
+	for _, m := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllSubmatch(readme, -1) {
+		if strings.Contains(string(m[1]), "xcaddy build") {
+			recipe = string(m[1])
+			break
+		}
+	}
+	if recipe == "" {
+		t.Fatal("the README has no xcaddy recipe")
+	}
+	for _, want := range []string{"go install " + xcaddyModule, "xcaddy build " + caddyVersion, "--with " + foyerWith, "--with " + otherPlugin} {
+		if !strings.Contains(recipe, want) {
+			t.Errorf("the README's recipe lacks %q:\n%s", want, recipe)
+		}
+	}
+	if regexp.MustCompile(`--with github\.com/foyer-dev/foyer(\s|$)`).MatchString(recipe) {
+		t.Errorf("the README's recipe names Foyer without its checkout:\n%s", recipe)
 	}
 }
 

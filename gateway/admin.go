@@ -83,6 +83,12 @@ var adminActions = map[string]func() waitingroom.Overrides{
 // than returning a caddy.APIError, whose JSON is {"error": "<message>"}: the
 // admin API speaks the same {"error", "message"} as the rest of Foyer.
 func (a *AdminAPI) serve(w http.ResponseWriter, r *http.Request) error {
+	if a.logger != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		// A read changes nothing and comes every second from a status
+		// loop or a scraper: debug, so it never floods an operator's log.
+		// Changes are logged at info (see apply).
+		a.logger.Debug("waiting room admin read", zap.String("method", r.Method), zap.String("path", r.URL.Path))
+	}
 	rest, _ := strings.CutPrefix(r.URL.Path, adminPrefix)
 	parts := strings.Split(strings.TrimSuffix(rest, "/"), "/")
 	switch {

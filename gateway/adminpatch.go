@@ -98,7 +98,11 @@ func decodePatch(body []byte) (waitingroom.Overrides, []string, *patchError) {
 		name, _ := tok.(string)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return o, nil, malformed(err)
+			// Name the setting whose value broke the JSON (a raw control
+			// character in a title, say), so the admin knows where to look.
+			e := malformed(err)
+			e.message = name + ": " + e.message
+			return o, nil, e
 		}
 		if slices.Contains(names, name) {
 			return o, nil, badBody("invalid_body", "%s: given twice", name)

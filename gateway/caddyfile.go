@@ -86,10 +86,24 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = parseRoomValue(d, s.room, &h.Settings)
 		default:
 			err = parseValue(d, name, s.field(h))
+			if p, ok := s.field(h).(*string); ok && err == nil && s.text {
+				err = checkTextArg(d, name, *p)
+			}
 		}
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkTextArg refuses a line of free text that is not one line of valid
+// UTF-8, while the error can still point at the Caddyfile's line. Bytes that
+// are not UTF-8 arrive here as U+FFFD, Caddy's Caddyfile reader having
+// replaced them, and CheckText refuses that character for this reason.
+func checkTextArg(d *caddyfile.Dispenser, name, v string) error {
+	if err := waitingroom.CheckText(v); err != nil {
+		return d.Errf("%s: %v", name, err)
 	}
 	return nil
 }
@@ -176,6 +190,11 @@ func parseRoomValue(d *caddyfile.Dispenser, def *waitingroom.SettingDef, s *wait
 			return err
 		}
 		v = *str
+		if def.Kind() == waitingroom.KindString {
+			if err := checkTextArg(d, def.Name, *str); err != nil {
+				return err
+			}
+		}
 		if def.Kind() == waitingroom.KindTime {
 			t, err := parseTime(def.Name, *str)
 			if err != nil {

@@ -38,10 +38,7 @@ every node sharing that store follows it within a second.
                                     rotate the signing key kept in Caddy's storage
                                     (see rotate-key --help)
 
-Runtime settings: title, new_users_per_minute, total_active_users,
-session_duration, queueing_method, queue_all, prequeue_start, event_start,
-event_end, paused, sold_out. An empty time (event_end=) clears it.
-
+` + runtimeSettingsHelp() + `
 The admin endpoint is the one given by --address, else the one of the --config
 file, else Caddy's default (localhost:2019).
 `,
@@ -86,6 +83,7 @@ func setupWaitingRoomCommand(cmd *cobra.Command) {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "set <room> <setting>=<value>...",
 		Short: "Changes runtime settings of a room",
+		Long:  "Changes runtime settings of a room, all of them or none.\n\n" + runtimeSettingsHelp(),
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			body, err := settingsFromArgs(args[1:])
@@ -95,6 +93,60 @@ func setupWaitingRoomCommand(cmd *cobra.Command) {
 			return runChange(cmd, http.MethodPatch, roomPath(args[0]), body)
 		},
 	})
+}
+
+// runtimeSettingsHelp lists the settings `set` takes, with the form of each
+// value, from the room's settings table: a list written by hand here went
+// stale as settings were added (return_window, session_idle_timeout,
+// join_limit and challenge were missing from it).
+func runtimeSettingsHelp() string {
+	var b strings.Builder
+	b.WriteString("Runtime settings, each given as <setting>=<value> (quote a value with spaces):\n")
+	for _, d := range waitingroom.SettingDefs() {
+		if !d.Runtime {
+			continue
+		}
+		form, note := cliValueForm(d)
+		line := "  " + d.Name + "=" + form
+		if note != "" {
+			line = fmt.Sprintf("%-36s%s", line, note)
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	return b.String()
+}
+
+// cliValueForm says how a setting's value is written on the command line,
+// and a note on it where the form alone does not say enough.
+func cliValueForm(d *waitingroom.SettingDef) (form, note string) {
+	switch d.Kind() {
+	case waitingroom.KindInt:
+		return "<n>", ""
+	case waitingroom.KindBool:
+		return "true|false", ""
+	case waitingroom.KindDuration:
+		if d.ZeroOff {
+			return "<d>", "such as 15m; 0s turns it off"
+		}
+		return "<d>", "such as 15m"
+	case waitingroom.KindTime:
+		return "<RFC 3339>", "empty (" + d.Name + "=) clears it"
+	case waitingroom.KindChoice:
+		return strings.Join(d.Choices, "|"), ""
+	case waitingroom.KindRate:
+		return "'<n>/<period> [burst <b>]'|off", ""
+	case waitingroom.KindPhrase:
+		// Arg is the Caddyfile's "pow [<bits>] | off": each choice of
+		// several words is quoted, as a shell needs it.
+		choices := strings.Split(d.Arg, " | ")
+		for i, c := range choices {
+			if strings.Contains(c, " ") {
+				choices[i] = "'" + c + "'"
+			}
+		}
+		return strings.Join(choices, "|"), ""
+	}
+	return "<text>", "one line"
 }
 
 func roomPath(room string) string { return adminPrefix + url.PathEscape(room) }
@@ -209,6 +261,13 @@ func settingsFromArgs(args []string) (map[string]any, error) {
 				return nil, fmt.Errorf("%s: %q is not true or false", name, val)
 			}
 			body[name] = b
+		case known && rs.Kind() == waitingroom.KindString:
+			// Checked here: the JSON that carries it to the admin API
+			// would turn broken UTF-8 into U+FFFD before the API saw it.
+			if err := waitingroom.CheckText(val); err != nil {
+				return nil, fmt.Errorf("%s: %v", name, err)
+			}
+			body[name] = val
 		default:
 			body[name] = val
 		}

@@ -144,3 +144,58 @@ func TestCommandErrors(t *testing.T) {
 		t.Errorf("status with no admin endpoint: %v", err)
 	}
 }
+
+// TestWaitingRoomHelpListsEveryRuntimeSetting: `foyer waiting-room --help`
+// and `waiting-room set --help` list every setting that `set` takes, and no
+// other, from the room's settings table, so that a new setting cannot be
+// left out of them again.
+func TestWaitingRoomHelpListsEveryRuntimeSetting(t *testing.T) {
+	registered, ok := caddycmd.Commands()["waiting-room"]
+	if !ok {
+		t.Fatal("the waiting-room command is not registered")
+	}
+	setHelp, err := runRegistered(t, "waiting-room", "set", "--help")
+	if err != nil {
+		t.Fatalf("set --help: %v\n%s", err, setHelp)
+	}
+	for what, help := range map[string]string{"waiting-room --help": registered.Long, "set --help": setHelp} {
+		for _, d := range waitingroom.SettingDefs() {
+			listed := strings.Contains(help, "\n  "+d.Name+"=")
+			if listed != d.Runtime {
+				t.Errorf("%s: %s listed %v, runtime %v\n%s", what, d.Name, listed, d.Runtime, help)
+			}
+		}
+	}
+}
+
+// TestStatusOfTheLine: the summary's waiting line says something true of an
+// empty line, and counts agree with their nouns.
+func TestStatusOfTheLine(t *testing.T) {
+	secs := func(n int64) *int64 { return &n }
+	for _, tc := range []struct {
+		waiting, places uint64
+		eta             *int64
+		want            string
+	}{
+		{0, 0, secs(0), "nobody is waiting"},
+		{0, 0, nil, "nobody is waiting"},
+		{0, 3, secs(0), "nobody is waiting: 0 live of 3 places"},
+		{1, 1, secs(4), "1 live of 1 place, last in line in about 4s"},
+		{7, 9, secs(90), "7 live of 9 places, last in line in about 1m30s"},
+		{7, 9, nil, "7 live of 9 places"},
+	} {
+		got := describeLine(roomView{Waiting: tc.waiting, Places: tc.places, LastInLineETASeconds: tc.eta})
+		if got != tc.want {
+			t.Errorf("waiting %d of %d places, ETA %v: %q, want %q", tc.waiting, tc.places, tc.eta, got, tc.want)
+		}
+	}
+
+	// Through the command, against a room nobody has joined.
+	e := newAdminEnv(t, nil)
+	r := e.node("quiet", waitingroom.Settings{})
+	e.step(3, r)
+	out, err := runCommand(t, adminServer(t, r), "status", "quiet")
+	if err != nil || !strings.Contains(out, "nobody is waiting") || strings.Contains(out, "about 0s") {
+		t.Errorf("status of an empty room: %v\n%s", err, out)
+	}
+}

@@ -26,11 +26,7 @@ func writeSummary(w io.Writer, v roomView) error {
 		store = "UNREACHABLE: nobody is admitted, new visitors get 503"
 	}
 	fmt.Fprintf(tw, "  store\t%s (as of %s)\n", store, v.AsOf.Local().Format(time.TimeOnly))
-	waiting := fmt.Sprintf("%d live of %d places", v.Waiting, v.Places)
-	if v.LastInLineETASeconds != nil {
-		waiting += ", last in line in about " + shortDuration(time.Duration(*v.LastInLineETASeconds)*time.Second)
-	}
-	fmt.Fprintf(tw, "  waiting\t%s\n", waiting)
+	fmt.Fprintf(tw, "  waiting\t%s\n", describeLine(v))
 	fmt.Fprintf(tw, "  active\t%d of %d (%d admitted not yet in, %d returning)\n", v.Active, s.TotalActiveUsers, v.Pending, v.Returning)
 	rate := fmt.Sprintf("%d/min allowed", s.NewUsersPerMinute)
 	if v.ServingRatePerMinute != nil {
@@ -55,6 +51,23 @@ func writeSummary(w io.Writer, v roomView) error {
 	fmt.Fprintf(tw, "  this node\tjoins %d, polls %d, claims %d, passes rejected %d, revokes %d, store errors %d, reseeds %d\n",
 		n.Joins, n.Polls, n.Claims, n.PassesRejected, n.Revokes, n.StoreErrors, n.Reseeds)
 	return tw.Flush()
+}
+
+// describeLine says who is waiting and when the last of them goes in. An
+// empty line has nobody last in it: the API's wait of 0 s for it is not
+// printed as "last in line in about 0s".
+func describeLine(v roomView) string {
+	switch {
+	case v.Places == 0:
+		return "nobody is waiting"
+	case v.Waiting == 0:
+		return "nobody is waiting: 0 live of " + count(v.Places, "place", "places")
+	}
+	line := fmt.Sprintf("%d live of %s", v.Waiting, count(v.Places, "place", "places"))
+	if v.LastInLineETASeconds != nil && *v.LastInLineETASeconds > 0 {
+		line += ", last in line in about " + shortDuration(time.Duration(*v.LastInLineETASeconds)*time.Second)
+	}
+	return line
 }
 
 // describeState says whether the line moves, and if not, why.

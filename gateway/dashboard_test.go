@@ -326,3 +326,18 @@ func TestDashboardBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDashboardEmptyLine: a line nobody is in has no last in line, and the
+// dashboard says so rather than show that nobody's wait is 0 s.
+func TestDashboardEmptyLine(t *testing.T) {
+	clock := useTestClock(t)
+	h := testHandler(t, Handler{Room: "empty", Settings: waitingroom.Settings{NewUsersPerMinute: 60}}, nil)
+	d := testDashboard(h.room)
+	clock.Advance(time.Second)
+	if err := h.room.Tick(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := figure(dashJSON(t, d).Rooms[0].Figures, "eta"); got != "nobody is waiting" {
+		t.Errorf("the last in line's wait of an empty line reads %q, want nobody is waiting", got)
+	}
+}

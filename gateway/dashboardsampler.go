@@ -21,14 +21,18 @@ const (
 	coarseSteps = 360 // an hour of ten-second samples
 )
 
-// dashSample is a room at one moment. Gauges are their value then; rates
-// are averaged over the time since the previous sample.
+// dashSample is a room at one moment. Gauges are their value then; this
+// node's rates are averaged over the time since the previous sample.
 type dashSample struct {
-	T        int64   `json:"t"` // Unix milliseconds
-	Waiting  uint64  `json:"waiting"`
-	Active   int     `json:"active"`
-	Pending  int     `json:"pending"`
-	Admitted float64 `json:"admitted_per_min"` // places admitted, per minute
+	T       int64  `json:"t"` // Unix milliseconds
+	Waiting uint64 `json:"waiting"`
+	Active  int    `json:"active"`
+	Pending int    `json:"pending"`
+	// Admitted is the places admitted in the minute before the sample: a
+	// true rate per minute, not one second's count times 60, which swings
+	// between 0 and 60 times the admissions of a second when a few are let
+	// in every few seconds. Null until the node has watched a whole minute.
+	Admitted *float64 `json:"admitted_per_min"`
 	// ETA is the wait of whoever joined last, in seconds; -1 while the line
 	// does not move.
 	ETA     int64   `json:"eta"`
@@ -87,9 +91,22 @@ type roomHistory struct {
 	fine, coarse ring
 	pending      []dashSample // fine samples not yet folded into a coarse one
 
-	prevAt                        time.Time
-	prevAdmitted, prevJoins, prev uint64 // prev: polls
+	prevAt          time.Time
+	prevJoins, prev uint64 // prev: polls
+	// admitted is the room's admitted counter at each sample of the last
+	// minute, oldest first, from the last one at or before the minute's
+	// start: the base the sliding minute is counted from.
+	admitted []counterAt
 }
+
+// counterAt is a counter's value when it was sampled.
+type counterAt struct {
+	at time.Time
+	n  uint64
+}
+
+// rateWindow is the span the dashboard's admission rate is counted over.
+const rateWindow = time.Minute
 
 // observe turns the room's figures now into a sample and keeps it.
 func (h *roomHistory) observe(at time.Time, in roomFigures) dashSample {
@@ -99,11 +116,11 @@ func (h *roomHistory) observe(at time.Time, in roomFigures) dashSample {
 	}
 	if !h.prevAt.IsZero() && at.After(h.prevAt) {
 		secs := at.Sub(h.prevAt).Seconds()
-		s.Admitted = perSecond(in.admitted, h.prevAdmitted, secs) * 60
 		s.Joins = perSecond(in.joins, h.prevJoins, secs)
 		s.Polls = perSecond(in.polls, h.prev, secs)
 	}
-	h.prevAt, h.prevAdmitted, h.prevJoins, h.prev = at, in.admitted, in.joins, in.polls
+	s.Admitted = h.admittedPerMinute(at, in.admitted)
+	h.prevAt, h.prevJoins, h.prev = at, in.joins, in.polls
 	h.fine.push(s)
 	h.pending = append(h.pending, s)
 	if len(h.pending) == coarseEvery {
@@ -111,6 +128,37 @@ func (h *roomHistory) observe(at time.Time, in roomFigures) dashSample {
 		h.pending = h.pending[:0]
 	}
 	return s
+}
+
+// admittedPerMinute notes the admitted counter n at a sample and returns the
+// places admitted in the minute before it, per minute: the count since the
+// last sample at or before a minute ago, over the time since then (a minute,
+// or a little more when the sampler was late). Nil until a minute has been
+// watched. A counter that went down (the store lost the room and it was
+// re-seeded), or a clock that did, starts the minute again rather than show
+// a negative rate.
+func (h *roomHistory) admittedPerMinute(at time.Time, n uint64) *float64 {
+	if k := len(h.admitted); k > 0 {
+		switch last := h.admitted[k-1]; {
+		case n < last.n || at.Before(last.at):
+			h.admitted = h.admitted[:0]
+		case at.Equal(last.at): // sampled twice at once: the later stands
+			h.admitted = h.admitted[:k-1]
+		}
+	}
+	h.admitted = append(h.admitted, counterAt{at, n})
+	start := at.Add(-rateWindow)
+	i := 0
+	for i+1 < len(h.admitted) && !h.admitted[i+1].at.After(start) {
+		i++
+	}
+	h.admitted = append(h.admitted[:0], h.admitted[i:]...)
+	base := h.admitted[0]
+	if base.at.After(start) {
+		return nil
+	}
+	perMin := float64(n-base.n) * float64(rateWindow) / float64(at.Sub(base.at))
+	return &perMin
 }
 
 // perSecond is a counter's rate; a counter that went down was restarted (a
@@ -123,19 +171,28 @@ func perSecond(now, before uint64, secs float64) float64 {
 }
 
 // fold makes one coarse sample of consecutive fine ones: the gauges as they
-// stood at the end, the rates averaged, the store healthy only if it was
-// throughout.
+// stood at the end, the rates averaged (the admission rate over the samples
+// that have one), the store healthy only if it was throughout.
 func fold(ss []dashSample) dashSample {
 	out := ss[len(ss)-1]
 	var adm, joins, polls float64
+	measured := 0
 	for _, s := range ss {
-		adm += s.Admitted
+		if s.Admitted != nil {
+			adm += *s.Admitted
+			measured++
+		}
 		joins += s.Joins
 		polls += s.Polls
 		out.Healthy = out.Healthy && s.Healthy
 	}
 	n := float64(len(ss))
-	out.Admitted, out.Joins, out.Polls = adm/n, joins/n, polls/n
+	out.Joins, out.Polls = joins/n, polls/n
+	out.Admitted = nil
+	if measured > 0 {
+		avg := adm / float64(measured)
+		out.Admitted = &avg
+	}
 	return out
 }
 

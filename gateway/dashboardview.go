@@ -91,7 +91,7 @@ func newDashRoom(lr liveRoom, at time.Time, history []dashSample) dashRoom {
 			{"active", "Active", formatCount(uint64(in.Snapshot.Active)) + " of " + formatCount(uint64(in.Settings.TotalActiveUsers))},
 			{"pending", "Admitted, not yet in", formatCount(uint64(in.Snapshot.Pending))},
 			{"rate", "Admission rate", rateText(v.ServingRatePerMinute, in.Settings.NewUsersPerMinute)},
-			{"eta", "Wait of the last in line", etaText(v.LastInLineETASeconds)},
+			{"eta", "Wait of the last in line", lastInLineText(in.Places, v.LastInLineETASeconds)},
 			{"store", "Store", storeText(in, at)},
 		},
 		NodeFig: []dashFigure{
@@ -153,6 +153,15 @@ func rateText(measured *float64, set int) string {
 		return "measuring (set " + formatCount(uint64(set)) + " / min)"
 	}
 	return formatCount(uint64(math.Round(*measured))) + " / min (set " + formatCount(uint64(set)) + ")"
+}
+
+// lastInLineText words the wait of the last in line; an empty line has
+// nobody last in it, and its wait of 0 s is not shown as one.
+func lastInLineText(places uint64, sec *int64) string {
+	if places == 0 {
+		return "nobody is waiting"
+	}
+	return etaText(sec)
 }
 
 // etaText words a wait for an operator: precise, unlike the fan's page.

@@ -41,8 +41,9 @@ func (c *fairnessCache) get(ctx context.Context, room *waitingroom.Room, now tim
 }
 
 var fairnessPage = template.Must(template.New("fairness.html").Funcs(template.FuncMap{
-	"last": func(e waitingroom.HistoryEntry) uint64 { return e.Start + e.Count - 1 },
-	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000 MST") },
+	"last":        func(e waitingroom.HistoryEntry) uint64 { return e.Start + e.Count - 1 },
+	"placesBelow": placesBelow,
+	"when":        func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000 MST") },
 }).ParseFS(static.Fairness, static.FairnessPage))
 
 // serveFairness answers <path_prefix>/fairness: the room's fairness report,

@@ -135,6 +135,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.key, h.previous, err = loadKeys(ctx, h.SigningKey, h.PreviousSigningKeys, now()); err != nil {
 		return err
 	}
+	logKeysLoaded(h.logger, h.Room, h.SigningKey, h.key, h.previous)
 	h.handle, h.poolKey, err = acquireRoom(ctx, h, h.logger)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -46,6 +47,15 @@ func (h *Handler) UnmarshalJSON(b []byte) error {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(b, &obj); err != nil {
 		return err
+	}
+	// Free text is checked on the raw bytes, before encoding/json turns
+	// broken UTF-8 into U+FFFD (see waitingroom.DecodeText).
+	for _, line := range textLines() {
+		if raw, ok := obj[line.name]; ok && string(raw) != "null" {
+			if _, err := waitingroom.DecodeText(raw); err != nil {
+				return textError(line.name, err)
+			}
+		}
 	}
 	var s waitingroom.Settings
 	for _, line := range caddyfileSettings {
@@ -142,9 +152,9 @@ func decodeConfigValue(d *waitingroom.SettingDef, s *waitingroom.Settings, raw j
 		}
 		return d.ParseText(s, str)
 	default:
-		var str string
-		if err := json.Unmarshal(raw, &str); err != nil {
-			return fmt.Errorf("%s: must be a string", d.Name)
+		str, err := waitingroom.DecodeText(raw)
+		if err != nil {
+			return textError(d.Name, err)
 		}
 		v = str
 	}
@@ -152,4 +162,12 @@ func decodeConfigValue(d *waitingroom.SettingDef, s *waitingroom.Settings, raw j
 		return fmt.Errorf("%s: a value of type %T does not fit the room setting", d.Name, v)
 	}
 	return nil
+}
+
+// textError names the setting whose text DecodeText refused.
+func textError(name string, err error) error {
+	if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		return fmt.Errorf("%s: must be a string", name)
+	}
+	return fmt.Errorf("%s: %v", name, err)
 }

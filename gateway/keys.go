@@ -3,6 +3,9 @@ package gateway
 import (
 	"fmt"
 	"os"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -71,4 +74,31 @@ func readKeyFile(path string) (*waitingroom.SigningKey, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return k, nil
+}
+
+// loggedKeys is, by room, the keys this process last wrote a line about, so
+// that a room's keys are logged when they are first loaded and when they
+// change (a rotation, a new signing_key), not at every reload or by every
+// handler of the room.
+var loggedKeys sync.Map // room ID -> string of key IDs
+
+// logKeysLoaded writes which keys a room signs and verifies with, once per
+// set of keys: an operator rotating a key reads in the log that every node
+// took it up. Only key IDs are written, never key material.
+func logKeysLoaded(log *zap.Logger, room, path string, current *waitingroom.SigningKey, previous []*waitingroom.SigningKey) {
+	verifying := make([]string, 0, len(previous))
+	for _, k := range previous {
+		verifying = append(verifying, k.KeyID())
+	}
+	slices.Sort(verifying)
+	set := current.KeyID() + " " + strings.Join(verifying, ",")
+	if last, ok := loggedKeys.Swap(room, set); ok && last == set {
+		return
+	}
+	source := "Caddy storage"
+	if path != "" {
+		source = path
+	}
+	log.Info("waiting room signing key loaded", zap.String("room", room), zap.String("kid", current.KeyID()),
+		zap.String("from", source), zap.Strings("verifying_kids", verifying))
 }

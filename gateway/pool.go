@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -51,6 +52,9 @@ type roomHandle struct {
 	memo     *memoWriter
 	fairness fairnessCache
 	live     liveConns
+	// logger is the logger of the latest configuration that uses the room,
+	// for the lines watchRoom writes over the room's life.
+	logger atomic.Pointer[zap.Logger]
 }
 
 // Destruct stops the room's controller and lets go of its store.
@@ -174,14 +178,20 @@ func acquireRoom(ctx caddy.Context, h *Handler, logger *zap.Logger) (*roomHandle
 			logger.Warn("waiting room store unreachable at start", zap.String("room", h.Room), zap.Error(err))
 		}
 		rh := &roomHandle{room: room, storeKey: storeKey, cancel: cancel, done: make(chan struct{}), memo: writer}
+		rh.logger.Store(logger)
+		var wg sync.WaitGroup
+		wg.Go(func() { room.Run(runCtx) })
+		wg.Go(func() { watchRoom(runCtx, room, rh.logger.Load) })
 		go func() {
-			defer close(rh.done)
-			room.Run(runCtx)
+			wg.Wait()
+			close(rh.done)
 		}()
 		return rh, nil
 	})
 	if err != nil {
 		return nil, "", err
 	}
-	return v.(*roomHandle), key, nil
+	rh := v.(*roomHandle)
+	rh.logger.Store(logger)
+	return rh, key, nil
 }

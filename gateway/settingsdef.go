@@ -26,6 +26,9 @@ type caddyfileSetting struct {
 	field func(*Handler) any
 	// parse reads a line whose syntax is not one value of field's kind.
 	parse func(d *caddyfile.Dispenser, h *Handler) error
+	// text marks a gateway line of free text, which must be what
+	// waitingroom.CheckText takes, as a room's text settings must.
+	text bool
 
 	// For settings of the gateway alone, what the README shows.
 	syntax, defaultDoc, limits, doc string
@@ -125,9 +128,10 @@ var gatewayLines = []caddyfileSetting{
 	},
 	{
 		name: "issuer", syntax: "issuer <iss>", defaultDoc: "`foyer`",
-		limits: "any text; origins check it",
+		limits: "one line: no tab, line break or other control character; origins check it",
 		doc:    "the passes' `iss`",
 		field:  func(h *Handler) any { return &h.Issuer },
+		text:   true,
 	},
 	{
 		name: "on_store_failure", syntax: "on_store_failure closed | open", defaultDoc: "`closed`",
@@ -184,3 +188,19 @@ func (s caddyfileSetting) docText() string {
 }
 
 func (s caddyfileSetting) runtime() bool { return s.room != nil && s.room.Runtime }
+
+// isText reports whether the line takes free text, one line of it.
+func (s caddyfileSetting) isText() bool {
+	return s.text || s.room != nil && s.room.Kind() == waitingroom.KindString
+}
+
+// textLines are the lines of free text, for the checks that read them.
+func textLines() []caddyfileSetting {
+	var out []caddyfileSetting
+	for _, s := range caddyfileSettings {
+		if s.isText() {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -23,6 +23,16 @@ func (h *Handler) Validate() error {
 // validateGateway checks what the room itself does not use: how the handler
 // speaks HTTP, which store it opens and which key files it reads.
 func (h *Handler) validateGateway() error {
+	for _, line := range textLines() {
+		if line.room != nil {
+			continue // checked with the room's settings
+		}
+		if p, ok := line.field(h).(*string); ok {
+			if err := waitingroom.CheckText(*p); err != nil {
+				return fmt.Errorf("%s: %v", line.name, err)
+			}
+		}
+	}
 	if h.QueuedStatusCode != 0 && h.QueuedStatusCode != http.StatusOK && h.QueuedStatusCode != http.StatusTooManyRequests {
 		return fmt.Errorf("queued_status_code: must be 200 or 429, got %d", h.QueuedStatusCode)
 	}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -53,12 +54,17 @@ func runVerifyDraw(cmd *cobra.Command, _ []string) error {
 		return fmt.Errorf("the report is not a fairness report's JSON: %w", err)
 	}
 	place, adm, err := waitingroom.VerifyPlace(rep, index)
+	if errors.Is(err, waitingroom.ErrNoDraw) {
+		// Said plainly, as the report's page says "No draw": there is no
+		// seed to check, rather than a seed that is wrong.
+		return fmt.Errorf("room %s made no draw: its fans were let in first come, first served, in the order of their keys, so there is no place to recompute; the report's admissions say when each key was let in", rep.Room)
+	}
 	if err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "room %s: the seed matches the commitment %s\n", rep.Room, rep.Commitment)
-	fmt.Fprintf(out, "draw_index %d has place %d (0-based: %d people were ahead in the draw's order)\n", index, place, place)
+	fmt.Fprintf(out, "draw_index %d has place %d (0-based: %s in the draw's order)\n", index, place, aheadOf(place))
 	if adm == nil {
 		fmt.Fprintln(out, "that place was never let in: the sale ended first")
 		return nil

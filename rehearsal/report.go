@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -145,8 +146,9 @@ func (r *rehearsal) renderReport(buf *bytes.Buffer, a afterRun, v verdictFigures
 		return fmt.Errorf("sold chart: %w", err)
 	}
 	recs, _ := fifoRecords(r.fans)
-	fpts := fifoPoints(recs)
-	fifoSVG, shown, err := fifoChart(fpts)
+	offsets := turnOffsets(recs)
+	groups := turnGroups(offsets)
+	fifoSVG, err := fifoChart(groups)
 	if err != nil {
 		return fmt.Errorf("FIFO chart: %w", err)
 	}
@@ -154,10 +156,19 @@ func (r *rehearsal) renderReport(buf *bytes.Buffer, a afterRun, v verdictFigures
 	for _, p := range admitted {
 		peak = max(peak, p.y)
 	}
-	fifoNote := fmt.Sprintf("%d admitted patient fans", len(fpts))
-	if shown < len(fpts) {
-		fifoNote += fmt.Sprintf(", every %d-th drawn (%d points)", (len(fpts)+shown-1)/shown, shown)
+	fifoNote := fmt.Sprintf("%d admitted patient fans", len(offsets))
+	if n, k := len(offsets), len(groups); k > 0 && k < n {
+		size := strconv.Itoa(n / k)
+		if n%k != 0 {
+			size += " or " + strconv.Itoa(n/k+1)
+		}
+		fifoNote += fmt.Sprintf(", in %d groups of %s neighbours", k, size)
 	}
+	lo, hi := 0, 0
+	for _, o := range offsets {
+		lo, hi = min(lo, o), max(hi, o)
+	}
+	fifoNote += fmt.Sprintf("; passes came from %d to %d places off their turn", lo, hi)
 	d.Charts = []reportChart{
 		{"line", "Fans waiting, sessions active, and passes given each second",
 			fmt.Sprintf("%d seconds sampled; at most %.0f passes in one second", len(r.series), peak), inlineSVG(line, "line")},
@@ -165,7 +176,8 @@ func (r *rehearsal) renderReport(buf *bytes.Buffer, a afterRun, v verdictFigures
 			fmt.Sprintf("%d windows of %v", len(wins), window), inlineSVG(lat, "latency")},
 		{"sold", "The sell-out curve: places sold by the time their order was paid",
 			fmt.Sprintf("%d of %d places; %s", int(sold[len(sold)-1].y), r.capacity, soldOut), inlineSVG(soldSVG, "sold")},
-		{"fifo", "Order of admission: each admitted fan's order key against when its pass arrived; in a line kept in order the points rise from left to right",
+		{"fifo", "Order of admission: how far each admitted fan's pass came from their turn (their rank in the order the passes arrived, less their place in line), by place in line; " +
+			"a line kept in order stays on 0, and the band's width is the polling granularity: fans let in at one step learn of it at their next polls",
 			fifoNote + "; FIFO order kept: " + met(v.fifo.ok()), inlineSVG(fifoSVG, "fifo")},
 	}
 	return reportTemplate.Execute(buf, d)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -220,9 +221,9 @@ func TestReportSeries(t *testing.T) {
 		}
 	}
 	recs, _ := fifoRecords(r.fans)
-	pts := fifoPoints(recs)
-	if len(pts) != 150 || pts[0].y != 0 || pts[149].y != 149 {
-		t.Fatalf("FIFO points: %d, first key %v, last %v", len(pts), pts[0].y, pts[len(pts)-1].y)
+	offsets := turnOffsets(recs)
+	if len(offsets) != 150 || slices.ContainsFunc(offsets, func(o int) bool { return o != 0 }) {
+		t.Fatalf("turn offsets of 150 fans admitted in key order: %v", offsets)
 	}
 	wins, window := latencyOverTime(r.workers, r.elapsed)
 	if window != sec || len(wins) != 31 {
@@ -273,5 +274,45 @@ func TestReportFile(t *testing.T) {
 	}
 	if rf, err := createReport(""); rf != nil || err != nil {
 		t.Fatalf("no -report: %v %v", rf, err)
+	}
+}
+
+// TestOrderOfAdmission: the order chart's figures. A fan whose pass came
+// late is behind their turn by as many places as passes came before theirs
+// out of turn, and those overtaken ahead of it; groups of neighbours sum up
+// at most maxTurnGroups of them.
+func TestOrderOfAdmission(t *testing.T) {
+	recs := make([]fifoRecord, 6)
+	for i := range recs {
+		recs[i] = fifoRecord{admitted: true, key: uint64(10 + i), passAt: time.Duration(i) * sec}
+	}
+	recs[1].passAt = 3500 * time.Millisecond // key 11 polled late: after keys 12 and 13
+	recs = append(recs, fifoRecord{key: 5})  // never admitted: not in line here
+	got := turnOffsets(recs)
+	if want := []int{0, 2, -1, -1, 0, 0}; !slices.Equal(got, want) {
+		t.Fatalf("offsets %v, want %v", got, want)
+	}
+
+	offsets := make([]int, 1000)
+	for i := range offsets {
+		offsets[i] = i%10 - 5 // -5 to 4 in every ten
+	}
+	groups := turnGroups(offsets)
+	if len(groups) != maxTurnGroups || groups[0].from != 0 || groups[len(groups)-1].to != 1000 {
+		t.Fatalf("%d groups from %d to %d, want %d covering all 1000", len(groups), groups[0].from, groups[len(groups)-1].to, maxTurnGroups)
+	}
+	for i, g := range groups {
+		if i > 0 && g.from != groups[i-1].to {
+			t.Fatalf("group %d starts at %d, the one before ends at %d", i, g.from, groups[i-1].to)
+		}
+		if g.lo > g.median || g.median > g.hi {
+			t.Fatalf("group %d: lo %v, median %v, hi %v", i, g.lo, g.median, g.hi)
+		}
+	}
+	if few := turnGroups([]int{3, -1}); len(few) != 2 || few[0].median != 3 || few[1].lo != -1 {
+		t.Fatalf("two fans: %+v, want a group each", few)
+	}
+	if len(turnGroups(nil)) != 0 {
+		t.Fatal("no fans: want no groups")
 	}
 }

@@ -1,6 +1,7 @@
 package rehearsal
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -101,24 +102,59 @@ func latencyOverTime(workers []*worker, elapsed time.Duration) ([]latencyWindow,
 	return out, window
 }
 
-// fifoPoints are the admitted fans of the FIFO check: the order key each
-// pass carried against when the pass arrived. Kept in line, the points rise
-// from left to right.
-func fifoPoints(recs []fifoRecord) []point {
-	var out []point
+// turnOffsets says, for each admitted fan in the order of their place in
+// line (the rank of their order key among the admitted), how far their pass
+// came from their turn: their rank in the order the passes arrived, less
+// their place. 0 is exactly in turn; a fan whose next poll came late is
+// behind it (above 0), one who polled just after the room let them in is
+// ahead of those who polled later (below 0). Fans tied on the pass's
+// arrival keep the order of their keys.
+func turnOffsets(recs []fifoRecord) []int {
+	var adm []fifoRecord
 	for _, r := range recs {
 		if r.admitted {
-			out = append(out, point{r.passAt.Seconds(), float64(r.key)})
+			adm = append(adm, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b point) int {
-		switch {
-		case a.x < b.x:
-			return -1
-		case a.x > b.x:
-			return 1
-		}
-		return 0
-	})
+	byKey := func(a, b fifoRecord) int { return cmp.Compare(a.key, b.key) }
+	slices.SortStableFunc(adm, byKey)
+	byPass := make([]int, len(adm)) // places, in the order the passes arrived
+	for i := range byPass {
+		byPass[i] = i
+	}
+	slices.SortStableFunc(byPass, func(a, b int) int { return cmp.Compare(adm[a].passAt, adm[b].passAt) })
+	out := make([]int, len(adm))
+	for rank, place := range byPass {
+		out[place] = rank - place
+	}
+	return out
+}
+
+// turnGroup is fans who are neighbours in line, places [from, to), and how
+// far their passes came from their turn: the median, and the 5th and 95th
+// percentiles.
+type turnGroup struct {
+	from, to       int
+	median, lo, hi float64
+}
+
+// maxTurnGroups bounds the groups the order chart draws: enough for its
+// shape, and few enough that each group holds enough fans for its median
+// and band to mean something rather than trace single fans' polls.
+const maxTurnGroups = 50
+
+// turnGroups cuts the offsets, in order of place, into at most
+// maxTurnGroups groups of neighbours of (nearly) equal size, and sums each up.
+func turnGroups(offsets []int) []turnGroup {
+	n := len(offsets)
+	k := min(n, maxTurnGroups)
+	out := make([]turnGroup, 0, k)
+	for g := range k {
+		from, to := g*n/k, (g+1)*n/k
+		sorted := slices.Clone(offsets[from:to])
+		slices.Sort(sorted)
+		at := func(q float64) float64 { return float64(sorted[int(q*float64(len(sorted)-1)+0.5)]) }
+		out = append(out, turnGroup{from: from, to: to, median: at(0.5), lo: at(0.05), hi: at(0.95)})
+	}
 	return out
 }

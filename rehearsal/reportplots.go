@@ -22,9 +22,15 @@ var (
 	colorB  = color.RGBA{R: 0x1f, G: 0x5f, B: 0x9e, A: 0xff} // blue
 	colorC  = color.RGBA{R: 0x2e, G: 0x7d, B: 0x32, A: 0xff} // green
 	colorTg = color.RGBA{R: 0x80, G: 0x80, B: 0x80, A: 0xff} // targets, capacity
+	colorBd = color.RGBA{R: 0xc6, G: 0xdb, B: 0xef, A: 0xff} // a band around colorB
+	// colorFrame frames the legend.
+	colorFrame = color.RGBA{R: 0xb0, G: 0xb0, B: 0xb0, A: 0xff}
 )
 
 const chartW, chartH = 18 * vg.Centimeter, 8 * vg.Centimeter
+
+// legendColumn is the least width of the legend's column beside a chart.
+const legendColumn = 5 * vg.Centimeter
 
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
@@ -34,7 +40,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.X.Min = 0
 	p.X.Tick.Marker = linearTicks{}
 	p.Y.Tick.Marker = linearTicks{}
-	p.Legend.Top = true
+	p.Legend.Padding = vg.Points(2)
 	p.Add(plotter.NewGrid())
 	return p
 }
@@ -68,14 +74,36 @@ func addLine(p *plot.Plot, name string, pts []point, c color.Color, dashed bool)
 }
 
 // svgOf renders p as an SVG element, without the XML prolog, ready to sit
-// inside an HTML page.
+// inside an HTML page. The legend stands in a column of its own right of
+// the axes, level with the top of the data, on white with a thin frame:
+// gonum/plot draws it inside the data area, where it covered the very
+// lines it names (the waiting fans' peak, the latency at the start).
 func svgOf(p *plot.Plot) (string, error) {
-	wt, err := p.WriterTo(chartW, chartH, "svg")
+	c, err := draw.NewFormattedCanvas(chartW, chartH, "svg")
 	if err != nil {
 		return "", err
 	}
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	legend := p.Legend
+	p.Legend = plot.NewLegend() // none inside the data; restored below
+	defer func() { p.Legend = legend }()
+	plotC, frame, ok := chartLayout(dc, p, &legend)
+	p.Draw(plotC)
+	if ok {
+		dc.SetColor(color.White)
+		dc.Fill(frame.Path())
+		dc.SetLineStyle(draw.LineStyle{Color: colorFrame, Width: vg.Points(0.5)})
+		dc.Stroke(frame.Path())
+		legend.Top, legend.Left = true, true
+		legend.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: frame.Min.X + legendPad, Y: frame.Min.Y + legendPad},
+			Max: vg.Point{X: frame.Max.X - legendPad, Y: frame.Max.Y - legendPad},
+		}})
+	}
 	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
+	if _, err := c.WriteTo(&buf); err != nil {
 		return "", err
 	}
 	s := buf.String()
@@ -84,6 +112,34 @@ func svgOf(p *plot.Plot) (string, error) {
 		return "", fmt.Errorf("the plot wrote no <svg> element")
 	}
 	return s[i:], nil
+}
+
+// legendPad is the room inside the legend's frame; legendGap the room
+// between the chart and the frame.
+const legendPad, legendGap = vg.Length(4), vg.Length(8)
+
+// chartLayout splits a chart's canvas: the plot's part, and the legend's
+// frame in a column of its own at the right, level with the top of the
+// data. ok is false when the legend has no entry; the plot then has it all.
+func chartLayout(dc draw.Canvas, p *plot.Plot, legend *plot.Legend) (plotC draw.Canvas, frame vg.Rectangle, ok bool) {
+	size := legend.Rectangle(dc).Size()
+	if size.X <= 0 {
+		return dc, vg.Rectangle{}, false
+	}
+	// One width for every chart's column, unless a legend needs more,
+	// so that the charts' axes line up down the page.
+	col := max(size.X+2*legendPad, legendColumn)
+	plotC = draw.Crop(dc, 0, -(col + legendGap), 0, 0)
+	top := dc.Max.Y
+	if p.Title.Text != "" {
+		top -= p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+	}
+	edge := vg.Points(0.5) // the frame's stroke stays on the canvas
+	frame = vg.Rectangle{
+		Min: vg.Point{X: dc.Max.X - col, Y: top - size.Y - 2*legendPad - legend.TextStyle.FontExtents().Descent},
+		Max: vg.Point{X: dc.Max.X - edge, Y: top - edge},
+	}
+	return plotC, frame, true
 }
 
 // lineChart: fans waiting and sessions active, and passes given, per second.
@@ -169,32 +225,57 @@ func soldChart(sold []point, capacity int, end time.Duration) (string, error) {
 	return svgOf(p)
 }
 
-// maxFIFOPoints bounds the FIFO chart's points: beyond it, every k-th
-// admission is drawn (in time order), which keeps the shape.
-const maxFIFOPoints = 20_000
-
-// fifoChart: each admitted fan's order key against when its pass arrived.
-func fifoChart(pts []point) (string, int, error) {
-	shown := pts
-	if len(pts) > maxFIFOPoints {
-		k := (len(pts) + maxFIFOPoints - 1) / maxFIFOPoints
-		shown = nil
-		for i := 0; i < len(pts); i += k {
-			shown = append(shown, pts[i])
+// fifoChart: how far each admitted fan's pass came from their turn, by
+// place in line, in groups of neighbours (see turnGroups): the median of
+// each group, and the band of its middle 90%. A scatter of order key
+// against the pass's arrival was a cloud: the fans let in at one step learn
+// of it at their next polls, seconds apart, so every step drew a smear and
+// no line could be read in them. Here a line kept in order is a median on
+// 0, and the band's width is that polling granularity, in places.
+func fifoChart(groups []turnGroup) (string, error) {
+	p := newPlot("Order of admission", "place in line (order key, 0 = first admitted)", "pass order − place (places)")
+	if len(groups) > 0 {
+		var median, band plotter.XYs
+		for _, g := range groups {
+			x := float64(g.from+g.to-1) / 2
+			median = append(median, plotter.XY{X: x, Y: g.median})
+			band = append(band, plotter.XY{X: x, Y: g.hi})
 		}
-	}
-	p := newPlot("Order of admission", "pass received, seconds from the start", "order key")
-	if len(shown) > 0 {
-		s, err := plotter.NewScatter(xys(shown))
+		for i := len(groups) - 1; i >= 0; i-- {
+			band = append(band, plotter.XY{X: float64(groups[i].from+groups[i].to-1) / 2, Y: groups[i].lo})
+		}
+		poly, err := plotter.NewPolygon(band)
 		if err != nil {
-			return "", 0, err
+			return "", err
 		}
-		s.GlyphStyle = draw.GlyphStyle{Color: colorB, Radius: vg.Points(1), Shape: draw.CircleGlyph{}}
-		p.Add(s)
+		poly.Color, poly.LineStyle.Width = colorBd, 0
+		p.Add(poly)
+		p.Legend.Add("middle 90% of a group", poly)
+		// The line of 0 goes under the median, which it would hide where
+		// the line is kept in order, yet after it in the legend.
+		last := float64(groups[len(groups)-1].to - 1)
+		if err := addLine(p, "", []point{{0, 0}, {max(last, 1), 0}}, colorTg, true); err != nil {
+			return "", err
+		}
+		if err := addLine(p, "median of a group", pointsOf(median), colorB, false); err != nil {
+			return "", err
+		}
+		turn, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
+		if err != nil {
+			return "", err
+		}
+		turn.Color, turn.Width, turn.Dashes = colorTg, vg.Points(1.5), []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Legend.Add("in turn", turn)
 	}
-	p.Y.Min = 0
-	svg, err := svgOf(p)
-	return svg, len(shown), err
+	return svgOf(p)
+}
+
+func pointsOf(xy plotter.XYs) []point {
+	out := make([]point, len(xy))
+	for i, v := range xy {
+		out[i] = point{v.X, v.Y}
+	}
+	return out
 }
 
 // ticks125 marks a log scale at 1, 2 and 5 times each power of ten, so that

@@ -12,6 +12,12 @@ import (
 // seed it reveals would let anyone foresee the random method's next draws.
 var ErrNotPublished = errors.New("waitingroom: the fairness report is published once the room has closed or sold out")
 
+// ErrNoDraw: the report's room made no draw, so there is no place to
+// recompute: its fans were let in first come, first served, in the order of
+// their keys. The report then has neither a seed nor a commitment, which is
+// not a broken seed and must not be reported as one.
+var ErrNoDraw = errors.New("the room made no draw: its fans were let in first come, first served, in the order of their keys, so there is no place to recompute")
+
 // FairnessReport is what a room publishes after its sale so that anyone can
 // check it was fair (README, "The fairness report"): the draw's commitment,
 // seed and size, every rolling draw, and every admission in order-key order
@@ -41,8 +47,8 @@ type FairnessReport struct {
 	// start+count) at the time given. A range covers every place the line
 	// reached then, ghosts included (their turn came and went; Counts.Skipped).
 	Admissions []HistoryEntry `json:"admissions"`
-	// Complete: the admissions cover every place from 0 to Serving with no
-	// gap. A store that lost its data loses the history before the loss,
+	// Complete: the admissions cover every place below Serving (0 to
+	// Serving-1) with no gap. A store that lost its data loses the history before the loss,
 	// and the report says so rather than leave a reader to guess.
 	Complete bool `json:"complete"`
 
@@ -130,9 +136,13 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 // VerifyPlace recomputes a place from a published report: the place of the
 // fan whose status showed draw_index index in the pre-queue's draw, or, for
 // a key of a rolling draw of the random method, the place that key was given.
-// It checks the seed against the commitment first. The place is a 0-based
-// order key; Admission is the report's admission that let it in, if any.
+// It checks the seed against the commitment first, and is ErrNoDraw for a
+// report without a draw. The place is a 0-based order key; Admission is the
+// report's admission that let it in, if any.
 func VerifyPlace(rep FairnessReport, index uint64) (place uint64, admission *HistoryEntry, err error) {
+	if rep.Seed == "" && rep.Commitment == "" {
+		return 0, nil, ErrNoDraw
+	}
 	seed, err := hex.DecodeString(rep.Seed)
 	if err != nil || len(seed) != DrawSeedSize {
 		return 0, nil, errors.New("the report's seed is not 32 bytes of hex")

@@ -73,7 +73,8 @@ func (o Overrides) Merge(patch Overrides) Overrides {
 
 // DecodeOverride reads one runtime setting's JSON value, as a PATCH gives it.
 // A value of the wrong JSON type is a *json.UnmarshalTypeError; a value of the
-// right type that the setting does not take is another error. Bounds are left
+// right type that the setting does not take is another error, text that is
+// not one line of valid UTF-8 among them (see DecodeText). Bounds are left
 // to Settings.Validate, which sees the settings the change leads to.
 func DecodeOverride(name string, raw json.RawMessage) (Overrides, error) {
 	var o Overrides
@@ -81,7 +82,14 @@ func DecodeOverride(name string, raw json.RawMessage) (Overrides, error) {
 	if !ok || !d.Runtime {
 		return o, fmt.Errorf("%q is not a runtime setting", name)
 	}
-	if err := d.decode(&o.vals, raw); err != nil {
+	if d.kind == KindString {
+		// Read strictly: decode would turn broken text into U+FFFD.
+		text, err := DecodeText(raw)
+		if err != nil {
+			return o, err
+		}
+		d.Set(&o.vals, text)
+	} else if err := d.decode(&o.vals, raw); err != nil {
 		return o, err
 	}
 	if d.kind == KindChoice {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Kind is what a setting's value is, which decides how it is written in the
@@ -277,8 +278,13 @@ func (d *SettingDef) check(s *Settings) error {
 				ShortDuration(time.Duration(d.Min)), ShortDuration(time.Duration(d.Max)), off, *p)
 		}
 	case *string:
-		if d.MaxLen > 0 && len(*p) > d.MaxLen {
-			return settingErr(d.Name, "must be at most %d characters", d.MaxLen)
+		if err := CheckText(*p); err != nil {
+			return settingErr(d.Name, "%v", err)
+		}
+		// Characters, as the README says, not bytes: a title in a script
+		// of three bytes a character has the same room as one in ASCII.
+		if n := utf8.RuneCountInString(*p); d.MaxLen > 0 && n > d.MaxLen {
+			return settingErr(d.Name, "must be at most %d characters, got %d", d.MaxLen, n)
 		}
 	case *QueueingMethod:
 		if !d.chosen(string(*p)) {
@@ -325,8 +331,10 @@ func (d *SettingDef) Limits() string {
 		parts = append(parts, fmt.Sprintf("`<bits>` %d–%d", d.Min, d.Max))
 	case d.Max > 0:
 		parts = append(parts, groupThousands(d.Min)+"–"+groupThousands(d.Max))
-	case d.MaxLen > 0:
-		parts = append(parts, fmt.Sprintf("at most %d characters", d.MaxLen))
+	case d.kind == KindString && d.MaxLen > 0:
+		parts = append(parts, fmt.Sprintf("one line of at most %d characters: no tab, line break or other control character", d.MaxLen))
+	case d.kind == KindString:
+		parts = append(parts, "one line: no tab, line break or other control character")
 	case d.kind == KindChoice:
 		parts = append(parts, "one of "+strings.Join(quoteAll(d.Choices), ", "))
 	case d.kind == KindBool:

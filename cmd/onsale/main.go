@@ -83,10 +83,16 @@ poll and join take -store redis://... to use a Redis store instead of memory.`)
 	os.Exit(2)
 }
 
+// binaryUsage is the help of a flag naming one of this repository's
+// binaries.
+func binaryUsage(name string) string {
+	return "path of the " + name + " binary (default: the one beside onsale, else ./bin/" + name + ")"
+}
+
 // commonFlags registers the flags every side-by-side benchmark takes.
 func commonFlags(fs *flag.FlagSet) *bench.Options {
 	var c bench.Options
-	fs.StringVar(&c.Foyer, "foyer", "bin/foyer", "path of the foyer binary")
+	fs.StringVar(&c.Foyer, "foyer", "", binaryUsage("foyer"))
 	fs.IntVar(&c.Conns, "conns", 32, "concurrent keep-alive connections")
 	fs.IntVar(&c.Rounds, "rounds", 8, "rounds per contender, taking turns (an even number: each order is run both ways)")
 	fs.Float64Var(&c.RoundSecs, "seconds", 2, "length of a round")
@@ -98,7 +104,9 @@ func benchProxy(args []string) error {
 	fs := flag.NewFlagSet("bench proxy", flag.ExitOnError)
 	c := commonFlags(fs)
 	fans := fs.Int("fans", 1000, "admitted fans whose passes the load rotates through")
-	_ = fs.Parse(args)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
 	_, err := bench.Proxy(*c, *fans)
 	return err
 }
@@ -108,7 +116,9 @@ func benchPoll(args []string) error {
 	c := commonFlags(fs)
 	store := fs.String("store", "", "Redis URL of the room's store (default: memory)")
 	fans := fs.Int("fans", 2000, "fans in line whose tickets the polls rotate through")
-	_ = fs.Parse(args)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
 	_, err := bench.Poll(*c, *store, *fans)
 	return err
 }
@@ -117,7 +127,9 @@ func benchJoin(args []string) error {
 	fs := flag.NewFlagSet("bench join", flag.ExitOnError)
 	c := commonFlags(fs)
 	store := fs.String("store", "", "Redis URL of the room's store (default: memory)")
-	_ = fs.Parse(args)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
 	_, err := bench.Join(*c, *store)
 	return err
 }
@@ -125,7 +137,9 @@ func benchJoin(args []string) error {
 func benchRefuse(args []string) error {
 	fs := flag.NewFlagSet("bench refuse", flag.ExitOnError)
 	c := commonFlags(fs)
-	_ = fs.Parse(args)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
 	_, err := bench.Refuse(*c)
 	return err
 }
@@ -133,7 +147,9 @@ func benchRefuse(args []string) error {
 func benchChallenge(args []string) error {
 	fs := flag.NewFlagSet("bench challenge", flag.ExitOnError)
 	c := commonFlags(fs)
-	_ = fs.Parse(args)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
 	_, err := bench.Challenge(*c)
 	return err
 }
@@ -141,11 +157,13 @@ func benchChallenge(args []string) error {
 func benchRedis(args []string) error {
 	fs := flag.NewFlagSet("bench redis", flag.ExitOnError)
 	var o bench.RedisOptions
-	fs.StringVar(&o.Foyer, "foyer", "bin/foyer", "path of the foyer binary")
+	fs.StringVar(&o.Foyer, "foyer", "", binaryUsage("foyer"))
 	fs.IntVar(&o.N, "n", 20000, "requests of each kind (more makes the background's share smaller)")
 	fs.IntVar(&o.Conns, "conns", 8, "concurrent keep-alive connections")
 	fs.DurationVar(&o.MaxTime, "max-time", 30*time.Second, "upper bound on each run")
-	_ = fs.Parse(args)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
 	_, err := bench.Redis(o)
 	return err
 }
@@ -153,7 +171,9 @@ func benchRedis(args []string) error {
 func benchScale(args []string) error {
 	fs := flag.NewFlagSet("bench scale", flag.ExitOnError)
 	sizes := fs.String("places", "1e4,1e6,1e7", "comma-separated sizes of line, one room each")
-	_ = fs.Parse(args)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
 	var o bench.ScaleOptions
 	var err error
 	if o.Sizes, err = bench.ScaleSizes(*sizes); err != nil {
@@ -166,7 +186,7 @@ func benchScale(args []string) error {
 func benchWrk(args []string) error {
 	fs := flag.NewFlagSet("bench wrk", flag.ExitOnError)
 	var o bench.WrkOptions
-	fs.StringVar(&o.Foyer, "foyer", "bin/foyer", "path of the foyer binary")
+	fs.StringVar(&o.Foyer, "foyer", "", binaryUsage("foyer"))
 	fs.StringVar(&o.Wrk, "wrk", "wrk", "path of the wrk binary")
 	fs.IntVar(&o.Threads, "threads", 2, "wrk threads")
 	fs.IntVar(&o.Conns, "conns", 64, "wrk connections")
@@ -174,7 +194,9 @@ func benchWrk(args []string) error {
 	fs.DurationVar(&o.Round, "round", 3*time.Second, "length of a round")
 	fs.StringVar(&o.RedisURL, "store", "", "Redis URL for the join on a Redis store (empty: skip it)")
 	only := fs.String("only", "", "comma-separated scenarios: admitted, poll, join, join-redis (default: all)")
-	_ = fs.Parse(args)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
 	if *only != "" {
 		o.Scenarios = strings.Split(*only, ",")
 	}
@@ -192,7 +214,9 @@ func benchNumbers(args []string) error {
 	fs.IntVar(&o.Wrk.Rounds, "wrk-rounds", 20, "wrk rounds per contender, taking turns: many short rounds, since the machine drifts over seconds and one round in a few is disturbed, and the median of many pairs must not be; an even number runs each order both ways")
 	fs.DurationVar(&o.Wrk.Round, "wrk-round", 3*time.Second, "length of a wrk round")
 	readme := fs.String("readme", "", "write the table between the numbers markers of this README")
-	_ = fs.Parse(args)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
 	o.Own, o.Wrk.Foyer = *c, c.Foyer
 	o.Redis = bench.RedisOptions{Foyer: c.Foyer, N: 20000, Conns: 8, MaxTime: 30 * time.Second}
 	o.GoTest = 10 * time.Minute
@@ -212,6 +236,12 @@ func benchNumbers(args []string) error {
 func rehearse(args []string) error {
 	c, profile, err := rehearsalFlags(args)
 	if err != nil {
+		return err
+	}
+	if c.Stack.FoyerBin, err = findBinary("foyer", c.Stack.FoyerBin, os.Executable); err != nil {
+		return err
+	}
+	if c.Stack.BookingBin, err = findBinary("booking", c.Stack.BookingBin, os.Executable); err != nil {
 		return err
 	}
 	if profile != "" {
@@ -253,8 +283,8 @@ func rehearsalFlags(args []string) (c rehearsal.Config, cpuProfile string, err e
 	fs.DurationVar(&c.Stack.WaitingIdle, "waiting-idle-timeout", 0, "the room's waiting_idle_timeout (0: its default)")
 	fs.BoolVar(&c.CompareLiveness, "compare-liveness", false, "play the sale again with liveness out of reach, and compare sell-out time and slots spent on ghosts")
 	fs.StringVar(&c.Report, "report", "", "also write an HTML report with charts (the line, latency over time, the sell-out, the order of admission) to this file")
-	fs.StringVar(&c.Stack.FoyerBin, "foyer", "bin/foyer", "path of the foyer binary")
-	fs.StringVar(&c.Stack.BookingBin, "booking", "bin/booking", "path of the booking binary")
+	fs.StringVar(&c.Stack.FoyerBin, "foyer", "", binaryUsage("foyer"))
+	fs.StringVar(&c.Stack.BookingBin, "booking", "", binaryUsage("booking"))
 	fs.StringVar(&c.Stack.Store, "store", "memory", "the room's store: memory, redis (a private redis-server, also the booking outbox's stream) or a loopback redis:// URL")
 	fs.StringVar(&c.Stack.DatabaseURL, "database-url", "", "PostgreSQL URL of a fresh database for the booking service (empty: memory)")
 	fs.IntVar(&c.Stack.DBMaxConns, "db-max-conns", 0, "the booking service's connection pool bound on the database (0: its default, 8 per CPU and at least 16)")

@@ -19,8 +19,8 @@ func TestRehearsalFlags(t *testing.T) {
 		Think: time.Second, Grace: 30 * time.Second, Jitter: 0.2, Abandon: 0.03, Late: 0.01,
 		Workers: 256, Seed: 1,
 		Stack: rehearsal.StackConfig{
-			FoyerBin: "bin/foyer", BookingBin: "bin/booking", Store: "memory",
-			Rate: 6000, Cap: 1000, Session: 10 * time.Minute, HoldTTL: 5 * time.Minute,
+			Store: "memory", // the binaries are found once the flags are read: see findBinary
+			Rate:  6000, Cap: 1000, Session: 10 * time.Minute, HoldTTL: 5 * time.Minute,
 		},
 	}
 	if c != want {
