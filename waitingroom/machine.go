@@ -45,12 +45,7 @@ var ticketStateNames = [ticketStates]string{
 	"lapsed", "returned", "turn passed", "finished", "revoked",
 }
 
-func (s TicketState) String() string {
-	if s < ticketStates {
-		return ticketStateNames[s]
-	}
-	return fmt.Sprintf("state(%d)", s)
-}
+func (s TicketState) String() string { return nameOf(ticketStateNames[:], s, "state") }
 
 // Event is what happens to a ticket: a request and what it carries, the
 // store's answer to a claim, or a step of the controller.
@@ -95,12 +90,7 @@ var eventNames = [events]string{
 	"return window ends",
 }
 
-func (e Event) String() string {
-	if e < events {
-		return eventNames[e]
-	}
-	return fmt.Sprintf("event(%d)", e)
-}
+func (e Event) String() string { return nameOf(eventNames[:], e, "event") }
 
 // Action is what the room does on a transition.
 type Action uint8
@@ -126,11 +116,14 @@ var actionNames = [...]string{
 	"refuse", "show room", "store step",
 }
 
-func (a Action) String() string {
-	if int(a) < len(actionNames) {
-		return actionNames[a]
+func (a Action) String() string { return nameOf(actionNames[:], a, "action") }
+
+// nameOf is the name of v in names, or kind(v) for a value with none.
+func nameOf[T ~uint8](names []string, v T, kind string) string {
+	if int(v) < len(names) && names[v] != "" {
+		return names[v]
 	}
-	return fmt.Sprintf("action(%d)", a)
+	return fmt.Sprintf("%s(%d)", kind, v)
 }
 
 // Transition is one row of the table.
