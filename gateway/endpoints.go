@@ -50,7 +50,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
 		return h.refuse(w, r, err)
 	}
 	if r.URL.RawQuery == "page" {
-		return h.writePageStatus(w, h.statusOf(a))
+		return h.writePageStatus(w, a.status)
 	}
-	return h.writeStatus(w, h.statusOf(a))
+	return h.writeStatus(w, a.status)
 }

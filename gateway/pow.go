@@ -71,7 +71,7 @@ func (h *Handler) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return h.refuseAnswer(w, r, err)
 	}
-	return h.writeStatus(w, h.statusOf(adm))
+	return h.writeStatus(w, adm.status)
 }
 
 // refuseAnswer answers a refused join with its 4xx, or a failed join as any

@@ -41,12 +41,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if a.token != "" {
 		return h.forward(w, r, next, a.token, a.pass)
 	}
-	return h.waiting(w, r, h.statusOf(a))
+	return h.waiting(w, r, a.status)
 }
 
 // admission is what the room decided for a request: either a pass to go in
 // with, or a status to show while waiting. A visitor who came with a valid
-// pass to a page has no status: a request on its way to the origin needs none.
+// pass to a page has no status: a request on its way to the origin needs none
+// (the room fills it in for the status endpoint and join).
 type admission struct {
 	token  string
 	pass   waitingroom.Pass
@@ -98,15 +99,6 @@ func (h *Handler) arrival(r *http.Request, kind waitingroom.RequestKind) (waitin
 	return a, err
 }
 
-// statusOf is the visitor's status: the one the room gave while deciding,
-// or, for a visitor who came with a pass, that they are in.
-func (h *Handler) statusOf(a admission) waitingroom.Status {
-	if a.status.State == "" && a.token != "" {
-		return h.room.AdmittedStatus(a.pass)
-	}
-	return a.status
-}
-
 // underPrefix reports whether path is one of the room's own endpoints.
 func (h *Handler) underPrefix(path string) (string, bool) {
 	rest, ok := strings.CutPrefix(path, h.prefix)
@@ -125,21 +117,6 @@ func stripWaitingRoomHeaders(hdr http.Header) {
 			delete(hdr, name)
 		}
 	}
-}
-
-// validPass returns the pass if it is a valid one for this room.
-func (h *Handler) validPass(tok string) (waitingroom.Pass, bool) {
-	if tok == "" {
-		return waitingroom.Pass{}, false
-	}
-	p, err := h.room.CheckPass(tok)
-	if err != nil {
-		if ce := h.logger.Check(zap.DebugLevel, "pass refused"); ce != nil {
-			ce.Write(zap.String("room", h.Room), zap.Error(err))
-		}
-		return waitingroom.Pass{}, false
-	}
-	return p, true
 }
 
 // forward sends an admitted request on to the origin with the pass, and acts on
