@@ -87,6 +87,7 @@ type nodeStats struct {
 	Revokes        uint64 `json:"revokes"`
 	StoreErrors    uint64 `json:"store_errors"`
 	Reseeds        uint64 `json:"reseeds"`
+	Reclaims       uint64 `json:"reclaims"`
 	Heartbeats     uint64 `json:"heartbeats"`
 	Challenges     uint64 `json:"challenges"`
 	AnswersRefused uint64 `json:"answers_refused"`
@@ -105,6 +106,7 @@ func (lr liveRoom) stats() nodeStats {
 		n.Revokes += s.Revokes.Load()
 		n.StoreErrors += s.StoreErrors.Load()
 		n.Reseeds += s.Reseeds.Load()
+		n.Reclaims += s.Reclaims.Load()
 		n.Heartbeats += s.Beats.Load()
 		n.Challenges += s.Challenges.Load()
 		n.AnswersRefused += s.AnswersRefused.Load()

@@ -67,6 +67,7 @@ var (
 	descRevokes        = roomDesc("revokes_total", "Sessions the origin ended through this node.")
 	descStoreErrors    = roomDesc("store_errors_total", "Store calls from this node that failed.")
 	descReseeds        = roomDesc("reseeds_total", "Times this node found the store had lost the room and re-seeded it.")
+	descReclaims       = roomDesc("reclaims_total", "Sessions from before a loss of the store that this node had the store take over.")
 	descChallenges     = roomDesc("challenges_total", "Proof-of-work seeds this node handed to newcomers.")
 	descAnswersRefused = roomDesc("answers_refused_total", "Answers to seeds this node refused (wrong, stale, replayed, malformed).")
 	descUnsent         = roomDesc("revocations_unsent", "Revocations this node took (and enforces) that the store has yet to record.")
@@ -76,7 +77,7 @@ var (
 var allDescs = []*prometheus.Desc{
 	descWaiting, descPlaces, descActive, descPending, descReturning, descAdmitted, descClaimed,
 	descAbandoned, descSkipped, descIdledOut, descETA, descHealthy, descJoins, descJoinsLimited, descDirectAdmits, descPolls,
-	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds,
+	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds, descReclaims,
 	descUnsent, descChallenges, descAnswersRefused, descHeartbeats,
 }
 
@@ -127,6 +128,7 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descRevokes, n.Revokes)
 		counter(descStoreErrors, n.StoreErrors)
 		counter(descReseeds, n.Reseeds)
+		counter(descReclaims, n.Reclaims)
 		counter(descHeartbeats, n.Heartbeats)
 		counter(descChallenges, n.Challenges)
 		counter(descAnswersRefused, n.AnswersRefused)

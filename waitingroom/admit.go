@@ -99,11 +99,18 @@ func (r *Room) Admit(ctx context.Context, a Arrival) (Decision, error) {
 	in := arrival{client: a.Client, account: a.Account, hasAccount: a.HasAccount}
 	if a.Pass != "" {
 		if p, err := r.CheckPass(a.Pass); err == nil {
-			d := Decision{Transition: machine[TicketInSession][EventPass], Pass: a.Pass, Admission: p}
-			if a.Kind != RequestPage {
-				d.Status = r.AdmittedStatus(p)
+			if !r.mustReclaim(p) {
+				d := Decision{Transition: machine[TicketInSession][EventPass], Pass: a.Pass, Admission: p}
+				if a.Kind != RequestPage {
+					d.Status = r.AdmittedStatus(p)
+				}
+				return d, nil
 			}
-			return d, nil
+			if d, ok, err := r.reclaim(ctx, &in, a, p); ok || err != nil {
+				return d, err
+			}
+			// The store says the session is over: the pass is refused,
+			// and the ticket decides.
 		}
 	}
 	if r.settings().QueueingMethod == Passthrough || (r.openOnFailure && !r.Healthy()) {
@@ -381,9 +388,15 @@ func (r *Room) claim(ctx context.Context, a *arrival, v *view, from TicketState,
 	if err != nil {
 		return Visit{}, err
 	}
+	return r.claimed(ctx, a, v, tr, res, st, t, now)
+}
+
+// claimed carries out the transition the store's answer to a claim (or a
+// reclaim) led to.
+func (r *Room) claimed(ctx context.Context, a *arrival, v *view, tr *Transition, res ClaimResult, st Status, t Ticket, now time.Time) (Visit, error) {
 	switch tr.Action {
 	case ActionReissue:
-		if from != TicketInSession {
+		if tr.From != TicketInSession && tr.From != TicketReclaiming {
 			r.stats.Claims.Add(1)
 		}
 		vis, err := r.admitted(t, res.Expires, now)
@@ -409,7 +422,7 @@ func (r *Room) claim(ctx context.Context, a *arrival, v *view, from TicketState,
 		}
 		return vis, err
 	}
-	return Visit{}, fmt.Errorf("%w: %s on %s does %s", ErrNoTransition, from, ev, tr.Action)
+	return Visit{}, fmt.Errorf("%w: %s on %s does %s", ErrNoTransition, tr.From, tr.Event, tr.Action)
 }
 
 // claimEvents are the events the store's answers to a claim are.

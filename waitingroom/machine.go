@@ -37,12 +37,13 @@ const (
 	TicketTurnPassed                    // came back after the return window
 	TicketFinished                      // the session ran out (or idled out with no time left)
 	TicketRevoked                       // the origin ended the session
+	TicketReclaiming                    // holds a pass from before a loss of the store, its session not yet taken over
 	ticketStates
 )
 
 var ticketStateNames = [ticketStates]string{
 	"new", "challenged", "waiting", "at the front", "in session", "idled out",
-	"lapsed", "returned", "turn passed", "finished", "revoked",
+	"lapsed", "returned", "turn passed", "finished", "revoked", "reclaiming",
 }
 
 func (s TicketState) String() string { return nameOf(ticketStateNames[:], s, "state") }
@@ -183,10 +184,17 @@ var Transitions = []Transition{
 	{TicketInSession, EventPause, TicketInSession, ActionForward, "sessions run on: a pause holds the line, not the shoppers"},
 	{TicketInSession, EventSoldOut, TicketInSession, ActionForward, "sessions run on to check out"},
 	{TicketInSession, EventStoreAway, TicketInSession, ActionForward, "passes are checked locally: admitted fans keep flowing"},
-	{TicketInSession, EventStoreLost, TicketInSession, ActionForward, "the passes the nodes see tell the store what it lost"},
+	{TicketInSession, EventStoreLost, TicketReclaiming, ActionStore, "the re-seed holds a slot for each session for a short while (a minute, or session_idle_timeout); a revoke gives one up"},
 	{TicketInSession, EventNodeRestart, TicketInSession, ActionForward, "the pass verifies on any node"},
 
 	// After a session, or a lapse.
+	{TicketReclaiming, EventPass, TicketReclaiming, ActionClaim, "the first request the pass carries, on any node, has the store take the session over (one round trip)"},
+	{TicketReclaiming, EventStoreAway, TicketReclaiming, ActionForward, "passes are checked locally while the store is away; the next request reclaims"},
+	{TicketReclaiming, EventClaimOpened, TicketInSession, ActionReissue, "into a held slot, or a free one: the same session, its pass signed again (same id and end)"},
+	{TicketReclaiming, EventClaimFull, TicketReturned, ActionHold, "its held slot went (the hold ended): first for the next slot, never above the cap"},
+	{TicketReclaiming, EventClaimHeld, TicketReturned, ActionHold, "as full, while the room admits nobody"},
+	{TicketReclaiming, EventClaimNotYet, TicketReclaiming, ActionHold, "it idled out since the loss: its pass is refused within a refresh"},
+	{TicketReclaiming, EventClaimFinished, TicketFinished, ActionRejoin, "the session is over: the pass is refused, and the ticket decides"},
 	{TicketIdledOut, EventTicketAfterPass, TicketIdledOut, ActionClaim, "the store says whether it may resume"},
 	{TicketIdledOut, EventClaimResumed, TicketInSession, ActionReissue, "resumes the same session to the end it had, once per idle-out: sessions together never outlast session_duration"},
 	{TicketIdledOut, EventClaimFull, TicketReturned, ActionHold, "back in time: first for the next slot"},

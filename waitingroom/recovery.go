@@ -64,7 +64,8 @@ func (r *Room) wholeSeed(now time.Time, v *view) Seed {
 		// passes may be out there); the admissions come back too, so that a
 		// fan who had yet to claim still can, within their grace.
 		seed.Held = v.snap.Active + v.snap.Pending
-		seed.HeldUntil = now.Add(v.settings.SessionDuration)
+		seed.HeldUntil = now.Add(reseedHold(v.settings))
+		seed.LostAt = now
 		seed.Batches = v.snap.Batches
 		seed.Forgotten = max(v.snap.Forgotten, v.snap.Serving)
 		if len(v.snap.Batches) > 0 {
@@ -72,6 +73,23 @@ func (r *Room) wholeSeed(now time.Time, v *view) Seed {
 		}
 	}
 	return seed
+}
+
+// reseedHold is how long the slots a re-seed holds for the sessions the store
+// lost stand (Seed.Held): session_idle_timeout, when it is set (a session
+// unused for that long would have idled out anyway), else a minute, and never
+// past a whole session. Each session still in use is found well within it: the
+// first request its pass carries to any node reclaims it (Room.Admit), and
+// takes over one of the held slots. Revoking a session the store lost gives one
+// up too. What is left when the hold ends stood for sessions nobody used since
+// the loss, and frees for the line; should such a holder come back, they are
+// let in as a returner, at the front, when a slot is free.
+func reseedHold(s Settings) time.Duration {
+	hold := time.Minute
+	if s.SessionIdleTimeout > 0 {
+		hold = s.SessionIdleTimeout
+	}
+	return min(hold, s.SessionDuration)
 }
 
 // overridesSeed encodes the overrides this node holds. Call with r.mu held.
@@ -263,4 +281,125 @@ func (r *Room) recall(m *Memo) {
 		return
 	}
 	r.overrides, r.version = o, m.Version
+}
+
+// mustReclaim reports whether a valid pass must be taken over by the store
+// before it goes in: it was issued before the store lost the room (its
+// session may be unknown to this incarnation), the store answers, the room is
+// not settling (then the pass is announced instead: notePass), and this node
+// has not reclaimed its session already. A pass signed after the loss never
+// is, so the cost is one store call per session that outlived a loss, on the
+// first node its holder reaches: the reclaim signs the pass again.
+func (r *Room) mustReclaim(p Pass) bool {
+	v := r.view.Load()
+	lost := v.snap.LostAt
+	if lost.IsZero() || !v.healthy || v.announcing || !p.IssuedAt.Before(lost) {
+		return false
+	}
+	if v.settings.QueueingMethod == Passthrough {
+		return false // its passes have no session behind them
+	}
+	return !r.reclaimed.has(p.Subject, v.snap.Incarnation)
+}
+
+// reclaim asks the store to take over the session of a pass issued before a
+// loss (Store.Reclaim), and follows the table on its answer: the session goes
+// on with its pass signed again (same id and end); or, no slot being free, its
+// holder waits at the front as a returner. ok is false when the store says the
+// session is over: the pass is refused, and the request goes on as one
+// without it.
+func (r *Room) reclaim(ctx context.Context, a *arrival, in Arrival, p Pass) (Decision, bool, error) {
+	now := r.now()
+	v := r.view.Load()
+	lim := v.settings.limitsAt(now)
+	res, err := r.store.Reclaim(ctx, r.id, p.Subject, p.ExpiresAt, now, lim)
+	if errors.Is(err, ErrNoRoom) {
+		if err = r.reseed(ctx, now); err == nil {
+			res, err = r.store.Reclaim(ctx, r.id, p.Subject, p.ExpiresAt, now, lim)
+		}
+	}
+	if err != nil {
+		// Passes are checked locally while the store is away: the next
+		// request, once it answers, reclaims.
+		r.storeFailed()
+		d := Decision{Transition: machine[TicketReclaiming][EventStoreAway], Pass: in.Pass, Admission: p}
+		if in.Kind != RequestPage {
+			d.Status = r.AdmittedStatus(p)
+		}
+		return d, true, nil
+	}
+	tr, err := follow(TicketReclaiming, claimEvents[res.Status])
+	if err != nil {
+		return Decision{}, true, err
+	}
+	if tr.Action == ActionRejoin {
+		return Decision{}, false, nil
+	}
+	t, opened := r.reclaimTicket(in.Ticket, p)
+	if tr.Action == ActionReissue {
+		r.reclaimed.add(p.Subject, v.snap.Incarnation)
+		r.stats.Reclaims.Add(1)
+	}
+	st := Status{Room: r.id, Title: v.settings.Title, State: StateQueued, Waiting: v.waiting()}
+	zero := uint64(0)
+	st.Position, st.Progress = &zero, 1
+	vis, err := r.claimed(ctx, a, v, tr, res, st, t, now)
+	if err != nil {
+		return Decision{}, true, err
+	}
+	d := Decision{
+		Transition: tr,
+		Status:     vis.Status,
+		Pass:       vis.Pass,
+		Admission:  vis.Admission,
+		NewPass:    vis.Pass != "",
+		Ticket:     vis.Ticket,
+		SetTicket:  !opened,
+	}
+	return d, true, nil
+}
+
+// reclaimTicket is the ticket a reclaimed session goes on with: the one the
+// request carried, or, for a client that kept only the pass, one made from the
+// pass (its visitor and place).
+func (r *Room) reclaimTicket(cookie string, p Pass) (Ticket, bool) {
+	if cookie != "" {
+		if t, err := r.OpenTicket(cookie); err == nil && t.Visitor.String() == p.Subject {
+			return t, true
+		}
+	}
+	t := Ticket{Room: r.id, Key: p.OrderKey, Place: p.OrderKey, Joined: p.IssuedAt, Seen: p.IssuedAt, Claimed: true}
+	t.Visitor, _ = ParseVisitorID(p.Subject)
+	return t, false
+}
+
+// reclaimedSessions are the visitors whose sessions this node reclaimed in
+// the room's current incarnation: their old passes go in with no store call
+// should their holders keep sending them (a client that does not store the
+// pass signed again). Bounded; past the bound, a reclaim is merely asked again.
+type reclaimedSessions struct {
+	mu          sync.Mutex
+	incarnation string
+	m           map[string]struct{}
+}
+
+// maxReclaimed bounds the visitors a node remembers reclaiming.
+const maxReclaimed = 1 << 16
+
+func (s *reclaimedSessions) has(visitor, incarnation string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.m[visitor]
+	return ok && s.incarnation == incarnation
+}
+
+func (s *reclaimedSessions) add(visitor, incarnation string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.incarnation != incarnation || s.m == nil {
+		s.incarnation, s.m = incarnation, make(map[string]struct{})
+	}
+	if len(s.m) < maxReclaimed {
+		s.m[visitor] = struct{}{}
+	}
 }

@@ -154,3 +154,142 @@ func TestRoomNewerOverridesWinAfterLoss(t *testing.T) {
 		}
 	}
 }
+
+// admitted fills a room of cap n with n sessions (their passes) and leaves
+// waiting fans behind them (their tickets).
+func admittedAndWaiting(e *roomEnv, r *waitingroom.Room, n, waiting int) (passes []string, tickets []waitingroom.Ticket) {
+	e.t.Helper()
+	for range n + waiting {
+		tickets = append(tickets, e.join(r).Ticket)
+	}
+	for range 2 * n {
+		e.step(1, r)
+		for i := len(passes); i < n; i++ {
+			v := e.poll(r, tickets[i])
+			if v.Pass == "" {
+				break
+			}
+			passes = append(passes, v.Pass)
+		}
+	}
+	if len(passes) != n {
+		e.t.Fatalf("%d of %d sessions opened", len(passes), n)
+	}
+	return passes, tickets[n:]
+}
+
+// admitPage is a page request carrying a pass, as the gateway makes it.
+func admitPage(e *roomEnv, r *waitingroom.Room, pass string) waitingroom.Decision {
+	e.t.Helper()
+	d, err := r.Admit(e.ctx, waitingroom.Arrival{Kind: waitingroom.RequestPage, Pass: pass})
+	if err != nil {
+		e.t.Fatalf("admit: %v", err)
+	}
+	return d
+}
+
+// After an empty restart of the store with every session revoked, the line
+// moves at once: revoking a session the store lost gives up the slot held for
+// it (the reproduction: cap 5, session_duration 1m, all five revoked seconds
+// after the restart; the next fan got in at 156 s).
+func TestReseedFreesHeldSlotsOfRevokedSessions(t *testing.T) {
+	e := newEnv(t)
+	mem := e.store.(*memstore.Store)
+	r := e.node("concert", waitingroom.Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60, SessionDuration: time.Minute})
+	passes, waiting := admittedAndWaiting(e, r, 5, 3)
+	mem.Drop("concert")
+	e.step(1, r)
+	if s := r.Snapshot(); s.Active != 5 || s.LostAt.IsZero() {
+		t.Fatalf("after the re-seed: %d active, lost at %v; want the 5 sessions held", s.Active, s.LostAt)
+	}
+	e.step(8, r)
+	for _, p := range passes {
+		if err := r.Revoke(e.ctx, e.pass(r, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.step(2, r)
+	v := e.poll(r, waiting[0])
+	if v.Pass == "" {
+		t.Fatalf("the first waiting fan two seconds after every session was revoked: %+v, want in", v.Status)
+	}
+	if s := r.Snapshot(); s.Active > 5 {
+		t.Fatalf("%d active, cap 5", s.Active)
+	}
+}
+
+// Sessions still in use after a loss take over their held slots on their
+// first request, and keep their pass's id and end; the slots held for the
+// others free when the hold ends, long before a session_duration; a holder
+// coming back after that waits at the front for a free slot, never above the
+// cap, and goes on with the same session when one frees.
+func TestReseedHoldsSlotsOnlyUntilTheSessionsAreFound(t *testing.T) {
+	e := newEnv(t)
+	mem := e.store.(*memstore.Store)
+	s := waitingroom.Settings{TotalActiveUsers: 3, NewUsersPerMinute: 60, SessionDuration: 10 * time.Minute}
+	r := e.node("concert", s)
+	passes, waiting := admittedAndWaiting(e, r, 3, 2)
+	mem.Drop("concert")
+	e.step(1, r)
+	lost := r.Snapshot().LostAt
+
+	// The first shopper is busy: their next request reclaims their session.
+	d := admitPage(e, r, passes[0])
+	if !d.In() || !d.NewPass || d.Transition.From != waitingroom.TicketReclaiming {
+		t.Fatalf("a pass from before the loss: in %v, new pass %v, %v", d.In(), d.NewPass, d.Transition)
+	}
+	old := e.pass(r, passes[0])
+	if d.Admission.ID != old.ID || !d.Admission.ExpiresAt.Equal(old.ExpiresAt) || d.Admission.IssuedAt.Before(lost) {
+		t.Fatalf("reclaimed pass %+v, want the id and end of %+v, issued after the loss", d.Admission, old)
+	}
+	if again := admitPage(e, r, d.Pass); !again.In() || again.NewPass {
+		t.Fatal("the pass signed again goes in with no further reclaim")
+	}
+	if again := admitPage(e, r, passes[0]); !again.In() || again.NewPass {
+		t.Fatal("the old pass, reclaimed on this node, goes in with no further reclaim")
+	}
+	if st := r.Snapshot(); st.Active != 3 {
+		t.Fatalf("%d active after one reclaim, want the 3 still held", st.Active)
+	}
+
+	// The other two are not seen: their slots free when the hold ends (a
+	// minute), and the waiting fans get in then.
+	e.step(50, r)
+	if v := e.poll(r, waiting[0]); v.Pass != "" {
+		t.Fatal("a waiting fan got in while the slots were held")
+	}
+	e.step(12, r)
+	in := 0
+	for _, tk := range waiting {
+		if v := e.poll(r, tk); v.Pass != "" {
+			in++
+		}
+	}
+	e.step(2, r)
+	for _, tk := range waiting {
+		if v := e.poll(r, tk); v.Pass != "" {
+			in++
+		}
+	}
+	if in == 0 {
+		t.Fatalf("no waiting fan in 64 s after the loss, with the hold over")
+	}
+	// A holder unseen since the loss comes back to a full room: held at the
+	// front, never above the cap; in with the same session once a slot frees.
+	e.step(3, r)
+	back := admitPage(e, r, passes[1])
+	if st := r.Snapshot(); st.Active > 3 {
+		t.Fatalf("%d active, cap 3", st.Active)
+	}
+	if back.In() || !back.Status.Returned {
+		t.Fatalf("a session unseen through the hold, back to a full room: %+v, want held at the front", back.Status)
+	}
+	if err := r.Revoke(e.ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, r)
+	back = admitPage(e, r, passes[1])
+	if !back.In() || back.Admission.ID != e.pass(r, passes[1]).ID {
+		t.Fatalf("back after a slot freed: in %v %+v, want the same session", back.In(), back.Admission)
+	}
+}

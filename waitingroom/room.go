@@ -62,8 +62,10 @@ type Room struct {
 	passes   *passCache
 	revoked  revocations
 	idled    idleOuts
-	beats    beats
-	joins    joinBatcher
+	// reclaimed are the sessions this node took over after a loss.
+	reclaimed reclaimedSessions
+	beats     beats
+	joins     joinBatcher
 	// accountJoins counts account joins in flight (see joinAccount).
 	accountJoins atomic.Int64
 	// clients are the join_limit's buckets per client address, made at the
@@ -449,6 +451,7 @@ func (r *Room) reseed(ctx context.Context, now time.Time) error {
 		// out there in the fans' tickets.
 		seed.Whole = false
 		seed.SettleUntil = now.Add(settleWindow(r.base))
+		seed.LostAt = now
 	}
 	drawSeed, drawAt := r.seed, r.seedAt
 	r.flow.reset()

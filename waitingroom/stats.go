@@ -14,6 +14,7 @@ type Stats struct {
 	Revokes        atomic.Uint64 // sessions ended by the origin
 	StoreErrors    atomic.Uint64 // store calls that failed
 	Reseeds        atomic.Uint64 // times the store was found to have lost the room
+	Reclaims       atomic.Uint64 // sessions from before a loss the store took over, through this node
 	Beats          atomic.Uint64 // heartbeat flushes sent to the store
 	Challenges     atomic.Uint64 // proof-of-work seeds handed to newcomers
 	AnswersRefused atomic.Uint64 // answers to seeds refused (wrong, stale, replayed, malformed)

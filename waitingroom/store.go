@@ -50,8 +50,23 @@ type Store interface {
 	// after their grace ended, and only while lim.Open (see Held and Passed).
 	Claim(ctx context.Context, room, visitor string, place uint64, now time.Time, lim Limits) (ClaimResult, error)
 
+	// Reclaim takes over a session the store may have lost, known from its
+	// pass (visitor, ending at ends): after a loss the nodes find each
+	// session through the first request its pass carries. A live session
+	// is returned as Claim returns it. Otherwise, while slots held for the
+	// sessions the store lost are left (Seed.Held), it takes one; else it
+	// comes back at the front as an idled-out session does (Claimed into a
+	// free slot, Full or Held with a returner's slot reserved, never above
+	// the cap). A session over (its end passed, or the visitor's session in
+	// this incarnation ended) is Finished; one that idled out since is NotYet
+	// (its passes are about to be refused). The session keeps ends, so its
+	// pass id is unchanged.
+	Reclaim(ctx context.Context, room, visitor string, ends, now time.Time, lim Limits) (ClaimResult, error)
+
 	// Release ends a visitor's session early (the origin is done with them) and
-	// records the pass as revoked until it would have expired anyway.
+	// records the pass as revoked until it would have expired anyway. When the
+	// store holds no session for the visitor, one of the slots held after a
+	// loss (if any are left) is given up: it stood for a session now over.
 	Release(ctx context.Context, room, visitor, passID string, passExpiry, now time.Time, lim Limits) error
 
 	// Advance is one step of the admission controller. Every node calls it every
@@ -220,9 +235,18 @@ type Seed struct {
 	Counters
 	// Held sessions were live when the store lost its data. A store that creates
 	// the room holds that many slots until HeldUntil, so passes already out there
-	// still count against the cap. Ignored when the room exists.
+	// still count against the cap. Each Reclaim (a pass from before the loss
+	// seen again), announced session, or Release of a session the store does
+	// not hold gives one up, and HeldUntil is short (reseedHold): a session
+	// not seen by then is taken for gone, and its holder, should they come
+	// back, is let in as a returner. Ignored when the room exists.
 	Held      int
 	HeldUntil time.Time
+	// LostAt, for a room this seed creates after a loss (a re-seed, or a
+	// room re-created settling), is when: passes issued before it belong to
+	// sessions this incarnation may not know, which nodes Reclaim. Ignored
+	// when the room exists.
+	LostAt time.Time
 	// DrawClosed and DrawSize restore a fair draw that was already made, so the
 	// places it gave do not change. Ignored when the room exists.
 	DrawClosed bool
@@ -358,6 +382,10 @@ type Snapshot struct {
 	// Blank is set while the room was created without a whole seed: a node
 	// that knows more re-seeds it.
 	Blank bool
+	// LostAt is when this incarnation was created after a loss of the
+	// store (zero for a room never lost): a pass issued before it is
+	// Reclaimed the first time a node sees it.
+	LostAt time.Time
 }
 
 // Revocation is a pass that must no longer be honoured: the pass PassID, or,

@@ -150,6 +150,9 @@ func (s *Store) Release(_ context.Context, name, visitor, passID string, passExp
 	defer r.mu.Unlock()
 	if ses, ok := r.live[visitor]; ok {
 		removeSession(r, ses)
+	} else {
+		// A session the store lost: one of the held slots stood for it.
+		r.releaseHeld()
 	}
 	delete(r.seen, visitor)
 	if passID != "" && passExpiry.After(now) {
@@ -187,17 +190,23 @@ func (r *memRoom) open(visitor string, now time.Time, lim waitingroom.Limits) ti
 	return exp
 }
 
-// releaseHeld gives up one held placeholder: a claim from a restored batch is
-// one of the sessions the placeholders stood for.
-func (r *memRoom) releaseHeld() {
+// releaseHeld gives up one held placeholder, for a session it stood for that
+// is now accounted for (a claim from a restored batch, a reclaim, an
+// announcement) or over (a release). It reports whether one was still held:
+// they all end at once, and once they have, there are none left to give.
+func (r *memRoom) releaseHeld() bool {
 	if r.heldLeft == 0 {
-		return
+		return false
+	}
+	ses, ok := r.live[fmt.Sprintf("held:%d", r.heldLeft-1)]
+	if !ok {
+		r.heldLeft = 0
+		return false
 	}
 	r.heldLeft--
-	if ses, ok := r.live[fmt.Sprintf("held:%d", r.heldLeft)]; ok {
-		heap.Remove(&r.sessions, ses.index)
-		delete(r.live, ses.visitor)
-	}
+	heap.Remove(&r.sessions, ses.index)
+	delete(r.live, ses.visitor)
+	return true
 }
 
 // batchOf finds the unexpired admission batch holding place, if any.
@@ -261,5 +270,52 @@ func (r *memRoom) resume(visitor string, ends, now time.Time) time.Time {
 	heap.Push(&r.sessions, ses)
 	r.live[visitor] = ses
 	r.seen[visitor] = now
+	return ends
+}
+
+// Reclaim implements waitingroom.Store.
+func (s *Store) Reclaim(_ context.Context, name, visitor string, ends, now time.Time, lim waitingroom.Limits) (waitingroom.ClaimResult, error) {
+	r, err := s.room(name)
+	if err != nil {
+		return waitingroom.ClaimResult{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.expireSessions(now)
+	if ses, ok := r.live[visitor]; ok {
+		r.seen[visitor] = now
+		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: ses.expires}, nil
+	}
+	if _, ok := r.idled[visitor]; ok {
+		// It idled out since the loss: its passes are revoked, and the
+		// node will know within a refresh. Until then, wait.
+		return waitingroom.ClaimResult{Status: waitingroom.NotYet}, nil
+	}
+	if at, ok := r.finished[visitor]; (ok && now.Before(at)) || !now.Before(ends) {
+		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
+	}
+	delete(r.returners, visitor)
+	if r.releaseHeld() {
+		// One of the sessions the held slots stand for: it takes one.
+		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.reclaim(visitor, ends, now, lim)}, nil
+	}
+	if !lim.Open || len(r.live)+r.pending+len(r.returners) >= lim.Cap {
+		r.returners[visitor] = now
+		if !lim.Open {
+			return waitingroom.ClaimResult{Status: waitingroom.Held}, nil
+		}
+		return waitingroom.ClaimResult{Status: waitingroom.Full}, nil
+	}
+	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.reclaim(visitor, ends, now, lim)}, nil
+}
+
+// reclaim puts back a session known from its pass, to the pass's end (the
+// same end gives the same pass id), and remembers its visitor as having had
+// one.
+func (r *memRoom) reclaim(visitor string, ends, now time.Time, lim waitingroom.Limits) time.Time {
+	r.resume(visitor, ends, now)
+	forgetAt := ends.Add(lim.Retention)
+	r.finished[visitor] = forgetAt
+	r.finishedQ = append(r.finishedQ, forget{visitor: visitor, at: forgetAt})
 	return ends
 }

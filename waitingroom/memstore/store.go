@@ -67,6 +67,7 @@ type memRoom struct {
 	forgotten uint64
 	settle    time.Time
 	blank     bool
+	lostAt    time.Time
 }
 
 type forget struct {
@@ -115,12 +116,16 @@ func (s *Store) Init(_ context.Context, name string, seed waitingroom.Seed) erro
 			r.incarnation = waitingroom.NewIncarnation()
 		}
 		r.settle, r.blank = seed.SettleUntil, !seed.Whole
+		r.lostAt = seed.LostAt
 	}
 	r.restore(seed)
 	// A blank room (created by a node that knew nothing of it) takes what the
 	// first node that knew more restores.
 	if created || (r.blank && seed.Whole) {
 		r.blank = r.blank && !seed.Whole
+		if seed.LostAt.After(r.lostAt) {
+			r.lostAt = seed.LostAt
+		}
 		r.drawClosed, r.drawSize = seed.DrawClosed, seed.DrawSize
 		r.epochs = append([]waitingroom.Epoch(nil), seed.Epochs...)
 		for _, b := range seed.Batches {
@@ -151,6 +156,8 @@ func (r *memRoom) restore(seed waitingroom.Seed) {
 		if _, ok := r.live[hs.Visitor]; ok {
 			continue
 		}
+		// One of the sessions a held slot stood for, if any are left.
+		r.releaseHeld()
 		ses := &session{visitor: hs.Visitor, expires: hs.Until}
 		heap.Push(&r.sessions, ses)
 		r.live[hs.Visitor] = ses
@@ -192,6 +199,7 @@ func (s *Store) Snapshot(_ context.Context, name string, now time.Time, revokedA
 		Forgotten:   r.forgotten,
 		SettleUntil: r.settle,
 		Blank:       r.blank,
+		LostAt:      r.lostAt,
 		Live: waitingroom.Liveness{
 			From:   r.liveness.From,
 			Young:  r.liveness.Young,

@@ -83,9 +83,25 @@ func (s *Store) Claim(ctx context.Context, room, visitor string, place uint64, n
 	if err != nil {
 		return waitingroom.ClaimResult{}, err
 	}
+	return claimResult(v, "claim", room, now)
+}
+
+// Reclaim implements waitingroom.Store. It is one round trip.
+func (s *Store) Reclaim(ctx context.Context, room, visitor string, ends, now time.Time, lim waitingroom.Limits) (waitingroom.ClaimResult, error) {
+	v, err := s.run(ctx, "reclaim", reclaimScript, room,
+		now.UnixMicro(), visitor, ends.UnixMicro(), lim.Cap,
+		lim.Retention.Microseconds(), s.ttlMillis(), lim.Open)
+	if err != nil {
+		return waitingroom.ClaimResult{}, err
+	}
+	return claimResult(v, "reclaim", room, now)
+}
+
+// claimResult reads claim.lua's (and reclaim.lua's) {status, session end}.
+func claimResult(v any, op, room string, now time.Time) (waitingroom.ClaimResult, error) {
 	r, err := ints(v, 2)
 	if err != nil {
-		return waitingroom.ClaimResult{}, fmt.Errorf("redisstore: claim %s: %w", room, err)
+		return waitingroom.ClaimResult{}, fmt.Errorf("redisstore: %s %s: %w", op, room, err)
 	}
 	switch r[0] {
 	case 0:
@@ -101,7 +117,7 @@ func (s *Store) Claim(ctx context.Context, room, visitor string, place uint64, n
 	case 5:
 		return waitingroom.ClaimResult{Status: waitingroom.Passed}, nil
 	}
-	return waitingroom.ClaimResult{}, fmt.Errorf("redisstore: claim %s: unknown status %d", room, r[0])
+	return waitingroom.ClaimResult{}, fmt.Errorf("redisstore: %s %s: unknown status %d", op, room, r[0])
 }
 
 // Release implements waitingroom.Store.

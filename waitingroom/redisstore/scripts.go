@@ -24,6 +24,8 @@ var (
 	joinSrc string
 	//go:embed lua/claim.lua
 	claimSrc string
+	//go:embed lua/reclaim.lua
+	reclaimSrc string
 	//go:embed lua/release.lua
 	releaseSrc string
 	//go:embed lua/advance.lua
@@ -46,6 +48,7 @@ var (
 	initScript          = newScript(initSrc)
 	joinScript          = newScript(joinSrc)
 	claimScript         = newScript(claimSrc)
+	reclaimScript       = newScript(reclaimSrc)
 	releaseScript       = newScript(releaseSrc)
 	advanceScript       = newScript(advanceSrc)
 	snapshotScript      = newScript(snapshotSrc)
@@ -56,7 +59,7 @@ var (
 	accountScript       = newScript(accountSrc)
 
 	allScripts = []*redis.Script{
-		initScript, joinScript, claimScript, releaseScript, advanceScript,
+		initScript, joinScript, claimScript, reclaimScript, releaseScript, advanceScript,
 		snapshotScript, drawSeedScript, saveOverridesScript, historyScript, beatScript,
 		accountScript,
 	}

@@ -23,6 +23,7 @@ func survivors(seed waitingroom.Seed) string {
 		Ver      int64    `json:"ver"`
 		Forgot   uint64   `json:"forgot"`
 		Settle   int64    `json:"settle"`
+		LostAt   int64    `json:"lostat"`
 		Whole    bool     `json:"whole"`
 		Raise    bool     `json:"raise"`
 		Skipped  uint64   `json:"skipped"`
@@ -34,6 +35,9 @@ func survivors(seed waitingroom.Seed) string {
 	if !seed.SettleUntil.IsZero() {
 		ext.Settle = seed.SettleUntil.UnixMicro()
 	}
+	if !seed.LostAt.IsZero() {
+		ext.LostAt = seed.LostAt.UnixMicro()
+	}
 	for _, hs := range seed.Sessions {
 		ext.Sessions = append(ext.Sessions, [3]any{hs.Visitor, hs.Until.UnixMicro(), hs.Forget.UnixMicro()})
 	}
@@ -44,20 +48,24 @@ func survivors(seed waitingroom.Seed) string {
 	return string(b)
 }
 
-// parseSurvivors reads snapshot.lua's "forgotten:settle until:blank".
+// parseSurvivors reads snapshot.lua's "forgotten:settle until:blank:lost at".
 func parseSurvivors(s string, snap *waitingroom.Snapshot, now time.Time) error {
 	f := strings.Split(s, ":")
-	if len(f) != 3 {
+	if len(f) != 4 {
 		return fmt.Errorf("malformed survivors field %q", s)
 	}
 	forgot, err1 := strconv.ParseUint(f[0], 10, 64)
 	settle, err2 := strconv.ParseInt(f[1], 10, 64)
-	if err1 != nil || err2 != nil {
+	lost, err3 := strconv.ParseInt(f[3], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
 		return fmt.Errorf("malformed survivors field %q", s)
 	}
 	snap.Forgotten, snap.Blank = forgot, f[2] == "1"
 	if settle > 0 {
 		snap.SettleUntil = fromMicros(settle, now)
+	}
+	if lost > 0 {
+		snap.LostAt = fromMicros(lost, now)
 	}
 	return nil
 }

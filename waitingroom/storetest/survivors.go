@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
 )
@@ -186,5 +188,136 @@ func testRaiseOnly(t *testing.T, h Harness) {
 	f.init(waitingroom.Seed{Counters: waitingroom.Counters{Seq: 9}, RaiseOnly: true})
 	if s := f.snap(t0); s.Seq != 9 {
 		t.Fatalf("raise-only seed of an existing room: seq %d, want 9", s.Seq)
+	}
+}
+
+// reseeded creates a room as a re-seed after a loss does: held slots standing
+// for the sessions the store lost, until holdUntil.
+func reseeded(t *testing.T, h Harness, held int, holdUntil time.Time) *fixture {
+	f := &fixture{t: t, s: h.New(t), room: roomName(t), ctx: t.Context()}
+	f.init(waitingroom.Seed{
+		Whole:    true,
+		Counters: waitingroom.Counters{Seq: 40, Serving: 30, Admitted: 30, Claimed: 30},
+		Held:     held, HeldUntil: holdUntil, LostAt: t0,
+	})
+	return f
+}
+
+func (f *fixture) reclaim(v string, ends, now time.Time, lim waitingroom.Limits) waitingroom.ClaimResult {
+	f.t.Helper()
+	res, err := f.s.Reclaim(f.ctx, f.room, v, ends, now, lim)
+	if err != nil {
+		f.t.Fatalf("reclaim %s: %v", v, err)
+	}
+	return res
+}
+
+// testReclaimTakesHeldSlots: a session from before the loss takes over one of
+// the held slots, to its pass's end, and is then a live session like any
+// other (reclaiming again returns it); the room's count of sessions does not
+// grow. The snapshot says when the room was lost.
+func testReclaimTakesHeldSlots(t *testing.T, h Harness) {
+	lim := limits()
+	lim.Cap = 3
+	f := reseeded(t, h, 3, at(60))
+	if s := f.snap(at(1)); s.Active != 3 || !s.LostAt.Equal(t0) {
+		t.Fatalf("after the re-seed: active %d lost at %v, want 3 and %v", s.Active, s.LostAt, t0)
+	}
+	ends := at(300)
+	for i := range 3 {
+		res := f.reclaim(visitor(i), ends, at(2), lim)
+		if res.Status != waitingroom.Claimed || !res.Expires.Equal(ends) {
+			t.Fatalf("reclaim %d: %v until %v, want claimed until %v", i, res.Status, res.Expires, ends)
+		}
+	}
+	if s := f.snap(at(2)); s.Active != 3 {
+		t.Fatalf("three reclaims of three held slots: %d active, want 3", s.Active)
+	}
+	if res := f.reclaim(visitor(1), ends, at(3), lim); res.Status != waitingroom.Claimed || !res.Expires.Equal(ends) {
+		t.Fatalf("reclaiming a live session: %v until %v", res.Status, res.Expires)
+	}
+	// A fourth: no held slot, no free one.
+	if res := f.reclaim(visitor(3), ends, at(3), lim); res.Status != waitingroom.Full {
+		t.Fatalf("a reclaim over the cap: %v, want full", res.Status)
+	}
+	if s := f.snap(at(3)); s.Active > lim.Cap || s.Returning != 1 {
+		t.Fatalf("%d active, %d returning, want at most the cap of %d and 1", s.Active, s.Returning, lim.Cap)
+	}
+	// The session, once over, is not taken over again.
+	if err := f.s.Release(f.ctx, f.room, visitor(0), "p0", ends, at(4), lim); err != nil {
+		t.Fatal(err)
+	}
+	if res := f.reclaim(visitor(0), ends, at(5), lim); res.Status != waitingroom.Finished {
+		t.Fatalf("reclaim after release: %v, want finished", res.Status)
+	}
+	if res := f.reclaim(visitor(9), at(5), at(5), lim); res.Status != waitingroom.Finished {
+		t.Fatalf("reclaim of a pass at its end: %v, want finished", res.Status)
+	}
+}
+
+// testReclaimAfterTheHold: once the held slots' time is up they free for the
+// line; a session from before the loss coming back then gets a free slot
+// if there is one, waits at the front otherwise (and is held while the room
+// admits nobody), never above the cap.
+func testReclaimAfterTheHold(t *testing.T, h Harness) {
+	lim := limits()
+	lim.Cap = 2
+	f := reseeded(t, h, 2, at(60))
+	if s := f.snap(at(61)); s.Active != 0 {
+		t.Fatalf("held slots after their hold: %d active, want 0", s.Active)
+	}
+	ends := at(600)
+	if res := f.reclaim("late", ends, at(62), lim); res.Status != waitingroom.Claimed || !res.Expires.Equal(ends) {
+		t.Fatalf("reclaim into a free slot: %v until %v", res.Status, res.Expires)
+	}
+	if res := f.claim(visitor(30), 30, at(62), lim); res.Status != waitingroom.NotYet {
+		t.Fatalf("claim: %v", res.Status)
+	}
+	f.advance(at(63), lim)
+	if res := f.claim(visitor(30), 30, at(63), lim); res.Status != waitingroom.Claimed {
+		t.Fatalf("claim of the place admitted: %v, %+v", res.Status, f.snap(at(63)))
+	}
+	if res := f.reclaim("later", ends, at(64), lim); res.Status != waitingroom.Full {
+		t.Fatalf("reclaim with every slot taken: %v, want full", res.Status)
+	}
+	closed := lim
+	closed.Open = false
+	if res := f.reclaim("later", ends, at(65), closed); res.Status != waitingroom.Held {
+		t.Fatalf("reclaim while the room admits nobody: %v, want held", res.Status)
+	}
+	if s := f.snap(at(65)); s.Active > lim.Cap {
+		t.Fatalf("cap exceeded: %d active", s.Active)
+	}
+}
+
+// testReleaseGivesUpAHeldSlot: revoking a session the store lost gives up one
+// of the slots held for it, so the line moves at once; revoking a session
+// the store holds does not touch them.
+func testReleaseGivesUpAHeldSlot(t *testing.T, h Harness) {
+	lim := limits()
+	lim.Cap = 3
+	f := reseeded(t, h, 3, at(600))
+	f.reclaim("known", at(300), at(1), lim)
+	if err := f.s.Release(f.ctx, f.room, "known", "pk", at(300), at(2), lim); err != nil {
+		t.Fatal(err)
+	}
+	if s := f.snap(at(2)); s.Active != 2 {
+		t.Fatalf("after releasing a reclaimed session: %d active, want the 2 held", s.Active)
+	}
+	for i := range 2 {
+		if err := f.s.Release(f.ctx, f.room, visitor(i), fmt.Sprintf("p%d", i), at(300), at(3), lim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := f.snap(at(3))
+	if s.Active != 0 {
+		t.Fatalf("after revoking the two sessions the store lost: %d active, want 0", s.Active)
+	}
+	if len(s.Revocations) != 3 {
+		t.Fatalf("%d revocations, want 3", len(s.Revocations))
+	}
+	f.advance(at(4), lim)
+	if s := f.snap(at(4)); s.Serving == 30 {
+		t.Fatal("the line did not move once the held slots were given up")
 	}
 }

@@ -34,6 +34,8 @@ local function restore()
 		-- NX: a visitor who holds a session keeps its end.
 		if redis.call('ZADD', live, 'NX', int(s[2]), s[1]) == 1 then
 			redis.call('ZADD', finished, 'GT', int(s[3]), s[1])
+			-- One of the sessions a held slot stood for, if any are left.
+			release_held()
 		end
 	end
 	if #ext.sessions > 0 then
@@ -75,6 +77,9 @@ if redis.call('EXISTS', meta) == 1 then
 		-- Created by a node that knew nothing of it: take what this one knew.
 		redis.call('HDEL', meta, 'blank')
 		redis.call('HSET', meta, 'drawn', ARGV[8], 'drawsize', ARGV[9], 'epochs', ARGV[12])
+		if ext.lostat > num(redis.call('HGET', meta, 'lostat')) then
+			redis.call('HSET', meta, 'lostat', int(ext.lostat))
+		end
 		hold_and_restore_batches()
 	end
 	return 0
@@ -91,7 +96,7 @@ redis.call('HSET', meta,
 	'tick', '0', 'pending', '0',
 	'drawn', ARGV[8], 'drawsize', ARGV[9],
 	'revcur', '0', 'ver', '0', 'inc', ARGV[11], 'epochs', ARGV[12],
-	'settle', int(ext.settle))
+	'settle', int(ext.settle), 'lostat', int(ext.lostat))
 if not ext.whole then
 	redis.call('HSET', meta, 'blank', '1')
 end

@@ -49,6 +49,23 @@ local function open_session(visitor, now, session, retention, ttl)
 	return exp
 end
 
+-- Gives up one of the slots held after a loss ("held:<i>", i below heldleft),
+-- for a session it stood for that is now accounted for or over. Returns
+-- whether one was still held: they all end at once, and once they have,
+-- there are none left to give.
+local function release_held()
+	local held = num(redis.call('HGET', meta, 'heldleft'))
+	if held == 0 then
+		return false
+	end
+	if redis.call('ZREM', live, 'held:' .. int(held - 1)) == 0 then
+		redis.call('HSET', meta, 'heldleft', 0)
+		return false
+	end
+	redis.call('HSET', meta, 'heldleft', int(held - 1))
+	return true
+end
+
 -- An admission batch is one sorted-set member, scored by its first place:
 -- "start:count:claimed:at", then ":s<span>" when its count of live places
 -- spans more places (ghosts were skipped among them), then ":r" when the batch

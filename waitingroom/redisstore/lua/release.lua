@@ -3,7 +3,10 @@
 if redis.call('EXISTS', meta) == 0 then
 	return false
 end
-redis.call('ZREM', live, ARGV[1])
+if redis.call('ZREM', live, ARGV[1]) == 0 then
+	-- A session the store lost: one of the held slots stood for it.
+	release_held()
+end
 redis.call('ZREM', seen, ARGV[1])
 if ARGV[2] ~= '' then
 	-- The cursor orders revocations for nodes that poll "what is new since";

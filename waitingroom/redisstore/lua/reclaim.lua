@@ -1,0 +1,45 @@
+-- Reclaim: take over a session the store may have lost, known from its pass.
+-- ARGV: now, visitor, ends (µs), cap, retention (µs), ttl (ms), open (0/1)
+-- Returns {status, session end} as claim.lua; nil when the room is unknown.
+if redis.call('EXISTS', meta) == 0 then
+	return false
+end
+local now, visitor, ends = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local cap, retention, ttl = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+expire_sessions(now)
+
+local exp = redis.call('ZSCORE', live, visitor)
+if exp then
+	redis.call('ZADD', seen, int(now), visitor)
+	return {0, tonumber(exp)}
+end
+if redis.call('ZSCORE', idled, visitor) then
+	-- It idled out since the loss: its passes are about to be refused.
+	return {1, 0}
+end
+local forget = redis.call('ZSCORE', finished, visitor)
+if (forget and now < tonumber(forget)) or now >= ends then
+	return {3, 0}
+end
+redis.call('ZREM', returners, visitor)
+if not release_held() then
+	-- No slot is held for it any more: back at the front, as an idled-out
+	-- session comes back, into a slot no one else holds.
+	local pending = num(redis.call('HGET', meta, 'pending'))
+	if ARGV[7] ~= '1' or redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
+		redis.call('ZADD', returners, int(now), visitor)
+		redis.call('PEXPIRE', returners, ttl)
+		if ARGV[7] ~= '1' then
+			return {4, 0}
+		end
+		return {2, 0}
+	end
+end
+-- The pass's end: the same end gives the same pass id.
+redis.call('ZADD', live, int(ends), visitor)
+redis.call('ZADD', finished, 'GT', int(ends + retention), visitor)
+redis.call('ZADD', seen, int(now), visitor)
+redis.call('PEXPIRE', live, ttl)
+redis.call('PEXPIRE', finished, ttl)
+redis.call('PEXPIRE', seen, ttl)
+return {0, ends}
