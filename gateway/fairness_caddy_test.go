@@ -14,7 +14,10 @@ import (
 // TestCaddyFairnessReport runs a sale with a pre-queue draw through a real
 // Caddy: the report is refused while the sale runs, published once it sells
 // out (JSON, and a page for browsers), and `foyer verify-draw` recomputes from
-// it, for each fan, the admission in which the room let them in.
+// it, for each fan, the admission in which the room let them in. One
+// registrant never comes back: let in just before the sell-out, their place
+// is counted as unclaimed, so the counts account for every place let in. The
+// draw endpoint names the draw's size draw_size, as the report does.
 func TestCaddyFairnessReport(t *testing.T) {
 	clock := useTestClock(t)
 	start := clock.Now().Add(time.Minute).UTC().Format(time.RFC3339)
@@ -37,7 +40,7 @@ func TestCaddyFairnessReport(t *testing.T) {
 		admitted time.Time
 	}
 	var fans []*registrant
-	for i := range 12 {
+	for i := range 13 {
 		f := newFan(t)
 		st := f.status(base)
 		if st.State != waitingroom.StatePrequeue || st.DrawIndex == nil || *st.DrawIndex != uint64(i) {
@@ -45,6 +48,9 @@ func TestCaddyFairnessReport(t *testing.T) {
 		}
 		fans = append(fans, &registrant{f: f, index: *st.DrawIndex})
 	}
+	// The last registrant never comes back once the draw is made.
+	absent := fans[len(fans)-1]
+	fans = fans[:len(fans)-1]
 	if resp, body := newFan(t).get(report); resp.StatusCode != http.StatusNotFound || !strings.Contains(body, `"not_published"`) {
 		t.Fatalf("report while the sale runs: %d %s, want 404 not_published", resp.StatusCode, body)
 	}
@@ -71,8 +77,26 @@ func TestCaddyFairnessReport(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Reason != "sold_out" || !rep.Complete || rep.DrawSize == nil || *rep.DrawSize != 12 || rep.Seed == "" {
-		t.Fatalf("report %s: want sold out, complete, a draw of 12 with its seed", body)
+	if rep.Reason != "sold_out" || !rep.Complete || rep.DrawSize == nil || *rep.DrawSize != 13 || rep.Seed == "" {
+		t.Fatalf("report %s: want sold out, complete, a draw of 13 with its seed", body)
+	}
+	// Every place let in was claimed, lapsed, or is unclaimed: the absent
+	// registrant's, let in before the sell-out, whose grace still runs.
+	c := rep.Counts
+	if c.Serving != 13 || c.Serving != c.Admitted+c.Skipped || c.Admitted != c.Claimed-c.Returned+c.Lapsed+c.Unclaimed || c.Unclaimed != 1 {
+		t.Fatalf("counts %+v: want 13 places reached, each let in and accounted for, the absent registrant's unclaimed", c)
+	}
+	if out, err := verifyDraw(t, "--report", report, "--draw-index", fmt.Sprint(absent.index)); err != nil || !strings.Contains(out, "let in at ") {
+		t.Fatalf("verify-draw for the absent registrant: %v\n%s", err, out)
+	}
+	var draw struct {
+		DrawSize *uint64 `json:"draw_size"`
+		Size     *uint64 `json:"size"`
+		Seed     string  `json:"seed"`
+	}
+	if resp, body := newFan(t).get(base + "/_waiting-room/draw"); resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(body), &draw) != nil ||
+		draw.DrawSize == nil || *draw.DrawSize != 13 || draw.Size == nil || *draw.Size != 13 || draw.Seed != rep.Seed {
+		t.Fatalf("draw endpoint: %d %s, want draw_size 13 (and its deprecated alias size) and the report's seed", resp.StatusCode, body)
 	}
 	for i, r := range fans {
 		if r.admitted.IsZero() {
@@ -95,7 +119,7 @@ func TestCaddyFairnessReport(t *testing.T) {
 		!strings.Contains(page, "Fairness report: fair-draw") || !strings.Contains(page, rep.Seed) || !strings.Contains(page, "complete") {
 		t.Fatalf("report page: %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), page)
 	}
-	if out, err := verifyDraw(t, "--report", report, "--draw-index", "12"); err == nil {
+	if out, err := verifyDraw(t, "--report", report, "--draw-index", "13"); err == nil {
 		t.Fatalf("verify-draw of an index no draw covers succeeded:\n%s", out)
 	}
 }

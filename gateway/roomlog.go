@@ -78,8 +78,8 @@ func logRoomEvents(log *zap.Logger, r *waitingroom.Room, prev, cur roomMoment) {
 	if cur.drawMade && !prev.drawMade {
 		d := r.DrawInfo()
 		size := uint64(0)
-		if d.Size != nil {
-			size = *d.Size
+		if d.DrawSize != nil {
+			size = *d.DrawSize
 		}
 		log.Info("waiting room draw made: the pre-queue's places are drawn and its seed revealed", room,
 			zap.Uint64("registrations", size), zap.String("commitment", d.Commitment), zap.String("seed", d.Seed))

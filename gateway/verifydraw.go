@@ -23,14 +23,17 @@ func init() {
 		Short: "Recomputes a fan's place from a room's published fairness report",
 		Long: `
 Recomputes, from a room's fairness report (GET <path_prefix>/fairness once the
-room has closed or sold out, saved to a file or given as its URL), the place a
-fan's draw_index gave them: it checks the revealed seed against the commitment
-published before the pre-queue opened, recomputes the place with the published
-algorithm (feistel-hmac-sha256-v1; the README's "Checking the draw"), and says
-in which admission that place was let in, and when.
+room has closed or sold out, saved to a file or given as its URL), the place
+that a draw gave a fan: it checks that the revealed seed hashes to the
+commitment published before the pre-queue opened, finds the draw that covered
+the fan's order key (the pre-queue's, or a rolling draw of the random method),
+recomputes the place with the published permutation (feistel-hmac-sha256-v1),
+and says in which admission the line reached that place, and when.
 
-The draw_index is on the fan's status (JSON) and their waiting page while they
-waited. A place is a 0-based order key: place 0 was first in line.
+The draw index is the fan's order key, the number the room gave them when they
+joined; their status (JSON) and waiting page show it as draw_index. Places
+count from 0: place 0 was first in line. docs/PROTOCOL.md specifies every step,
+so that anyone can write their own verifier.
 `,
 		CobraFunc: func(cmd *cobra.Command) {
 			cmd.Flags().String("report", "", "The fairness report: a file, or an http(s) URL")
@@ -64,16 +67,32 @@ func runVerifyDraw(cmd *cobra.Command, _ []string) error {
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "room %s: the seed matches the commitment %s\n", rep.Room, rep.Commitment)
-	fmt.Fprintf(out, "draw_index %d has place %d (0-based: %s in the draw's order)\n", index, place, aheadOf(place))
+	fmt.Fprintf(out, "draw_index %d (the fan's order key) has place %d (0-based: %s in line)\n", index, place, aheadOf(place))
+	fmt.Fprintf(out, "placed by %s\n", drawOf(rep, index))
 	if adm == nil {
-		fmt.Fprintln(out, "that place was never let in: the sale ended first")
+		fmt.Fprintln(out, "the line never reached that place: the sale ended first")
 		return nil
 	}
-	fmt.Fprintf(out, "let in at %s, with places %d-%d\n", adm.At.UTC().Format(time.RFC3339Nano), adm.Start, adm.Start+adm.Count-1)
+	fmt.Fprintf(out, "let in at %s, with places %d-%d (the line reached them then; a place nobody had been seen at was passed over)\n",
+		adm.At.UTC().Format(time.RFC3339Nano), adm.Start, adm.Start+adm.Count-1)
 	if !rep.Complete {
 		fmt.Fprintln(out, "note: the report's history is incomplete (the room's store lost part of it)")
 	}
 	return nil
+}
+
+// drawOf names the draw of a report that covered an order key VerifyPlace
+// placed: the pre-queue's, or a rolling draw of the random method.
+func drawOf(rep waitingroom.FairnessReport, index uint64) string {
+	if rep.DrawSize != nil && index < *rep.DrawSize {
+		return fmt.Sprintf("the pre-queue's draw of order keys 0-%d", *rep.DrawSize-1)
+	}
+	for _, e := range rep.Epochs {
+		if index >= e.Start && index < e.Start+e.Count {
+			return fmt.Sprintf("rolling draw epoch %d of order keys %d-%d", e.Number, e.Start, e.Start+e.Count-1)
+		}
+	}
+	return "no draw"
 }
 
 // readReport reads a report from a file or fetches it from a URL, asking for

@@ -10,7 +10,9 @@ import (
 )
 
 // DrawAlgorithm names the keyed permutation below, so that anyone can recompute
-// their place from the published seed, the draw size and their registration index.
+// their place from the published seed, the draw size and their draw index (their
+// order key). docs/PROTOCOL.md is its specification for outsiders, with test
+// vectors that TestProtocolVectors keeps true; what follows is a summary.
 //
 // For a draw of size n > 1: let h = max(1, ceil(bitlen(n-1) / 2)) and mask = 2^h - 1.
 // Split x into L = x >> h and R = x & mask. For r = 0..7:
@@ -21,14 +23,15 @@ import (
 // bijection on [0, n). A draw of size 0 or 1 maps every index to itself.
 //
 // The pre-queue's draw uses the committed seed itself. The random queueing
-// method draws everyone waiting again and again: epoch e >= 1, over the keys
-// [start, start+n), uses the seed HMAC-SHA256(key = committed seed,
+// method draws everyone waiting again and again: epoch e >= 1, over the order
+// keys [start, start+n), uses the seed HMAC-SHA256(key = committed seed,
 // message = "foyer-epoch-v1" || uint64be(e)), and places key k at
 // start + place(k - start).
 //
 // The seed is 32 raw bytes (published as hex): the commitment is SHA-256 of
-// those bytes, and they (not their hex text) are the HMAC key. A place is a
-// 0-based order key; a fan's draw_index is their own key.
+// those bytes, and they (not their hex text) are the HMAC key. Places count
+// from 0 (place 0 goes first); a fan's draw_index is their order key, the
+// number they were given on joining, which the draw maps to their place.
 const DrawAlgorithm = "feistel-hmac-sha256-v1"
 
 // EpochSeed derives the seed of a rolling draw of the random method from the

@@ -5,13 +5,13 @@ import (
 	"time"
 )
 
-// DrawInfo is what the room publishes about its draws: before the start, the
-// commitment to a seed; once the pre-queue's draw is made, the seed itself and
-// the number of registrations it covered, with which anyone can check the
-// commitment and recompute every place. A room with the random queueing method
-// also lists its latest rolling draws; their seeds derive from the committed
-// one, which it reveals when the room closes (or at the pre-queue's draw, which
-// needs it).
+// DrawInfo is what the room publishes about its draws at <path_prefix>/draw
+// (docs/PROTOCOL.md, "The draw endpoint"): before the start, the commitment
+// to a seed; once the pre-queue's draw is made, the seed itself and the number
+// of order keys it covered, with which anyone can check the commitment and
+// recompute every place. A room with the random queueing method also lists its
+// latest rolling draws; their seeds derive from the committed one, which it
+// reveals when the room closes (or at the pre-queue's draw, which needs it).
 type DrawInfo struct {
 	Room        string     `json:"room"`
 	Enabled     bool       `json:"enabled"`
@@ -22,12 +22,44 @@ type DrawInfo struct {
 	// see that the commitment came before the first registration.
 	PrequeueStart *time.Time `json:"prequeue_start,omitempty"`
 	EventStart    *time.Time `json:"event_start,omitempty"`
-	// Closed: the pre-queue's draw was made; Size is how many it covered.
-	Closed bool    `json:"closed"`
-	Seed   string  `json:"seed,omitempty"`
-	Size   *uint64 `json:"size,omitempty"`
+	// Closed: the pre-queue's draw was made; DrawSize is how many order keys
+	// (0 to DrawSize-1) it covered, the name the fairness report uses too.
+	Closed   bool    `json:"closed"`
+	Seed     string  `json:"seed,omitempty"`
+	DrawSize *uint64 `json:"draw_size,omitempty"`
+	// Size is DrawSize under the name this endpoint first gave it.
+	//
+	// Deprecated: read draw_size; size will be removed in a later release.
+	Size *uint64 `json:"size,omitempty"`
 	// Epochs are the random method's latest draws, oldest first.
-	Epochs []Epoch `json:"epochs,omitempty"`
+	Epochs []DrawEpoch `json:"epochs,omitempty"`
+}
+
+// DrawEpoch is one rolling draw of the random method as the draw endpoint
+// shows it, in the fairness report's words: epoch Epoch placed the order
+// keys [Start, Start+Count) among the places [Start, Start+Count).
+type DrawEpoch struct {
+	Epoch uint64 `json:"epoch"`
+	Start uint64 `json:"start"`
+	Count uint64 `json:"count"`
+	// Number and Size are Epoch and Count under the names this endpoint
+	// first gave them.
+	//
+	// Deprecated: read epoch and count; these will be removed in a later release.
+	Number uint64 `json:"number"`
+	Size   uint64 `json:"size"`
+}
+
+// drawEpochs turns the store's epochs into their public form.
+func drawEpochs(es []Epoch) []DrawEpoch {
+	if len(es) == 0 {
+		return nil
+	}
+	out := make([]DrawEpoch, len(es))
+	for i, e := range es {
+		out[i] = DrawEpoch{Epoch: e.Number, Start: e.Start, Count: e.Size, Number: e.Number, Size: e.Size}
+	}
+	return out
 }
 
 // DrawInfo describes the room's draws as this node knows them.
@@ -47,7 +79,7 @@ func (r *Room) DrawInfo() DrawInfo {
 		e := s.EventStart
 		info.EventStart = &e
 	}
-	info.Epochs = v.snap.Epochs
+	info.Epochs = drawEpochs(v.snap.Epochs)
 	r.mu.Lock()
 	seed, at, d := r.seed, r.seedAt, r.draw
 	r.mu.Unlock()
@@ -59,7 +91,7 @@ func (r *Room) DrawInfo() DrawInfo {
 	if d != nil {
 		info.Closed = true
 		n := d.Size()
-		info.Size = &n
+		info.DrawSize, info.Size = &n, &n
 	}
 	if d != nil || (len(v.snap.Epochs) > 0 && s.PhaseAt(r.now()) == Ended) {
 		info.Seed = hex.EncodeToString(seed)

@@ -18,11 +18,12 @@ var ErrNotPublished = errors.New("waitingroom: the fairness report is published 
 // not a broken seed and must not be reported as one.
 var ErrNoDraw = errors.New("the room made no draw: its fans were let in first come, first served, in the order of their keys, so there is no place to recompute")
 
-// FairnessReport is what a room publishes after its sale so that anyone can
-// check it was fair (README, "The fairness report"): the draw's commitment,
-// seed and size, every rolling draw, and every admission in order-key order
-// with its time. No personal data: places are 0-based order keys, and who
-// held a key is known only to the fan whose ticket carries it.
+// FairnessReport is what a room publishes after its sale at
+// <path_prefix>/fairness so that anyone can check it was fair: the draw's
+// commitment, seed and size, every rolling draw, and every admission in the
+// order of places with its time. docs/PROTOCOL.md specifies every field. No
+// personal data: only the fan whose ticket carries an order key knows it is
+// theirs.
 type FairnessReport struct {
 	Room        string    `json:"room"`
 	Reason      string    `json:"reason"` // "closed" or "sold_out"
@@ -30,22 +31,24 @@ type FairnessReport struct {
 	// QueueingMethod is the method in force when the report was made.
 	QueueingMethod QueueingMethod `json:"queueing_method"`
 
-	// The pre-queue's draw (absent when the room drew nobody): the
-	// commitment published before the pre-queue opened, the seed it
-	// commits to, and how many registrations the draw covered.
+	// The draws (all absent when the room drew nobody): the commitment
+	// published before the pre-queue opened, the seed it commits to, and
+	// how many order keys (0 to DrawSize-1) the pre-queue's draw covered
+	// (absent when there was no pre-queue draw).
 	Algorithm   string     `json:"algorithm,omitempty"`
 	Commitment  string     `json:"commitment,omitempty"`
 	CommittedAt *time.Time `json:"committed_at,omitempty"`
 	Seed        string     `json:"seed,omitempty"`
 	DrawSize    *uint64    `json:"draw_size,omitempty"`
-	// Epochs are the random method's draws, each over the keys [start,
-	// start+count), with the seed HMAC-SHA256(seed, "foyer-epoch-v1" ||
-	// uint64be(epoch)).
+	// Epochs are the random method's draws (kind "draw"), each placing the
+	// order keys [start, start+count) among the same places, with the seed
+	// EpochSeed(seed, epoch).
 	Epochs []HistoryEntry `json:"epochs"`
 
-	// Admissions are the places let in, in order-key order: places [start,
-	// start+count) at the time given. A range covers every place the line
-	// reached then, ghosts included (their turn came and went; Counts.Skipped).
+	// Admissions (kind "admit") are the places the line reached, in order:
+	// places [start, start+count) at the time given. A range covers every
+	// place the line reached then, ghosts included (their turn came and
+	// went; Counts.Skipped).
 	Admissions []HistoryEntry `json:"admissions"`
 	// Complete: the admissions cover every place below Serving (0 to
 	// Serving-1) with no gap. A store that lost its data loses the history before the loss,
@@ -55,15 +58,24 @@ type FairnessReport struct {
 	Counts FairnessCounts `json:"counts"`
 }
 
-// FairnessCounts are the room's totals when the report was made.
+// FairnessCounts are the room's totals when the report was made. Every place
+// the line reached is admitted or skipped (Serving = Admitted + Skipped), and
+// every admitted place was claimed, lapsed, or is still unclaimed within its
+// grace (docs/PROTOCOL.md, "Counts").
 type FairnessCounts struct {
-	Issued   uint64 `json:"issued"`   // order keys handed out
-	Serving  uint64 `json:"serving"`  // places below it were let in
-	Admitted uint64 `json:"admitted"` // places let in
-	Claimed  uint64 `json:"claimed"`  // sessions opened, returns included
-	Lapsed   uint64 `json:"lapsed"`   // admissions nobody claimed within the grace
-	Returned uint64 `json:"returned"` // lapsed fans let in at the front within return_window
-	Skipped  uint64 `json:"skipped"`  // places passed over as nobody had been seen there (ghosts)
+	Issued   uint64 `json:"issued"`   // order keys handed out (0 to issued-1)
+	Serving  uint64 `json:"serving"`  // the line reached every place below it
+	Admitted uint64 `json:"admitted"` // places reached whose holder was given a slot
+	Skipped  uint64 `json:"skipped"`  // places reached with nobody seen there (ghosts): no slot
+	Claimed  uint64 `json:"claimed"`  // sessions opened, the returns of lapsed fans included
+	Lapsed   uint64 `json:"lapsed"`   // admitted places nobody claimed within the grace
+	// Unclaimed are admitted places whose grace was still running, unclaimed,
+	// when the report was made. A room that has sold out or closed lets
+	// nobody claim, so each lapses when its grace ends and a later report
+	// counts it under Lapsed.
+	Unclaimed uint64 `json:"unclaimed"`
+	Returned  uint64 `json:"returned"`  // fans let in at the front: lapsed ones within return_window, idled-out sessions resumed
+	IdledOut  uint64 `json:"idled_out"` // sessions ended for want of requests (session_idle_timeout)
 }
 
 // Fairness builds the room's fairness report from the store's history and
@@ -113,8 +125,9 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 		rep.Complete = false
 	}
 	rep.Counts = FairnessCounts{
-		Issued: snap.Seq, Serving: snap.Serving, Admitted: snap.Admitted,
-		Claimed: snap.Claimed, Lapsed: snap.Abandoned, Returned: snap.Returned, Skipped: snap.Skipped,
+		Issued: snap.Seq, Serving: snap.Serving, Admitted: snap.Admitted, Skipped: snap.Skipped,
+		Claimed: snap.Claimed, Lapsed: snap.Abandoned, Unclaimed: uint64(max(0, snap.Pending)),
+		Returned: snap.Returned, IdledOut: snap.IdledOut,
 	}
 
 	r.mu.Lock()
@@ -134,11 +147,12 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 }
 
 // VerifyPlace recomputes a place from a published report: the place of the
-// fan whose status showed draw_index index in the pre-queue's draw, or, for
-// a key of a rolling draw of the random method, the place that key was given.
-// It checks the seed against the commitment first, and is ErrNoDraw for a
-// report without a draw. The place is a 0-based order key; Admission is the
-// report's admission that let it in, if any.
+// fan whose status showed draw_index index (their order key), placed by the
+// pre-queue's draw or by a rolling draw of the random method. It checks the
+// seed against the commitment first, and is ErrNoDraw for a report without a
+// draw. Places count from 0 (place 0 was first in line); admission is the
+// report's admission range that reached it, if any. docs/PROTOCOL.md is the
+// same procedure in words.
 func VerifyPlace(rep FairnessReport, index uint64) (place uint64, admission *HistoryEntry, err error) {
 	if rep.Seed == "" && rep.Commitment == "" {
 		return 0, nil, ErrNoDraw
@@ -163,7 +177,7 @@ func VerifyPlace(rep FairnessReport, index uint64) (place uint64, admission *His
 			}
 		}
 		if !found {
-			return 0, nil, errors.New("no draw of this report covers that index: the fan's place is their order key, first come first served")
+			return 0, nil, errors.New("no draw of this report covers that draw_index: that order key was placed first come, first served, so its place is the order key itself")
 		}
 	}
 	for i := range rep.Admissions {

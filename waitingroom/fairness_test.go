@@ -122,3 +122,48 @@ func TestFairnessReportAtSoldOut(t *testing.T) {
 		t.Fatal("a place verified against a report without a draw")
 	}
 }
+
+// TestFairnessCountsEveryPlaceLetInAtASellOut: places let in just before a
+// sell-out, whose holders had not yet come for their sessions, are counted
+// as unclaimed while their grace runs (nobody can claim in a sold-out room)
+// and as lapsed once it has ended: at every moment the counts account for
+// every place let in.
+func TestFairnessCountsEveryPlaceLetInAtASellOut(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("fifo", waitingroom.Settings{TotalActiveUsers: 1000, NewUsersPerMinute: 6000})
+	first := e.join(r) // let in on the spot: nobody waits
+	var late []waitingroom.Ticket
+	for range 3 {
+		late = append(late, e.join(r).Ticket)
+	}
+	if first.Pass == "" {
+		t.Fatalf("the first fan: %+v, want let in on the spot", first.Status)
+	}
+	e.step(1, r) // the line reaches the three; none has come for their session yet
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{SoldOut: true}, "sold_out")); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, r)
+	for _, tk := range late {
+		if v := e.poll(r, tk); v.Pass != "" || v.Status.State != waitingroom.StateSoldOut {
+			t.Fatalf("a fan let in before the sell-out, polling after it: %+v, want the sold-out page and no pass", v.Status)
+		}
+	}
+	balance := func(when string, wantUnclaimed, wantLapsed uint64) {
+		t.Helper()
+		rep, err := r.Fairness(e.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := rep.Counts
+		if c.Serving != c.Admitted+c.Skipped || c.Admitted != c.Claimed-c.Returned+c.Lapsed+c.Unclaimed {
+			t.Fatalf("%s: counts %+v do not account for every place let in", when, c)
+		}
+		if c.Admitted != 4 || c.Claimed != 1 || c.Unclaimed != wantUnclaimed || c.Lapsed != wantLapsed {
+			t.Fatalf("%s: counts %+v, want 4 admitted, 1 claimed, %d unclaimed, %d lapsed", when, c, wantUnclaimed, wantLapsed)
+		}
+	}
+	balance("at the sell-out", 3, 0)
+	e.step(int(waitingroom.DefaultAdmissionGrace/time.Second), r)
+	balance("once the grace has run out", 0, 3)
+}

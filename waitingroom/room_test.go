@@ -289,8 +289,8 @@ func TestPrequeueFairDraw(t *testing.T) {
 	e.clock.Advance(time.Hour - time.Minute - time.Second)
 	e.step(2, r) // the sale starts: the draw is made
 	info = r.DrawInfo()
-	if !info.Closed || info.Seed == "" || *info.Size != n {
-		t.Fatalf("draw after the start: %+v, want closed, seed revealed, size %d", info, n)
+	if !info.Closed || info.Seed == "" || *info.DrawSize != n || *info.Size != n {
+		t.Fatalf("draw after the start: %+v, want closed, seed revealed, draw_size (and its old name size) %d", info, n)
 	}
 	seed, _ := hex.DecodeString(info.Seed)
 	if sum := sha256.Sum256(seed); hex.EncodeToString(sum[:]) != info.Commitment {
@@ -583,7 +583,7 @@ func TestRandomRoomAdmitsInDrawnOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	info := r.DrawInfo()
-	if !info.Enabled || info.Commitment != waitingroom.DrawCommitment(seed) || len(info.Epochs) != 1 || info.Epochs[0] != (waitingroom.Epoch{Start: 0, Size: n, Number: 1}) || info.Seed != "" {
+	if !info.Enabled || info.Commitment != waitingroom.DrawCommitment(seed) || len(info.Epochs) != 1 || info.Epochs[0] != (waitingroom.DrawEpoch{Epoch: 1, Start: 0, Count: n, Number: 1, Size: n}) || info.Seed != "" {
 		t.Fatalf("draw info %+v: want the commitment, epoch 1 over keys 0-%d, and no seed while the room is open", info, n-1)
 	}
 	d := waitingroom.NewDraw(waitingroom.EpochSeed(seed, 1), n)
@@ -622,7 +622,7 @@ func TestRandomRoomAdmitsInDrawnOrder(t *testing.T) {
 	if v.Status.AwaitingDraw || v.Pass == "" {
 		t.Fatalf("the newcomer once the first group was in: %+v, want drawn and admitted", v.Status)
 	}
-	if es := r.DrawInfo().Epochs; len(es) != 2 || es[1] != (waitingroom.Epoch{Start: n, Size: 1, Number: 2}) {
+	if es := r.DrawInfo().Epochs; len(es) != 2 || es[1] != (waitingroom.DrawEpoch{Epoch: 2, Start: n, Count: 1, Number: 2, Size: 1}) {
 		t.Fatalf("epochs %+v, want a second draw of the one newcomer", es)
 	}
 }
