@@ -23,30 +23,39 @@ import (
 // node sends, and the calls go in one round trip (a pipeline).
 //
 // What a call costs is its commands inside Redis and the bytes of its
-// arguments (Redis makes each a Lua string, at a nanosecond or two a byte),
-// and a write command there costs a microsecond or more (Redis 7 records each
-// for replication), so the places are never written one by one: this side
-// groups them by heartbeat block and sends each block's bits ready-made, and
-// the script ORs them into the window with BITOP, four commands a block
-// however many of its places were seen. A block whose few places lie far
-// apart goes as their offsets instead (two bytes each, set with one BITFIELD):
-// its bits would be mostly zeros, costing more to send than the offsets cost
-// to set. A call carries at most maxBeatBlocks blocks, maxBeatWeight of data
-// and maxBeatSessions sessions (two commands for all of them), so its work is
-// bounded whatever the node sends. BenchmarkBeatScript measures its time;
-// TestBeatCallsAreBounded checks the bound.
+// arguments (Redis makes each a Lua string, at a nanosecond or two a byte).
+// A command there costs a microsecond or so, and more for a write (Redis 7
+// records each for replication, and a script of thousands of writes slows
+// down more than in proportion), so the places are never written one by one:
+// this side groups them by heartbeat block and sends each block's bits
+// ready-made, from its first place seen to its last, and the script ORs them
+// into the window with BITOP, four commands a block however many of its
+// places were seen. A block of a few places far apart goes as their offsets
+// instead (two bytes each, set with one BITFIELD), when that is cheaper for
+// the script: an offset costs it about what offsetWeight bytes of bits do.
+// A call carries at most maxBeatBlocks blocks, maxBeatWeight of bits (or
+// their offsets' weight) and maxBeatSessions sessions (two commands for all
+// of them), hence at most 4*maxBeatBlocks+6 commands and about 20 KB of
+// arguments. Each such call takes Redis about 50-150 µs on a loaded 2-core
+// machine (BenchmarkBeatScript); TestBeatCallsAreBounded checks the bound.
+//
+// Alternatives: calls of a bounded number of places each, SETBIT per place,
+// would bound a call too, but cost Redis 8 to 1,000 times more time per fan
+// (the same benchmark's baseline, one SETBIT per place); smaller heartbeat blocks would cut what a lone fan far back
+// costs in memory, but every controller step would then union and count
+// more keys (lua/advance.lua).
 const (
 	// beatBlock is how many places one heartbeat bitmap holds: BEAT_BLOCK in
 	// lua/lib.lua.
 	beatBlock = 31 * waitingroom.LiveBlock
 	// offsetWeight is what an offset costs the script, in bytes of bits: its
 	// share of building and running the BITFIELD command.
-	offsetWeight = 64
+	offsetWeight = 512
 	// maxBeatBlocks, maxBeatWeight and maxBeatSessions bound what one call
 	// carries.
-	maxBeatBlocks   = 32
-	maxBeatWeight   = 32 << 10
-	maxBeatSessions = 128
+	maxBeatBlocks   = 16
+	maxBeatWeight   = 16 << 10
+	maxBeatSessions = 32
 )
 
 // beatBits are the places of one heartbeat block a node saw: bits from byte

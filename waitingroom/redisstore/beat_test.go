@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -73,8 +74,9 @@ func newBeatRoom(tb testing.TB, s *redisstore.Store, l beatLine) (string, waitin
 // beatSeconds has one node send, each second for seconds, a Beat of every
 // polling fan of l (in the random order a node's map gives them) and every
 // session: the most one node can send for that line. The windows are 15 s,
-// so the run creates every block anew four times.
-func beatSeconds(tb testing.TB, s *redisstore.Store, room string, lim waitingroom.Limits, l beatLine, seconds int) {
+// so a minute creates every block anew four times. send is Store.Beat, or
+// the baseline.
+func beatSeconds(tb testing.TB, send beatFunc, room string, lim waitingroom.Limits, l beatLine, seconds int) {
 	tb.Helper()
 	ctx := context.Background()
 	places, visitors := l.polling(), l.visitors()
@@ -82,16 +84,38 @@ func beatSeconds(tb testing.TB, s *redisstore.Store, room string, lim waitingroo
 	for sec := range seconds {
 		rng.Shuffle(len(places), func(i, j int) { places[i], places[j] = places[j], places[i] })
 		b := waitingroom.Beats{Places: places, Sessions: visitors}
-		if err := s.Beat(ctx, room, b, benchT0.Add(time.Duration(sec)*time.Second), lim); err != nil {
+		if err := send(ctx, room, b, benchT0.Add(time.Duration(sec)*time.Second), lim); err != nil {
 			tb.Fatal(err)
 		}
 	}
 }
 
+type beatFunc func(ctx context.Context, room string, b waitingroom.Beats, now time.Time, lim waitingroom.Limits) error
+
+//go:embed testdata/beat_setbit.lua
+var setbitBeatSrc string
+
+// setbitBeat is the baseline: the heartbeat script as it was, one SETBIT per
+// place and every place in one call.
+var setbitBeat = redisstore.ScriptOf(setbitBeatSrc)
+
+func setbitBeats(c *redis.Client) beatFunc {
+	return func(ctx context.Context, room string, b waitingroom.Beats, now time.Time, lim waitingroom.Limits) error {
+		args := []any{now.UnixMicro(), waitingroom.BeatWindow(lim.WaitingIdle).Microseconds(), len(b.Places)}
+		for _, p := range b.Places {
+			args = append(args, p)
+		}
+		for _, v := range b.Sessions {
+			args = append(args, v)
+		}
+		return setbitBeat.Run(ctx, c, redisstore.RoomKeys(redisstore.DefaultPrefix, room), args...).Err()
+	}
+}
+
 // scriptTimes reads SLOWLOG (which the caller had log every command) for the
-// heartbeat script's calls: how long Redis ran each, blocking every other
+// calls of the script sha: how long Redis ran each, blocking every other
 // client meanwhile.
-func scriptTimes(tb testing.TB, admin *redis.Client) []time.Duration {
+func scriptTimes(tb testing.TB, admin *redis.Client, sha string) []time.Duration {
 	tb.Helper()
 	log, err := admin.SlowLogGet(context.Background(), -1).Result()
 	if err != nil {
@@ -99,7 +123,7 @@ func scriptTimes(tb testing.TB, admin *redis.Client) []time.Duration {
 	}
 	var out []time.Duration
 	for _, e := range log {
-		if len(e.Args) >= 2 && strings.EqualFold(e.Args[0], "evalsha") && e.Args[1] == redisstore.BeatSHA {
+		if len(e.Args) >= 2 && strings.EqualFold(e.Args[0], "evalsha") && e.Args[1] == sha {
 			out = append(out, e.Duration)
 		}
 	}
@@ -151,6 +175,32 @@ func scriptStats(tb testing.TB, admin *redis.Client) (calls int64, usPerCall flo
 	return calls, usPerCall, inner
 }
 
+// windowBytes is what the heartbeat windows of room hold in Redis (MEMORY
+// USAGE of each, key and allocations included), per window.
+func windowBytes(tb testing.TB, admin *redis.Client, room string) float64 {
+	tb.Helper()
+	ctx := context.Background()
+	names, err := admin.Keys(ctx, "*{"+room+"}:hb:*").Result()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	windows := map[string]bool{}
+	var sum int64
+	for _, k := range names {
+		n, err := admin.MemoryUsage(ctx, k, 0).Result()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sum += n
+		parts := strings.Split(k, ":")
+		windows[parts[len(parts)-2]] = true
+	}
+	if len(windows) == 0 {
+		tb.Fatal("no heartbeat window")
+	}
+	return float64(sum) / float64(len(windows))
+}
+
 func percentile(d []time.Duration, q float64) float64 {
 	s := slices.Clone(d)
 	slices.Sort(s)
@@ -159,48 +209,77 @@ func percentile(d []time.Duration, q float64) float64 {
 }
 
 // BenchmarkBeatScript measures how long Redis runs the heartbeat script
-// while one node sends the beats of 10,000 polling fans every second for a
-// minute of room time, on a dense line and on scattered ones, from Redis's
-// own figures:
+// while one node sends the beats of 10,000 polling fans every second, on a
+// dense line and on scattered ones, from Redis's own figures, against the
+// script as it was (one SETBIT per place, all in one call) in the same run on
+// the same server:
 //
 //	go test -run '^$' -bench BeatScript -benchtime 1x ./waitingroom/redisstore
 //
 // usec/call is INFO commandstats' usec_per_call of EVALSHA (only the
 // heartbeat script runs), and cmds/call the commands a call runs inside
-// Redis, over a minute with SLOWLOG off. p50/p99/max-µs are per call, from
-// SLOWLOG over a second minute with slowlog-log-slower-than 0. Redis 7 logs
-// the commands a script runs too, which adds about half a microsecond to
-// each of them: the SLOWLOG figures are the higher, the more commands a call
-// runs. calls/beat is how many script calls one Beat made (in one round
-// trip).
+// Redis, over a minute of room time with SLOWLOG off. p50/p99/max-µs are per
+// call, from SLOWLOG over a second minute with slowlog-log-slower-than 0.
+// (Redis 7 logs the commands a script runs too, which adds about half a
+// microsecond to each of them: the baseline's SLOWLOG figures are inflated
+// by some 10%.) calls/beat is how many script calls one Beat made (in one
+// round trip), and usec/beat their time together: Redis's time per second
+// for the node's fans. The base- figures are the baseline's, over ten seconds each
+// (its SLOWLOG would hold a million entries over a minute), and x-p99 and
+// x-usec how many times the baseline's p99 and usec/call are the store's.
+// B/fan and B/place are what the heartbeat windows a store keeps (five)
+// hold in Redis (MEMORY USAGE), per polling fan and per place of the line,
+// every fan seen in each window; base-B/fan the baseline's.
 func BenchmarkBeatScript(b *testing.B) {
 	for _, l := range beatLines {
 		b.Run(l.name, func(b *testing.B) {
 			s, admin := benchStore(b)
-			const seconds = 60
-			var times []time.Duration
-			var calls, inner int64
-			var us float64
-			for range b.N {
+			if err := setbitBeat.Load(context.Background(), admin).Err(); err != nil {
+				b.Fatal(err)
+			}
+			type figures struct {
+				times        []time.Duration
+				calls, inner int64
+				us, windows  float64
+			}
+			measure := func(f *figures, send beatFunc, sha string, seconds int) {
 				room, lim := newBeatRoom(b, s, l)
 				slowlogFrom(b, admin, -1)
-				beatSeconds(b, s, room, lim, l, seconds)
+				beatSeconds(b, send, room, lim, l, seconds)
 				c, u, in := scriptStats(b, admin)
-				calls, us, inner = calls+c, us+u*float64(c), inner+in
+				f.calls, f.us, f.inner = f.calls+c, f.us+u*float64(c), f.inner+in
+				f.windows += windowBytes(b, admin, room)
 				room, lim = newBeatRoom(b, s, l)
 				slowlogFrom(b, admin, 0)
-				beatSeconds(b, s, room, lim, l, seconds)
-				times = append(times, scriptTimes(b, admin)...)
+				beatSeconds(b, send, room, lim, l, seconds)
+				f.times = append(f.times, scriptTimes(b, admin, sha)...)
 			}
-			if len(times) == 0 {
+			const seconds, baseSeconds = 60, 10
+			var ours, base figures
+			for range b.N {
+				measure(&base, setbitBeats(admin), setbitBeat.Hash(), baseSeconds)
+				measure(&ours, s.Beat, redisstore.BeatSHA, seconds)
+			}
+			if len(ours.times) == 0 || len(base.times) == 0 {
 				b.Fatal("SLOWLOG holds no call of the heartbeat script")
 			}
-			b.ReportMetric(us/float64(calls), "usec/call")
-			b.ReportMetric(float64(inner)/float64(calls), "cmds/call")
-			b.ReportMetric(float64(calls)/float64(seconds*b.N), "calls/beat")
-			b.ReportMetric(percentile(times, 0.5), "p50-µs")
-			b.ReportMetric(percentile(times, 0.99), "p99-µs")
-			b.ReportMetric(percentile(times, 1), "max-µs")
+			b.ReportMetric(ours.us/float64(ours.calls), "usec/call")
+			b.ReportMetric(float64(ours.inner)/float64(ours.calls), "cmds/call")
+			b.ReportMetric(float64(ours.calls)/float64(seconds*b.N), "calls/beat")
+			b.ReportMetric(percentile(ours.times, 0.5), "p50-µs")
+			b.ReportMetric(percentile(ours.times, 0.99), "p99-µs")
+			b.ReportMetric(percentile(ours.times, 1), "max-µs")
+			b.ReportMetric(ours.us/float64(seconds*b.N), "usec/beat")
+			b.ReportMetric(base.us/float64(baseSeconds*b.N), "base-usec/beat")
+			b.ReportMetric(base.us/float64(base.calls), "base-usec/call")
+			b.ReportMetric(percentile(base.times, 0.99), "base-p99-µs")
+			b.ReportMetric(percentile(base.times, 0.99)/percentile(ours.times, 0.99), "x-p99")
+			b.ReportMetric((base.us/float64(base.calls))/(ours.us/float64(ours.calls)), "x-usec")
+			// The windows a store keeps, every fan seen in each.
+			kept := float64(waitingroom.BeatWindows) / float64(b.N)
+			b.ReportMetric(kept*ours.windows/float64(l.fans), "B/fan")
+			b.ReportMetric(kept*ours.windows/float64(l.places), "B/place")
+			b.ReportMetric(kept*base.windows/float64(l.fans), "base-B/fan")
 			b.ReportMetric(0, "ns/op")
 		})
 	}
@@ -384,7 +463,7 @@ func TestSplitBeatsKeepsEveryMark(t *testing.T) {
 		if !slices.Equal(places, want) || !slices.Equal(sessions, b.Sessions) {
 			t.Fatalf("round %d: %d places and %d sessions came out of %d and %d", round, len(places), len(sessions), len(want), len(b.Sessions))
 		}
-		if len(b.Places) > 0 && len(redisstore.SplitBeats(b, false)) != max(1, (len(b.Sessions)+127)/128) {
+		if len(b.Places) > 0 && len(redisstore.SplitBeats(b, false)) != max(1, (len(b.Sessions)+redisstore.MaxBeatSessions-1)/redisstore.MaxBeatSessions) {
 			t.Fatalf("round %d: places went out while they are not tracked", round)
 		}
 	}

@@ -1,6 +1,10 @@
 package redisstore
 
-import "github.com/foyer-dev/foyer/waitingroom"
+import (
+	"github.com/redis/go-redis/v9"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
 
 // RoomKeys lets the external tests check where a room's keys land.
 var RoomKeys = roomKeys
@@ -16,8 +20,9 @@ var BeatSHA = beatScript.Hash()
 
 // The bounds of one heartbeat script call.
 const (
-	MaxBeatBlocks = maxBeatBlocks
-	MaxBeatWeight = maxBeatWeight
+	MaxBeatBlocks   = maxBeatBlocks
+	MaxBeatWeight   = maxBeatWeight
+	MaxBeatSessions = maxBeatSessions
 )
 
 // SplitBeats splits b as Beat does, each part a Beats that Beat sends in one
@@ -65,3 +70,7 @@ func (b beatBits) places() []uint64 {
 	}
 	return out
 }
+
+// ScriptOf makes a script of body as the store's are made (lib.lua in front),
+// for the benchmarks' baselines.
+func ScriptOf(body string) *redis.Script { return newScript(body) }
