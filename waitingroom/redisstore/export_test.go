@@ -18,12 +18,8 @@ var AccountKeys = accountKeys
 // BeatSHA names the heartbeat script in SLOWLOG and MONITOR.
 var BeatSHA = beatScript.Hash()
 
-// The bounds of one heartbeat script call.
-const (
-	MaxBeatBlocks   = maxBeatBlocks
-	MaxBeatWeight   = maxBeatWeight
-	MaxBeatSessions = maxBeatSessions
-)
+// MaxBeatSessions is how many sessions one heartbeat script call carries.
+const MaxBeatSessions = maxBeatSessions
 
 // SplitBeats splits b as Beat does, each part a Beats that Beat sends in one
 // call.
