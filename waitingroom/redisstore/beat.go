@@ -40,7 +40,7 @@ import (
 // machine (BenchmarkBeatScript); TestBeatCallsAreBounded checks the bound.
 //
 // Alternatives: calls of a bounded number of places each, SETBIT per place,
-// would bound a call too, but cost Redis 8 to 1,000 times more time per fan
+// would bound a call too, but cost Redis 7 to 1,000 times more time per fan
 // (the same benchmark's baseline, one SETBIT per place); smaller heartbeat blocks would cut what a lone fan far back
 // costs in memory, but every controller step would then union and count
 // more keys (lua/advance.lua).
