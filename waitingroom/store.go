@@ -84,7 +84,10 @@ type Store interface {
 	// waiting and that visitors' sessions were used, at now. A node gathers
 	// what its requests saw and calls it at most once a second (see
 	// liveness.go). Places below serving and visitors without a live session
-	// are ignored.
+	// are ignored. Each mark is recorded atomically, not necessarily all of
+	// them at once: a backend may split a large Beat into bounded parts (the
+	// Redis store does, so as not to hold the server), since a mark only adds
+	// to what the store knows.
 	Beat(ctx context.Context, room string, beats Beats, now time.Time, lim Limits) error
 
 	// Snapshot reads the room's state, with the revocations recorded after the

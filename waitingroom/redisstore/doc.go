@@ -28,16 +28,19 @@
 // (waitingroom.SessionPassID), so no key holds it. A list holds the public
 // history, one entry per controller step. A fan who waits is the number in
 // their ticket and, while liveness is on, one bit per heartbeat window:
-// "hb:<window>:<block>" bitmaps of 31,744 places, written only from serving on
-// and expiring once no controller step looks at them (lua/lib.lua); joining
+// "hb:<window>:<block>" bitmaps of 31,744 places, each as long as its last
+// place seen, written only from serving on and expiring once no controller
+// step looks at them (lua/lib.lua, beat.go); joining
 // bumps a counter and stores no entry. Each controller step leaves the live
 // counts for the nodes in two small strings.
 //
 // # Costs
 //
 // Every operation is one Lua script, hence atomic and one round trip: Join,
-// Claim, Release, Advance, Snapshot, DrawSeed, SaveOverrides and Beat (one a
-// second per node, for every fan it saw). Overrides is a
+// Claim, Release, Advance, Snapshot, DrawSeed and SaveOverrides. Beat (one a
+// second per node, for every fan it saw) is one round trip too, but as many
+// script calls as keep each one's work bounded (beat.go): Redis serves nobody
+// else while a script runs. Overrides is a
 // single HMGET. Scripts go by EVALSHA and fall back to EVAL; LoadScripts puts
 // them on every shard ahead of time. Advance runs on every node every second;
 // the tick it records makes all but the first call of a second a no-op, so no

@@ -145,24 +145,6 @@ func (s *Store) Advance(ctx context.Context, room string, now time.Time, lim wai
 	return err
 }
 
-// Beat implements waitingroom.Store: one round trip for everything a node
-// saw since its last.
-func (s *Store) Beat(ctx context.Context, room string, b waitingroom.Beats, now time.Time, lim waitingroom.Limits) error {
-	if len(b.Places) == 0 && len(b.Sessions) == 0 {
-		return nil
-	}
-	args := make([]any, 0, 3+len(b.Places)+len(b.Sessions))
-	args = append(args, now.UnixMicro(), beatWindow(lim).Microseconds(), len(b.Places))
-	for _, p := range b.Places {
-		args = append(args, p)
-	}
-	for _, v := range b.Sessions {
-		args = append(args, v)
-	}
-	_, err := s.run(ctx, "beat", beatScript, room, args...)
-	return err
-}
-
 // beatWindow is the heartbeat window, 0 when no place is judged.
 func beatWindow(lim waitingroom.Limits) time.Duration {
 	if lim.WaitingIdle <= 0 {

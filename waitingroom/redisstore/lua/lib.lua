@@ -149,10 +149,10 @@ end
 
 -- Liveness (waitingroom/liveness.go): heartbeat windows are bitmaps, one per
 -- window and block of BEAT_BLOCK places, "<hb>:<window>:<block>", bit i set
--- when place block*BEAT_BLOCK+i was seen in the window. A block is 3,968
--- bytes, so that with its header it fills a 4 KiB allocation, and it is
--- allocated whole when first written. Counts for nodes go per LIVE_BLOCK
--- places, which divides a block.
+-- when place block*BEAT_BLOCK+i was seen in the window. A block is at most
+-- 3,968 bytes, so that with its header it fits a 4 KiB allocation; beat.lua
+-- writes it with BITOP, which makes it exactly as long as its last place
+-- seen. Counts for nodes go per LIVE_BLOCK places, which divides a block.
 local WINDOWS = 5
 local LIVE_BLOCK = 1024
 local HEAD_BLOCKS = 16
