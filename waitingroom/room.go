@@ -75,6 +75,12 @@ type Room struct {
 	// unsent are revocations this node accepted and the store has yet to
 	// record (see revoke.go).
 	unsent revokeOutbox
+	// failing is set when a call to the store failed, and cleared by the
+	// next good refresh, which then starts a catch-up (see revoke.go).
+	failing atomic.Bool
+	// catchUp is when the catch-up after the store last came back ends, in
+	// Unix nanoseconds.
+	catchUp atomic.Int64
 	// declaring is set while a sold-out declaration is on its way to the store.
 	declaring atomic.Bool
 	stats     Stats
@@ -219,7 +225,17 @@ func (r *Room) Start(ctx context.Context) error {
 // returns the room is stopped for good (see Done).
 func (r *Room) Run(ctx context.Context) {
 	defer r.stopOnce.Do(func() { close(r.stopped) })
-	loop.Every(ctx, RefreshInterval, func(ctx context.Context) { _ = r.Tick(ctx) })
+	loop.Paced(ctx, r.tickInterval, func(ctx context.Context) { _ = r.Tick(ctx) })
+}
+
+// tickInterval is how long the controller loop waits before its next tick:
+// RefreshInterval, or catchUpInterval for catchUpSpan after the store
+// answered again (see revoke.go).
+func (r *Room) tickInterval() time.Duration {
+	if r.now().Before(r.catchUpUntil()) {
+		return catchUpInterval
+	}
+	return RefreshInterval
 }
 
 // Done returns a channel that is closed once Run has returned. The view is
@@ -337,6 +353,9 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 		return err
 	}
 	r.joinsDown.Store(false)
+	if r.failing.Swap(false) {
+		r.catchUp.Store(now.Add(catchUpSpan).UnixNano())
+	}
 	r.mu.Lock()
 	if n := len(snap.Revocations); n > 0 {
 		r.revCursor = snap.Revocations[n-1].Cursor
@@ -476,6 +495,7 @@ const reseedMargin = 20
 
 func (r *Room) storeFailed() {
 	r.stats.StoreErrors.Add(1)
+	r.failing.Store(true)
 	now := r.now()
 	r.mu.Lock()
 	stale := now.Sub(r.lastOK) > 2*time.Second
