@@ -123,6 +123,10 @@ type Room struct {
 	known       bool // a snapshot was read since start
 	memoAt      time.Time
 	memoWaiting bool
+	// lineSeen is how far this node saw the line go, and memoLine how far
+	// its last memo says (see Memo).
+	lineSeen lineMark
+	memoLine lineMark
 }
 
 // view is an immutable picture of the room that request paths read without locks.
@@ -186,7 +190,7 @@ func NewRoom(cfg Config) (*Room, error) {
 
 		openOnFailure: cfg.OpenOnStoreFailure,
 	}
-	r.recall(cfg.Memo)
+	r.recall(cfg.Memo, cfg.Resumed)
 	r.verifier = NewPassVerifier(keys.PublicKeys(), WithIssuer(cfg.Issuer), WithClock(cfg.Now), WithLeeway(passLeeway))
 	r.publish(r.now(), Snapshot{}, false)
 	return r, nil
@@ -363,6 +367,7 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 	r.flow.add(now, snap.Counters)
 	r.lastOK = now
 	r.known = true
+	r.see(snap)
 	r.remember(now, false, snap.Seq > snap.Serving)
 	r.mu.Unlock()
 	r.publish(now, snap, true)
