@@ -296,6 +296,7 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 			snap, err = r.store.Snapshot(ctx, r.id, now, cursor)
 		}
 	}
+	lossSeen := false
 	if err == nil && snap.Incarnation != r.knownIncarnation() {
 		// The room was created anew since we last looked (the store lost it,
 		// and perhaps another node re-seeded it): our revocation cursor means
@@ -308,6 +309,7 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 		first := r.incarnation == ""
 		r.incarnation, r.revCursor = snap.Incarnation, 0
 		raise := !first && r.known
+		lossSeen = raise
 		var seed Seed
 		if raise {
 			seed = r.wholeSeed(now, r.view.Load())
@@ -364,7 +366,10 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 	if n := len(snap.Revocations); n > 0 {
 		r.revCursor = snap.Revocations[n-1].Cursor
 	}
-	r.flow.add(now, snap.Counters)
+	if lossSeen || (snap.Blank && !r.known) {
+		r.flow.lost()
+	}
+	r.flow.add(now, snap.Counters, snap.Blank && now.Before(snap.SettleUntil), r.settings().AdmissionGrace)
 	r.lastOK = now
 	r.known = true
 	r.see(snap)
@@ -475,7 +480,7 @@ func (r *Room) reseed(ctx context.Context, now time.Time) error {
 		seed.SettleUntil = now.Add(settleWindow(r.base))
 	}
 	drawSeed, drawAt := r.seed, r.seedAt
-	r.flow.reset()
+	r.flow.lost()
 	r.mu.Unlock()
 	if err := r.store.Init(ctx, r.id, seed); err != nil {
 		return err
