@@ -14,8 +14,9 @@ import (
 )
 
 // A node keeps, in Caddy's storage, a memo of each room it runs: the runtime
-// overrides with their version, renewed while the room runs
-// (waitingroom.Memo). It outlives the node's memory and the store's
+// overrides with their version, and how far the line had gone (serving and
+// the next order key), written whenever the line moved and renewed while the
+// room runs (waitingroom.Memo). It outlives the node's memory and the store's
 // data: a node that starts with a recent memo applies its overrides at once,
 // and if the store has no record of the room, knows the store lost it and
 // re-creates the room settling, so that the line re-announces itself before

@@ -148,6 +148,14 @@ func (a *announcements) ticket(key uint64) {
 	a.mu.Unlock()
 }
 
+// memo notes the counters a node's memo kept from a previous run.
+func (a *announcements) memo(serving, seq uint64) {
+	a.mu.Lock()
+	a.serving = max(a.serving, serving)
+	a.seq = max(a.seq, seq)
+	a.mu.Unlock()
+}
+
 // pass notes a pass seen while the room settles.
 func (a *announcements) pass(p Pass, fifo bool, retention time.Duration) {
 	a.mu.Lock()
@@ -234,16 +242,28 @@ func (r *Room) notePass(p Pass) {
 
 // Memo is what a node keeps of a room outside the store, where it outlives
 // both the node's memory and the store's data (the gateway keeps it in Caddy
-// storage): the runtime overrides with their version, and when it was last
-// written. A node that starts with one applies its overrides at once, puts
-// them back into a store that lost them, and, while it is recent, knows the
-// room ran before (Config.Resumed). Waiting says people were in line when it
-// was written (or since): a store that dies with its node (the memory store)
-// lost a line only then.
+// storage): the runtime overrides with their version, the line's counters as
+// the node last saw them, and when it was last written. A node that starts
+// with one applies its overrides at once, puts them back into a store that
+// lost them, and, while it is recent, knows the room ran before
+// (Config.Resumed). Waiting says people were in line when it was written (or
+// since): a store that dies with its node (the memory store) lost a line only
+// then.
+//
+// Serving and Seq are the admission watermark and the next order key as the
+// node last saw them. When every node was lost with the store, the room is
+// re-created blank, and no pass may come back while it settles to say how
+// far admission had gone: each node that starts resumed announces its memo's
+// counters like a returning fan, so the room resumes from the highest any
+// node saw, and places already let in are not let in again (places below
+// Serving count as forgotten: a claim from one that holds no live session is
+// refused as finished).
 type Memo struct {
 	Overrides json.RawMessage `json:"overrides,omitempty"`
 	Version   int64           `json:"version"`
 	Waiting   bool            `json:"waiting,omitempty"`
+	Serving   uint64          `json:"serving,omitempty"`
+	Seq       uint64          `json:"seq,omitempty"`
 	At        time.Time       `json:"at"`
 }
 
@@ -251,26 +271,54 @@ type Memo struct {
 // changed, so that its age says when the room last ran.
 const memoEvery = time.Minute
 
-// remember hands the node's memo to Config.Remember when the overrides changed,
-// a line formed, or the last one is old. A line that empties is recorded only
-// with the renewal, so a line that keeps forming and emptying costs at most
-// two writes a renewal. Call with r.mu held; the callback must not block.
+// remember hands the node's memo to Config.Remember when the overrides
+// changed, a line formed, serving or the order keys moved, or the last one is
+// old. A place is let in only through a node whose view has serving past it,
+// and that view is published only after its memo was handed over: a memo that
+// lagged would let those places in a second time after a loss of everything.
+// Counters are seen only by a refresh, so a moving line costs at most one
+// write a refresh (two a second, a few hundred bytes each) per room and node;
+// an idle room one a minute. A line that empties is recorded only with the
+// renewal, so a line that keeps forming and emptying costs at most two writes
+// a renewal. Call with r.mu held; the callback must not block.
 func (r *Room) remember(now time.Time, changed bool, waiting bool) {
 	if r.rememberFn == nil {
 		return
 	}
 	formed := waiting && !r.memoWaiting
-	if !changed && !formed && now.Sub(r.memoAt) < memoEvery {
+	moved := r.memoLine != r.lineSeen
+	if !changed && !formed && !moved && now.Sub(r.memoAt) < memoEvery {
 		return
 	}
-	r.memoAt, r.memoWaiting = now, waiting
+	r.memoAt, r.memoWaiting, r.memoLine = now, waiting, r.lineSeen
 	data, version := r.overridesSeed()
-	r.rememberFn(Memo{Overrides: data, Version: version, Waiting: waiting, At: now})
+	r.rememberFn(Memo{Overrides: data, Version: version, Waiting: waiting, Serving: r.lineSeen.serving, Seq: r.lineSeen.seq, At: now})
 }
 
-// recall applies the overrides of a memo a previous run left.
-func (r *Room) recall(m *Memo) {
-	if m == nil || m.Version == 0 {
+// lineMark is how far a line had gone: its admission watermark and its next
+// order key.
+type lineMark struct{ serving, seq uint64 }
+
+// see raises the line's mark to what a snapshot shows, and to the keys this
+// node handed out. Call with r.mu held.
+func (r *Room) see(snap Snapshot) {
+	r.lineSeen.serving = max(r.lineSeen.serving, snap.Serving)
+	r.lineSeen.seq = max(r.lineSeen.seq, snap.Seq, r.maxKey)
+}
+
+// recall applies the overrides of a memo a previous run left, and, for a room
+// that ran before (resumed), announces the line's counters it kept, to raise
+// a store that lost them (see Memo).
+func (r *Room) recall(m *Memo, resumed bool) {
+	if m == nil {
+		return
+	}
+	if resumed {
+		r.lineSeen = lineMark{serving: m.Serving, seq: m.Seq}
+		r.memoLine = r.lineSeen
+		r.ann.memo(m.Serving, m.Seq)
+	}
+	if m.Version == 0 {
 		return
 	}
 	var o Overrides

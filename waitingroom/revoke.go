@@ -22,6 +22,19 @@ import (
 //     it had the last writes, is re-seeded with them, expiry included;
 //   - a node that starts reads every live revocation from the store.
 //
+// While the store is away, the other nodes cannot know, and accept the pass
+// until they read the store again. So that this lasts as little as it can
+// once the store answers, a node whose refresh has just reached the store
+// after a failure catches up: for catchUpSpan it refreshes every
+// catchUpInterval rather than every RefreshInterval. Every node failed
+// together, so every node catches up together: the one holding the
+// revocation writes it at its first good refresh, and the others read it
+// within a catch-up tick. The window, from the store answering to every node
+// refusing the pass, is then the time the node holding it takes to find the
+// store back (up to a RefreshInterval, and up to a second more while a Redis
+// client whose dials all failed waits before probing again) plus one
+// catchUpInterval (measured in TestFaultRevocationsReachEveryNodeAfterOutage).
+//
 // A node that restarts while the store is unreachable knows no revocation
 // until the store answers; that is the one loss no node can cover alone.
 
@@ -34,6 +47,18 @@ var ErrRevocationDeferred = errors.New("revocation kept on this node until the s
 // node that piled many up during an outage does not stall its refresh; the
 // rest go out on the next ones.
 const maxRevocationFlush = 256
+
+// catchUpInterval and catchUpSpan shape the refreshes of a node whose store
+// has just come back: ten refreshes in the second after, instead of two, so
+// that what another node kept for the store during the outage reaches this
+// one a catch-up tick after it is written. A node that ticks faster still
+// advances the line at most once a second.
+const (
+	catchUpInterval = 100 * time.Millisecond
+	catchUpSpan     = time.Second
+)
+
+func (r *Room) catchUpUntil() time.Time { return time.Unix(0, r.catchUp.Load()) }
 
 // Revoke ends the session a pass belongs to (the origin is done with the
 // visitor) and refuses the pass from now on, on this node at once, and on

@@ -77,6 +77,12 @@ type Room struct {
 	// unsent are revocations this node accepted and the store has yet to
 	// record (see revoke.go).
 	unsent revokeOutbox
+	// failing is set when a call to the store failed, and cleared by the
+	// next good refresh, which then starts a catch-up (see revoke.go).
+	failing atomic.Bool
+	// catchUp is when the catch-up after the store last came back ends, in
+	// Unix nanoseconds.
+	catchUp atomic.Int64
 	// declaring is set while a sold-out declaration is on its way to the store.
 	declaring atomic.Bool
 	stats     Stats
@@ -119,6 +125,10 @@ type Room struct {
 	known       bool // a snapshot was read since start
 	memoAt      time.Time
 	memoWaiting bool
+	// lineSeen is how far this node saw the line go, and memoLine how far
+	// its last memo says (see Memo).
+	lineSeen lineMark
+	memoLine lineMark
 }
 
 // view is an immutable picture of the room that request paths read without locks.
@@ -182,7 +192,7 @@ func NewRoom(cfg Config) (*Room, error) {
 
 		openOnFailure: cfg.OpenOnStoreFailure,
 	}
-	r.recall(cfg.Memo)
+	r.recall(cfg.Memo, cfg.Resumed)
 	r.verifier = NewPassVerifier(keys.PublicKeys(), WithIssuer(cfg.Issuer), WithClock(cfg.Now), WithLeeway(passLeeway))
 	r.publish(r.now(), Snapshot{}, false)
 	return r, nil
@@ -221,7 +231,17 @@ func (r *Room) Start(ctx context.Context) error {
 // returns the room is stopped for good (see Done).
 func (r *Room) Run(ctx context.Context) {
 	defer r.stopOnce.Do(func() { close(r.stopped) })
-	loop.Every(ctx, RefreshInterval, func(ctx context.Context) { _ = r.Tick(ctx) })
+	loop.Paced(ctx, r.tickInterval, func(ctx context.Context) { _ = r.Tick(ctx) })
+}
+
+// tickInterval is how long the controller loop waits before its next tick:
+// RefreshInterval, or catchUpInterval for catchUpSpan after the store
+// answered again (see revoke.go).
+func (r *Room) tickInterval() time.Duration {
+	if r.now().Before(r.catchUpUntil()) {
+		return catchUpInterval
+	}
+	return RefreshInterval
 }
 
 // Done returns a channel that is closed once Run has returned. The view is
@@ -278,6 +298,7 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 			snap, err = r.store.Snapshot(ctx, r.id, now, cursor)
 		}
 	}
+	lossSeen := false
 	if err == nil && snap.Incarnation != r.knownIncarnation() {
 		// The room was created anew since we last looked (the store lost it,
 		// and perhaps another node re-seeded it): our revocation cursor means
@@ -290,6 +311,7 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 		first := r.incarnation == ""
 		r.incarnation, r.revCursor = snap.Incarnation, 0
 		raise := !first && r.known
+		lossSeen = raise
 		var seed Seed
 		if raise {
 			seed = r.wholeSeed(now, r.view.Load())
@@ -339,13 +361,20 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 		return err
 	}
 	r.joinsDown.Store(false)
+	if r.failing.Swap(false) {
+		r.catchUp.Store(now.Add(catchUpSpan).UnixNano())
+	}
 	r.mu.Lock()
 	if n := len(snap.Revocations); n > 0 {
 		r.revCursor = snap.Revocations[n-1].Cursor
 	}
-	r.flow.add(now, snap.Counters)
+	if lossSeen || (snap.Blank && !r.known) {
+		r.flow.lost()
+	}
+	r.flow.add(now, snap.Counters, snap.Blank && now.Before(snap.SettleUntil), r.settings().AdmissionGrace)
 	r.lastOK = now
 	r.known = true
+	r.see(snap)
 	r.remember(now, false, snap.Seq > snap.Serving)
 	r.mu.Unlock()
 	r.publish(now, snap, true)
@@ -454,7 +483,7 @@ func (r *Room) reseed(ctx context.Context, now time.Time) error {
 		seed.LostAt = now
 	}
 	drawSeed, drawAt := r.seed, r.seedAt
-	r.flow.reset()
+	r.flow.lost()
 	r.mu.Unlock()
 	if err := r.store.Init(ctx, r.id, seed); err != nil {
 		return err
@@ -479,6 +508,7 @@ const reseedMargin = 20
 
 func (r *Room) storeFailed() {
 	r.stats.StoreErrors.Add(1)
+	r.failing.Store(true)
 	now := r.now()
 	r.mu.Lock()
 	stale := now.Sub(r.lastOK) > 2*time.Second

@@ -25,3 +25,20 @@ func Every(ctx context.Context, d time.Duration, fn func(context.Context)) {
 		}
 	}
 }
+
+// Paced calls fn, waits next(), and again, until ctx ends: Every with an
+// interval the caller may change between runs. The first call is after
+// next().
+func Paced(ctx context.Context, next func() time.Duration, fn func(context.Context)) {
+	t := time.NewTimer(next())
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			fn(ctx)
+			t.Reset(next())
+		}
+	}
+}
