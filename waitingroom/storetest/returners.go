@@ -162,3 +162,49 @@ func testIdledOutResumeWithinTheRate(t *testing.T, h Harness) {
 		f.advance(at(sec+0.5), lim)
 	}
 }
+
+// testGhostRunsAcrossBlocks: the runs of ghosts a step skips among the live
+// places it admits are told apart place by place, over a line long enough
+// that the runs cross the stores' blocks of heartbeats, one of which nobody
+// beat in at all. Every ghost in them comes back as a returner (with both
+// slots pending, told the room is full); each live place claims its slot.
+func testGhostRunsAcrossBlocks(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	closed := liveLimits()
+	closed.Open = false
+	const n = 2*31*waitingroom.LiveBlock + 100 // past two of the Redis store's blocks of beats
+	live := []uint64{100, n - 50}
+	for k := 0; k < n; k += 2000 {
+		var vs []string
+		for i := k; i < min(k+2000, n); i++ {
+			vs = append(vs, visitor(i))
+		}
+		if _, err := f.s.JoinMany(f.ctx, f.room, vs, t0, closed); err != nil {
+			t.Fatalf("JoinMany: %v", err)
+		}
+	}
+	for sec := 0.0; sec <= 160; sec++ {
+		if int(sec)%10 == 0 {
+			f.beat(waitingroom.Beats{Places: live}, at(sec), closed)
+		}
+		f.advance(at(sec), closed)
+	}
+	lim := liveLimits()
+	lim.Cap = 2
+	lim.Rate = 120
+	f.advance(at(161), lim)
+	if s := f.snap(at(161)); s.Serving != live[1]+1 || s.Admitted != 2 || s.Skipped != live[1]-1 {
+		t.Fatalf("serving %d admitted %d skipped %d; want %d, 2, %d", s.Serving, s.Admitted, s.Skipped, live[1]+1, live[1]-1)
+	}
+	beat := uint64(31 * waitingroom.LiveBlock)
+	for _, g := range []uint64{0, 99, 101, beat - 1, beat, beat + 7, 2*beat - 1, 2 * beat, live[1] - 1} {
+		if c := f.claim(visitor(int(g)), g, at(162), lim); c.Status != waitingroom.Full {
+			t.Fatalf("ghost place %d back within the grace: %v, want full (both slots are the live fans')", g, c.Status)
+		}
+	}
+	for _, p := range live {
+		if c := f.claim(visitor(int(p)), p, at(163), lim); c.Status != waitingroom.Claimed {
+			t.Fatalf("live place %d: %v, want claimed", p, c.Status)
+		}
+	}
+}

@@ -58,6 +58,7 @@ func Run(t *testing.T, h Harness) {
 		{"ReturnHeldWhileClosed", testReturnHeldWhileClosed},
 		{"ReturnersWithinTheRate", testReturnersWithinTheRate},
 		{"GhostTakesNoLiveSlot", testGhostTakesNoLiveSlot},
+		{"GhostRunsAcrossBlocks", testGhostRunsAcrossBlocks},
 		{"IdledOutResumeWithinTheRate", testIdledOutResumeWithinTheRate},
 		{"DrawClosesOnce", testDraw},
 		{"DrawEmptyAfterAdmissionBegan", testDrawAfterAdmission},
