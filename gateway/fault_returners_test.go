@@ -187,3 +187,72 @@ func TestFaultReturnersKeepTheRate(t *testing.T) {
 	}
 	t.Logf("%d returners and %d newcomers in over %d s; per second %v", len(returners), len(newcomers), len(perSecond), perSecond)
 }
+
+// TestFaultGhostTakesNoLiveFansSlot: one slot left, and behind the front a
+// fan who stopped looking, then one who keeps polling. The line's step skips
+// the first as a ghost and lets the second in. The ghost's page comes back
+// first, within that admission's grace: it goes to the front as a returner
+// and is told the room is full, and the fan who kept polling goes in on the
+// slot the step gave them. It used to be the other way round: the ghost took
+// the slot, and the fan who had done everything right was held as a
+// returner.
+func TestFaultGhostTakesNoLiveFansSlot(t *testing.T) {
+	clock := useTestClock(t)
+	_, dial := privateRedis(t)
+	key := deploymentKey(t)
+	cfg := Handler{Room: "ghost-slot", Settings: waitingroom.Settings{
+		TotalActiveUsers: 2, NewUsersPerMinute: 120, SessionDuration: 10 * time.Minute, AdmissionGrace: grace,
+		WaitingIdleTimeout: time.Minute,
+	}}
+	a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+	b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+	nodes := []*node{a, b}
+	tr := sharedTransport(t)
+	first := walkIn(t, a, tr)
+	if _, err := a.h.room.Patch(t.Context(), waitingroom.OverridesOf(waitingroom.Settings{Paused: true}, "paused")); err != nil {
+		t.Fatal(err)
+	}
+	step(t, clock, nodes)
+	fans := joinLine(t, nodes, tr, "fan", 2, 1)
+	ghost, polling := fans[0], fans[1]
+	for sec := range 90 {
+		step(t, clock, nodes)
+		if sec%10 == 0 {
+			polling.status(t, nodes[sec%2])
+			first.visit(t, nodes[sec%2], "/events/42")
+		}
+	}
+	if _, err := a.h.room.Patch(t.Context(), waitingroom.OverridesOf(waitingroom.Settings{Paused: false}, "paused")); err != nil {
+		t.Fatal(err)
+	}
+	step(t, clock, nodes)
+	step(t, clock, nodes) // the other node may have stepped the last second, paused still
+	if s := a.h.room.Snapshot(); s.Skipped != 1 || s.Admitted != 2 {
+		t.Fatalf("skipped %d admitted %d, want the ghost skipped and the polling fan let in", s.Skipped, s.Admitted)
+	}
+	st := ghost.status(t, b)
+	if st.State == waitingroom.StateAdmitted {
+		t.Fatal("the ghost took the slot of the fan let in past it")
+	}
+	if st.State != waitingroom.StateQueued || !st.Returned {
+		t.Fatalf("the ghost back within the grace: %s (returned %v), want held at the front", st.State, st.Returned)
+	}
+	if st := polling.status(t, a); st.State != waitingroom.StateAdmitted {
+		t.Fatalf("the fan who kept polling: %s (returned %v), want in", st.State, st.Returned)
+	}
+	if !first.visit(t, a, "/events/42") || !polling.visit(t, b, "/events/42") {
+		t.Fatal("a fan inside lost access")
+	}
+	// The first fan is done: the ghost goes in at the front with the next
+	// step's budget.
+	if !first.visit(t, b, "/done") {
+		t.Fatal("the first fan's checkout did not reach the origin")
+	}
+	step(t, clock, nodes)
+	if st := ghost.status(t, a); st.State != waitingroom.StateAdmitted {
+		t.Fatalf("the ghost once a slot freed: %s (returned %v), want in", st.State, st.Returned)
+	}
+	if s := a.h.room.Snapshot(); s.Active > 2 {
+		t.Fatalf("%d live sessions, cap 2", s.Active)
+	}
+}
