@@ -129,6 +129,13 @@ func admitAll(t *testing.T, clock *testClock, nodes []*node, fans []*lineFan, st
 				if st.Reconnecting {
 					t.Fatalf("round %d: %s is told the store is away", round, f.name)
 				}
+				if st.Returned {
+					// Their admission lapsed (a store that hung ran an
+					// admission with the time it was sent, so its grace
+					// ran out meanwhile): they wait at the front for
+					// the rate and a slot, outside the order of keys.
+					f.returner = true
+				}
 				waiting++
 			default:
 				t.Fatalf("round %d: %s in state %s", round, f.name, st.State)

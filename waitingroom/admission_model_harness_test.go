@@ -246,11 +246,11 @@ const (
 	// ("Tickets and passes are bearer tokens") promises the same session.
 	holeB = "B"
 	// holeC: a place the controller skipped as a ghost, in an admission
-	// that let in a live place beyond it, claims that admission's slot when
-	// its holder comes back within the grace; the live fan, claiming in
-	// time, is then a returner (README, "Who is still in line": a skipped
-	// fan who comes back is a lapsed admission, let in at the front into a
-	// free slot, not into another fan's).
+	// that let in a live place beyond it, claimed that admission's slot when
+	// its holder came back within the grace; the live fan, claiming in
+	// time, was then a returner (README, "Who is still in line": a skipped
+	// fan who comes back is a lapsed admission, let in at the front within
+	// the rate, not into another fan's slot).
 	holeC = "C"
 	// holeD: a pass handed out a second or less before its session idled
 	// out (a claim with a copy of the ticket, which is not use of the
@@ -261,13 +261,12 @@ const (
 )
 
 // openHoles are the holes still open in the code, tolerated when
-// FOYER_MODEL_KNOWN_HOLES is not set: A, B and D are closed (the admission
-// table: an idled-out session resumes to its end, a claimed ticket gets its
-// live session's pass, a claim of a live session is a use of it). C is a
-// ghost coming back, a transition of the line's liveness still to be made
-// right; its regression case shows it on every run, and
-// FOYER_MODEL_KNOWN_HOLES=none makes it fail.
-const openHoles = holeC
+// FOYER_MODEL_KNOWN_HOLES is not set: none. A, B and D are closed by the
+// admission table (an idled-out session resumes to its end, a claimed ticket
+// gets its live session's pass, a claim of a live session is a use of it),
+// and C by the stores recording the ghosts a step skips among the live
+// places it admits (a ghost comes back as a lapsed admission).
+const openHoles = ""
 
 func knownHoles() map[string]bool {
 	out := map[string]bool{}
@@ -281,6 +280,15 @@ func knownHoles() map[string]bool {
 		}
 	}
 	return out
+}
+
+// rateSpan is the span over which invariant 7 counts admissions.
+const rateSpan = 5 * time.Second
+
+// admissionCount is the store's count of admissions at a time.
+type admissionCount struct {
+	at time.Time
+	n  uint64
 }
 
 // passLeeway is how far past its end the room still honours a pass: the
@@ -410,6 +418,10 @@ type admissionModel struct {
 	idleSeen map[string]bool // visitor and time of each idle-out already applied
 	labels   map[string]string
 	counts   map[string]int
+
+	// admissions are the store's admissions (the line, newcomers let in on
+	// the spot, returners) as observed over the last rateSpan, oldest first.
+	admissions []admissionCount
 
 	event    int    // counts requests, revocations and ticks
 	tickSeq  [2]int // the event of each node's last tick
@@ -675,6 +687,30 @@ func (m *admissionModel) observe() {
 		m.tb.Logf("  the store idled out visitor %s at +%s", m.who(rv.Visitor), m.until(rv.IdledAt))
 	}
 	m.snap = snap
+	m.checkRate(now, snap)
+}
+
+// checkRate holds invariant 7: the room lets fans in within
+// new_users_per_minute, whether they come from the line, walk in on the spot
+// or come back at the front (a lapsed admission, a skipped ghost, an
+// idled-out session). Over any rateSpan a step earns that span's worth of
+// budget, and the room holds at most one second's worth (one visitor's at
+// least) banked before it: MaxCatchUpTicks never makes a burst beyond that.
+func (m *admissionModel) checkRate(now time.Time, snap waitingroom.Snapshot) {
+	m.tb.Helper()
+	n := snap.Admitted + snap.Returned
+	perSecond := float64(m.cfg.Rate) / 60
+	limit := uint64(max(perSecond, 1) + perSecond*rateSpan.Seconds())
+	for len(m.admissions) > 0 && now.Sub(m.admissions[0].at) > rateSpan {
+		m.admissions = m.admissions[1:]
+	}
+	if len(m.admissions) > 0 {
+		if first := m.admissions[0]; n-first.n > limit {
+			m.fatalf("invariant 7: %d fans let in from +%s to +%s (%d of them back at the front in all), over %d at %d/min",
+				n-first.n, m.until(first.at), m.until(now), snap.Returned, limit, m.cfg.Rate)
+		}
+	}
+	m.admissions = append(m.admissions, admissionCount{at: now, n: n})
 }
 
 // revoked records that the origin ended the session of p through node: the

@@ -33,6 +33,7 @@ const (
 	TicketInSession                     // holds a live session, and its pass
 	TicketIdledOut                      // the session ended for want of use, with time left on it
 	TicketLapsed                        // the grace ended unclaimed
+	TicketSkipped                       // passed over as a ghost: unseen for waiting_idle_timeout when the line reached it
 	TicketReturned                      // came back in time, held at the front for the next slot
 	TicketTurnPassed                    // came back after the return window
 	TicketFinished                      // the session ran out (or idled out with no time left)
@@ -43,7 +44,7 @@ const (
 
 var ticketStateNames = [ticketStates]string{
 	"new", "challenged", "waiting", "at the front", "in session", "idled out",
-	"lapsed", "returned", "turn passed", "finished", "revoked", "reclaiming",
+	"lapsed", "skipped", "returned", "turn passed", "finished", "revoked", "reclaiming",
 }
 
 func (s TicketState) String() string { return nameOf(ticketStateNames[:], s, "state") }
@@ -81,6 +82,7 @@ const (
 	EventStoreLost    // the store lost its data and is re-seeded from the nodes' memos
 	EventNodeRestart  // a gateway node restarts (its caches are empty)
 	EventReturnWindow // the return window after a lapse or idle-out ends
+	EventGhostSkipped // the line reaches a place whose holder was not seen for waiting_idle_timeout
 	events
 )
 
@@ -88,7 +90,7 @@ var eventNames = [events]string{
 	"arrive", "answer", "poll", "pass", "ticket after pass", "over join_limit", "room shut", "store away",
 	"claim: opened", "claim: resumed", "claim: full", "claim: held", "claim: finished", "claim: passed", "claim: not yet",
 	"grace ends", "idle timeout", "session ends", "revoke", "pause", "sold out", "store lost", "node restart",
-	"return window ends",
+	"return window ends", "skipped as a ghost",
 }
 
 func (e Event) String() string { return nameOf(eventNames[:], e, "event") }
@@ -159,20 +161,23 @@ var Transitions = []Transition{
 	{TicketWaiting, EventSoldOut, TicketWaiting, ActionShowRoom, "the sold-out page"},
 	{TicketWaiting, EventStoreLost, TicketWaiting, ActionStore, "the room settles: the line re-announces itself, nobody joins ahead of a ticket issued before"},
 	{TicketWaiting, EventNodeRestart, TicketWaiting, ActionShowPlace, "the ticket holds the place: any node answers it"},
+	{TicketWaiting, EventGhostSkipped, TicketSkipped, ActionStore, "passed over without a slot or any budget; the live places admitted in the same step keep their slots"},
 	{TicketAtFront, EventPoll, TicketAtFront, ActionClaim, "the line reached the place: claim a session"},
 	{TicketAtFront, EventArrive, TicketAtFront, ActionClaim, "as a poll"},
 	{TicketAtFront, EventAnswer, TicketAtFront, ActionClaim, "as a poll"},
 	{TicketAtFront, EventStoreAway, TicketAtFront, ActionHold, "nobody is admitted while the store is away, even at the front"},
 	{TicketAtFront, EventClaimOpened, TicketInSession, ActionReissue, "the pass of the new session"},
 	{TicketAtFront, EventClaimNotYet, TicketAtFront, ActionHold, "this node's view ran ahead of the store"},
-	{TicketAtFront, EventClaimFull, TicketReturned, ActionHold, "came back in time: first for the next slot"},
+	{TicketAtFront, EventClaimFull, TicketReturned, ActionHold, "came back in time, with no budget or no slot free: first for the next step's budget and the next slot"},
 	{TicketAtFront, EventClaimHeld, TicketReturned, ActionHold, "came back in time, while the room admits nobody"},
 	{TicketAtFront, EventClaimFinished, TicketFinished, ActionRejoin, "the place's session was had and is over"},
 	{TicketAtFront, EventClaimPassed, TicketTurnPassed, ActionRejoin, "came back after the return window: a new place at the back"},
 	{TicketAtFront, EventGraceEnds, TicketLapsed, ActionStore, "the slot goes to the next fan"},
-	{TicketLapsed, EventPoll, TicketAtFront, ActionClaim, "the store says whether it is within the return window"},
+	{TicketLapsed, EventPoll, TicketAtFront, ActionClaim, "the store says whether it is within the return window; in at the front within new_users_per_minute"},
 	{TicketLapsed, EventReturnWindow, TicketTurnPassed, ActionStore, "a claim after it is refused as passed"},
-	{TicketReturned, EventPoll, TicketReturned, ActionClaim, "returners go first into the next free slot, never above the cap"},
+	{TicketSkipped, EventPoll, TicketAtFront, ActionClaim, "a ghost comes back: a lapsed admission, in at the front within new_users_per_minute, never into a slot of the live fans admitted with it"},
+	{TicketSkipped, EventReturnWindow, TicketTurnPassed, ActionStore, "return_window after the grace of the step that skipped it: a claim is refused as passed"},
+	{TicketReturned, EventPoll, TicketReturned, ActionClaim, "returners go first in each step's budget and into the next free slot: never above new_users_per_minute or the cap"},
 
 	// In session.
 	{TicketInSession, EventPass, TicketInSession, ActionForward, "checked locally: no store call"},
@@ -196,8 +201,8 @@ var Transitions = []Transition{
 	{TicketReclaiming, EventClaimNotYet, TicketReclaiming, ActionHold, "it idled out since the loss: its pass is refused within a refresh"},
 	{TicketReclaiming, EventClaimFinished, TicketFinished, ActionRejoin, "the session is over: the pass is refused, and the ticket decides"},
 	{TicketIdledOut, EventTicketAfterPass, TicketIdledOut, ActionClaim, "the store says whether it may resume"},
-	{TicketIdledOut, EventClaimResumed, TicketInSession, ActionReissue, "resumes the same session to the end it had, once per idle-out: sessions together never outlast session_duration"},
-	{TicketIdledOut, EventClaimFull, TicketReturned, ActionHold, "back in time: first for the next slot"},
+	{TicketIdledOut, EventClaimResumed, TicketInSession, ActionReissue, "resumes the same session to the end it had, once per idle-out, within new_users_per_minute: sessions together never outlast session_duration"},
+	{TicketIdledOut, EventClaimFull, TicketReturned, ActionHold, "back in time, with no budget or no slot free: first for the next step's budget and the next slot"},
 	{TicketIdledOut, EventClaimHeld, TicketReturned, ActionHold, "back in time, while the room admits nobody"},
 	{TicketIdledOut, EventClaimFinished, TicketFinished, ActionRejoin, "no time was left on the session"},
 	{TicketIdledOut, EventClaimPassed, TicketTurnPassed, ActionRejoin, "back after the return window"},
@@ -211,7 +216,7 @@ var Transitions = []Transition{
 	{TicketTurnPassed, EventClaimPassed, TicketWaiting, ActionRejoin, "a new place at the back"},
 	{TicketReturned, EventClaimOpened, TicketInSession, ActionReissue, "let in at the front"},
 	{TicketReturned, EventClaimResumed, TicketInSession, ActionReissue, "an idled-out session, resumed to the end it had"},
-	{TicketReturned, EventClaimFull, TicketReturned, ActionHold, "still first for the next slot"},
+	{TicketReturned, EventClaimFull, TicketReturned, ActionHold, "still first for the next step's budget and the next slot"},
 	{TicketReturned, EventClaimHeld, TicketReturned, ActionHold, "held with everyone while the room admits nobody"},
 	{TicketReturned, EventClaimFinished, TicketFinished, ActionRejoin, "the session's time ran out meanwhile"},
 	{TicketReturned, EventClaimPassed, TicketTurnPassed, ActionRejoin, "the returner's hold ran out"},

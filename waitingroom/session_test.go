@@ -77,8 +77,8 @@ func TestCopiedTicketSharesTheSession(t *testing.T) {
 // is held, not let in, by a poll; a live connection (Peek) does not tell them
 // "admitted" either, which would send their page to claim again and again,
 // while a fan still within their grace is told so. Once the room admits, the
-// lapsed fan goes in ahead of the line; one back after the return window gets
-// a new place at the back.
+// lapsed fan goes in ahead of the line, with the first step's budget; one
+// back after the return window gets a new place at the back.
 func TestLapsedFanInAHeldRoom(t *testing.T) {
 	e := newEnv(t)
 	r := e.node("held", waitingroom.Settings{TotalActiveUsers: 5, NewUsersPerMinute: 60, QueueAll: true})
@@ -107,6 +107,12 @@ func TestLapsedFanInAHeldRoom(t *testing.T) {
 		t.Fatalf("lapsed fan's poll with queue_all on: %+v, want paused and returned, no pass", v.Status)
 	}
 	hold(false)
+	// The room banked no budget while it held everyone: the lapsed fan
+	// waits at the front for the next step, whose budget is theirs first.
+	if v := e.poll(r, lapsed.Ticket); v.Pass != "" || v.Status.State != waitingroom.StateQueued || !v.Status.Returned {
+		t.Fatalf("lapsed fan the moment the room admits: %+v, want queued at the front, returned", v.Status)
+	}
+	e.step(1, r)
 	if v := e.poll(r, lapsed.Ticket); v.Pass == "" {
 		t.Fatalf("lapsed fan once the room admits: %+v, want in", v.Status)
 	}

@@ -46,8 +46,11 @@ type Store interface {
 	// idempotent: claiming again while the session is live returns that session,
 	// with the same end, whoever claims and through whichever store handle, so
 	// every pass of it carries one id (SessionPassID). A visitor whose admission
-	// lapsed unclaimed may come back at the front only within lim.ReturnWindow
-	// after their grace ended, and only while lim.Open (see Held and Passed).
+	// lapsed unclaimed (or whose place was skipped as a ghost, or whose session
+	// idled out) may come back at the front only within lim.ReturnWindow
+	// after their grace ended, and only while lim.Open (see Held and Passed);
+	// they go in within the rate, taking a visitor's worth of the budget the
+	// controller keeps for them (see Full).
 	Claim(ctx context.Context, room, visitor string, place uint64, now time.Time, lim Limits) (ClaimResult, error)
 
 	// Reclaim takes over a session the store may have lost, known from its
@@ -55,9 +58,9 @@ type Store interface {
 	// session through the first request its pass carries. A live session
 	// is returned as Claim returns it. Otherwise, while slots held for the
 	// sessions the store lost are left (Seed.Held), it takes one; else it
-	// comes back at the front as an idled-out session does (Claimed into a
-	// free slot, Full or Held with a returner's slot reserved, never above
-	// the cap). A session over (its end passed, or the visitor's session in
+	// comes back at the front as an idled-out session does (Claimed within
+	// the rate into a free slot, else Full or Held, first in line while it
+	// asks again; never above the cap). A session over (its end passed, or the visitor's session in
 	// this incarnation ended) is Finished; one that idled out since is NotYet
 	// (its passes are about to be refused). The session keeps ends, so its
 	// pass id is unchanged.
@@ -75,7 +78,8 @@ type Store interface {
 	// counts unclaimed admissions as abandoned after the grace window, closes
 	// the fair draw when lim.CloseDraw is set, and, when lim.Open, moves
 	// serving forward by the smaller of the rate budget and the free slots,
-	// counted in live places: places whose holders were not seen for
+	// the budget being the returners' first (a visitor's worth kept for each
+	// one waiting, see Full) and the line's after, counted in live places: places whose holders were not seen for
 	// lim.WaitingIdle are skipped without a slot (Counters.Skipped). Last it
 	// counts the live places from serving on (Snapshot.Live).
 	Advance(ctx context.Context, room string, now time.Time, lim Limits) error
@@ -218,9 +222,10 @@ type Epoch struct {
 // End is the first key after the epoch.
 func (e Epoch) End() uint64 { return e.Start + e.Size }
 
-// ReturnerWindow is how long a late returner who found no free slot (Full), or
-// a room admitting nobody (Held), keeps a slot reserved for them, and their
-// right to the front, by asking again. Status polls come well within it. It is
+// ReturnerWindow is how long a late returner who found no free slot or no
+// budget (Full), or a room admitting nobody (Held), keeps a slot and a
+// visitor's worth of budget reserved for them, and their right to the front,
+// by asking again. Status polls come well within it. It is
 // not Limits.ReturnWindow, which bounds how late they may first come back.
 const ReturnerWindow = 45 * time.Second
 
@@ -351,7 +356,7 @@ type Snapshot struct {
 	Counters
 	Active    int     // live sessions
 	Pending   int     // admitted, not yet claimed, still within grace
-	Returning int     // late returners waiting for a free slot
+	Returning int     // late returners waiting at the front for budget or a free slot
 	Credit    float64 // unspent rate budget, in visitors
 	// Pace is the controller's record of how fast the line moved, from
 	// which every node estimates waits alike (see Pace).
@@ -416,9 +421,13 @@ const (
 	Claimed ClaimStatus = iota
 	// NotYet: the place is not below serving.
 	NotYet
-	// Full: the visitor's admission lapsed unclaimed and they came back within
-	// the return window; they go to the front, but no slot is free right now.
-	// Asking again within ReturnerWindow keeps a slot reserved for them.
+	// Full: the visitor's admission lapsed unclaimed (or their place was
+	// skipped as a ghost, or their session idled out) and they came back in
+	// time; they go to the front, but no slot is free right now, or no rate
+	// budget: returners are let in within the rate, never beyond it. Asking
+	// again within ReturnerWindow keeps their place at the front: every
+	// controller step keeps its budget, and the free slots, for those
+	// waiting there before the line gets any.
 	Full
 	// Finished: the visitor already had a session and it ended; they must rejoin.
 	Finished

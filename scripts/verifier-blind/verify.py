@@ -32,6 +32,21 @@ class VerifyError(Exception):
     pass
 
 
+def instant_ns(ts):
+    """RFC 3339 with an offset and up to nanosecond fractions, as integer nanoseconds since the epoch."""
+    import calendar
+    m = re.fullmatch(r"(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?([Zz]|[+-]\d\d:\d\d)", ts or "")
+    if not m:
+        raise VerifyError("not an RFC 3339 time: %r" % ts)
+    y, mo, d, h, mi, s = (int(x) for x in m.groups()[:6])
+    secs = calendar.timegm((y, mo, d, h, mi, s))
+    off = m.group(8)
+    if off not in ("Z", "z"):
+        sign = 1 if off[0] == "+" else -1
+        secs -= sign * (int(off[1:3]) * 3600 + int(off[4:6]) * 60)
+    return secs * 10**9 + int((m.group(7) or "0").ljust(9, "0"))
+
+
 # ---------------------------------------------------------------- primitives
 
 def uint64be(v):
@@ -200,6 +215,14 @@ class Sale:
                 key = epoch_seed(self.seed, ent["epoch"])
                 return ent["start"] + P(key, ent["count"], k - ent["start"]), \
                     ("epoch", ent["epoch"], ent["start"], ent["count"])
+        if self.report is None:
+            # The draw endpoint lists only the latest 64 epochs (observed: epochs 8-71 of 71), and has
+            # neither queueing_method nor serving: a key no listed draw covers cannot be decided from it.
+            first = self.epochs[0] if self.epochs else None
+            if first is not None and first["epoch"] > 1 and k < first["start"]:
+                raise VerifyError("draw_index %d lies before the oldest epoch the draw endpoint still lists "
+                                  "(epoch %d, from order key %d): use the fairness report" % (k, first["epoch"], first["start"]))
+            return None, ("unknown",)
         if self.counts is not None and self.queueing_method == "random" and k >= self.counts.get("serving", 0):
             return None, ("awaiting",)
         return k, ("fcfs",)
@@ -219,7 +242,19 @@ class Sale:
                 problems.append("epoch %d starts at %d, before the end %d of the previous draw"
                                 % (ent["epoch"], ent["start"], prev_end))
             prev_end = ent["start"] + ent["count"]
+            if ent.get("at") is not None:
+                firsts = [a for a in self.admissions
+                          if a["start"] < ent["start"] + ent["count"] and ent["start"] < a["start"] + a["count"]]
+                if firsts and instant_ns(firsts[0]["at"]) < instant_ns(ent["at"]):
+                    problems.append("epoch %d was made at %s, after the admission at %s that reached its places"
+                                    % (ent["epoch"], ent["at"], firsts[0]["at"]))
         if self.report is not None and self.complete:
+            last = None
+            for a in self.admissions:
+                t = instant_ns(a["at"])
+                if last is not None and t < last:
+                    problems.append("admission at %s goes back in time" % a["at"])
+                last = t
             nxt = 0
             for a in self.admissions:
                 if a["start"] != nxt:
@@ -253,6 +288,10 @@ def describe(sale, k):
         res["admission"] = adm
         res["reached"] = adm is not None
     lines = []
+    if place is None and how[0] == "unknown":
+        lines.append("draw_index %d (the fan's order key): no draw the draw endpoint lists covers it; "
+                     "only the fairness report can say whether it was placed first come, first served" % k)
+        return res, lines
     if place is None:
         lines.append("draw_index %d (the fan's order key) was still waiting for the next draw when the sale ended" % k)
         return res, lines
@@ -320,7 +359,12 @@ def main(argv=None):
             print("error: draw index %d out of range" % k, file=sys.stderr)
             rc = 2
             continue
-        res, lines = describe(sale, k)
+        try:
+            res, lines = describe(sale, k)
+        except VerifyError as exc:
+            print("error: %s" % exc, file=sys.stderr)
+            rc = max(rc, 1)
+            continue
         if a.json:
             print(json.dumps(res, sort_keys=True))
         else:

@@ -42,7 +42,9 @@ func (r *memRoom) join(visitor string, now time.Time, lim waitingroom.Limits) wa
 	key := r.c.Seq
 	r.c.Seq++
 	res := waitingroom.JoinResult{Key: key}
-	if lim.Open && key == r.c.Serving && r.credit >= 1 && r.free(lim) > 0 {
+	// Returners waiting at the front are people waiting: the budget they
+	// are owed is not a newcomer's (see lineCredit).
+	if lim.Open && key == r.c.Serving && r.lineCredit() >= 1 && r.free(lim) > 0 {
 		r.history = waitingroom.AppendAdmission(r.history, r.c.Serving, 1, now)
 		r.c.Serving++
 		r.c.Admitted++
@@ -84,6 +86,12 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
 	}
 	b := r.batchOf(place)
+	if b != nil && r.skipped(place) {
+		// A ghost the controller passed over in this batch: the batch's
+		// slots are the live places', and the ghost comes back as a lapsed
+		// admission.
+		return r.claimLapsed(visitor, place, now, lim), nil
+	}
 	if b != nil && b.Restored && b.Claimed >= b.Count {
 		// Every place of an admission restored after a loss was claimed
 		// before it: this is one of them again, whose session ended.
@@ -103,10 +111,10 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 	return r.claimLapsed(visitor, place, now, lim), nil
 }
 
-// claimLapsed answers a visitor whose admission lapsed unclaimed. Within the
-// return window after their grace (or while they hold a returner's slot,
-// having come back in time) they go to the front, into a slot no one else
-// holds: the controller keeps one back for each returner. Never while the room
+// claimLapsed answers a visitor whose admission lapsed unclaimed (or whose
+// place was skipped as a ghost). Within the return window after their grace
+// (or while they hold a returner's place, having come back in time) they go
+// to the front, within the rate (see letReturnerIn). Never while the room
 // admits nobody; and after the window their turn has passed.
 func (r *memRoom) claimLapsed(visitor string, place uint64, now time.Time, lim waitingroom.Limits) waitingroom.ClaimResult {
 	asked, returning := r.returners[visitor]
@@ -118,26 +126,59 @@ func (r *memRoom) claimLapsed(visitor string, place uint64, now time.Time, lim w
 	if !returning && r.batchOf(place) == nil && !r.mayReturn(place, now, lim) {
 		return waitingroom.ClaimResult{Status: waitingroom.Passed}
 	}
-	if !lim.Open {
-		r.returners[visitor] = now
-		return waitingroom.ClaimResult{Status: waitingroom.Held}
-	}
-	if len(r.live)+r.pending+len(r.returners) >= lim.Cap {
-		r.returners[visitor] = now
-		return waitingroom.ClaimResult{Status: waitingroom.Full}
+	if st, ok := r.letReturnerIn(visitor, now, lim); !ok {
+		return waitingroom.ClaimResult{Status: st}
 	}
 	r.c.Returned++
 	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}
 }
 
+// letReturnerIn decides whether a fan coming back at the front (a lapsed
+// admission, a skipped ghost, an idled-out session) goes in now. They are
+// let in within the rate: each takes a visitor's worth of the controller's
+// budget, which every step keeps for the returners before the line gets any
+// (lineCredit), and a slot that is free, whoever among the returners asks
+// first. Otherwise they keep their place at the front by asking again within
+// waitingroom.ReturnerWindow: Held while the room admits nobody, Full while
+// it has no budget or no slot for them.
+func (r *memRoom) letReturnerIn(visitor string, now time.Time, lim waitingroom.Limits) (waitingroom.ClaimStatus, bool) {
+	switch {
+	case !lim.Open:
+		r.returners[visitor] = now
+		return waitingroom.Held, false
+	case r.credit < 1 || len(r.live)+r.pending >= lim.Cap:
+		r.returners[visitor] = now
+		return waitingroom.Full, false
+	}
+	r.credit--
+	return waitingroom.Claimed, true
+}
+
+// lineCredit is the budget left for the line and for newcomers: the
+// returners waiting at the front are owed a visitor's worth each first.
+func (r *memRoom) lineCredit() float64 {
+	return r.credit - float64(len(r.returners))
+}
+
+// skipped reports whether place was passed over as a ghost by an admission
+// still within its grace: the controller recorded it as lapsed then.
+func (r *memRoom) skipped(place uint64) bool {
+	return r.lapseOf(place) != nil
+}
+
 // mayReturn reports whether place lapsed less than the return window ago.
 func (r *memRoom) mayReturn(place uint64, now time.Time, lim waitingroom.Limits) bool {
+	l := r.lapseOf(place)
+	return l != nil && now.Before(l.at.Add(lim.ReturnWindow))
+}
+
+// lapseOf finds the recorded lapse holding place, if any.
+func (r *memRoom) lapseOf(place uint64) *lapse {
 	i := sort.Search(len(r.lapsed), func(i int) bool { return r.lapsed[i].start > place }) - 1
-	if i < 0 {
-		return false
+	if i < 0 || place >= r.lapsed[i].start+r.lapsed[i].count {
+		return nil
 	}
-	l := r.lapsed[i]
-	return place < l.start+l.count && now.Before(l.at.Add(lim.ReturnWindow))
+	return &r.lapsed[i]
 }
 
 // Release implements waitingroom.Store.
@@ -150,8 +191,10 @@ func (s *Store) Release(_ context.Context, name, visitor, passID string, passExp
 	defer r.mu.Unlock()
 	if ses, ok := r.live[visitor]; ok {
 		removeSession(r, ses)
-	} else {
-		// A session the store lost: one of the held slots stood for it.
+	} else if visitor != "" {
+		// A session the store lost: one of the held slots stood for it. (A
+		// revocation put back after a loss names no visitor: it ends
+		// nothing.)
 		r.releaseHeld()
 	}
 	delete(r.seen, visitor)
@@ -251,15 +294,11 @@ func (r *memRoom) claimIdled(visitor string, now time.Time, lim waitingroom.Limi
 		delete(r.idled, visitor)
 		return waitingroom.ClaimResult{Status: waitingroom.Passed}
 	}
-	if !lim.Open || len(r.live)+r.pending+len(r.returners) >= lim.Cap {
-		r.returners[visitor] = now
-		if !lim.Open {
-			return waitingroom.ClaimResult{Status: waitingroom.Held}
-		}
-		return waitingroom.ClaimResult{Status: waitingroom.Full}
+	if st, ok := r.letReturnerIn(visitor, now, lim); !ok {
+		return waitingroom.ClaimResult{Status: st}
 	}
-	delete(r.idled, visitor)
 	r.c.Returned++
+	delete(r.idled, visitor)
 	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.resume(visitor, io.ends, now)}
 }
 
@@ -295,16 +334,13 @@ func (s *Store) Reclaim(_ context.Context, name, visitor string, ends, now time.
 		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
 	}
 	delete(r.returners, visitor)
-	if r.releaseHeld() {
-		// One of the sessions the held slots stand for: it takes one.
-		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.reclaim(visitor, ends, now, lim)}, nil
-	}
-	if !lim.Open || len(r.live)+r.pending+len(r.returners) >= lim.Cap {
-		r.returners[visitor] = now
-		if !lim.Open {
-			return waitingroom.ClaimResult{Status: waitingroom.Held}, nil
+	if !r.releaseHeld() {
+		// No slot is held for it any more: back at the front, as an
+		// idled-out session comes back, within the rate and into a free
+		// slot.
+		if st, ok := r.letReturnerIn(visitor, now, lim); !ok {
+			return waitingroom.ClaimResult{Status: st}, nil
 		}
-		return waitingroom.ClaimResult{Status: waitingroom.Full}, nil
 	}
 	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.reclaim(visitor, ends, now, lim)}, nil
 }

@@ -45,7 +45,9 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 		r.c.Abandoned += lapsed
 		r.batches = r.batches[1:]
 		if lapsed > 0 || b.End() > b.Start+b.Count {
-			// The ghosts skipped among its places lapse with it.
+			// The ghosts skipped among its places lapse with it: one record
+			// over the batch replaces theirs.
+			r.dropLapses(b.Start, b.End())
 			r.addLapse(lapse{start: b.Start, count: b.End() - b.Start, at: b.At.Add(lim.Grace)})
 		}
 	}
@@ -67,7 +69,10 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 }
 
 // admit moves serving forward by the rate budget and the free slots, counted
-// in live places: ghosts on the way are skipped without a slot.
+// in live places: ghosts on the way are skipped without a slot. The returners
+// waiting at the front are owed the budget first: the line gets what is left
+// once each has a visitor's worth kept for them (lineCredit), so fans coming
+// back never add to new_users_per_minute.
 func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 	if !lim.Open || now.Before(r.settle) {
 		r.credit = 0
@@ -89,15 +94,21 @@ func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 		// Only drawn places go in: the rest wait for the next draw.
 		end = max(end, r.c.Serving)
 	}
-	n := admissible(r.credit, r.free(lim), end-r.c.Serving)
+	n := admissible(r.lineCredit(), r.free(lim), end-r.c.Serving)
 	if n == 0 {
 		r.stepPace(elapsed, end > r.c.Serving, 0)
 		return
 	}
-	serving, got := r.admitLive(r.c.Serving, end, r.judgeFrom(now, lim), n)
+	serving, got, ghosts := r.admitLive(r.c.Serving, end, r.judgeFrom(now, lim), n)
 	r.stepPace(elapsed, true, got)
 	if got > 0 {
 		r.batches = append(r.batches, waitingroom.Batch{Start: r.c.Serving, Count: got, Span: spanOf(serving-r.c.Serving, got), At: now})
+		// The ghosts among the places let in are recorded as lapsed now,
+		// with the batch's grace: a claim from one is told apart from the
+		// live places' and takes none of their slots.
+		for _, g := range ghosts {
+			r.addLapse(lapse{start: g.start, count: g.count, at: now.Add(lim.Grace)})
+		}
 	} else if serving > r.c.Serving {
 		// Ghosts only: their turn passed now; one who comes back within the
 		// return window is a lapsed admission.
@@ -126,6 +137,11 @@ func spanOf(span, count uint64) uint64 {
 type lapse struct {
 	start, count uint64
 	at           time.Time
+}
+
+// dropLapses forgets the lapses recorded from places in [start, end).
+func (r *memRoom) dropLapses(start, end uint64) {
+	r.lapsed = slices.DeleteFunc(r.lapsed, func(l lapse) bool { return l.start >= start && l.start < end })
 }
 
 // addLapse records an admission that lapsed, in the order of places.

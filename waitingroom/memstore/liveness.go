@@ -140,10 +140,12 @@ func (r *memRoom) liveBlock(blk uint64) [wordsPerBlock]uint64 {
 }
 
 // admitLive finds where serving goes to admit up to n live places: it returns
-// the new serving and the live places admitted. Places below young are judged
+// the new serving, the live places admitted and the runs of ghosts passed
+// over on the way (as lapses with no time yet). Places below young are judged
 // by their beats, the rest (up to end) are all live.
-func (r *memRoom) admitLive(serving, end, young, n uint64) (uint64, uint64) {
+func (r *memRoom) admitLive(serving, end, young, n uint64) (uint64, uint64, []lapse) {
 	p, got := serving, uint64(0)
+	var ghosts []lapse
 	var u [wordsPerBlock]uint64
 	cached := ^uint64(0)
 	judged := min(young, end)
@@ -155,8 +157,13 @@ func (r *memRoom) admitLive(serving, end, young, n uint64) (uint64, uint64) {
 			u, cached = r.liveBlock(blk), blk
 		}
 		off := p % waitingroom.LiveBlock
-		if u[off/64]&(1<<(63-off%64)) != 0 {
+		switch k := len(ghosts) - 1; {
+		case u[off/64]&(1<<(63-off%64)) != 0:
 			got++
+		case k >= 0 && ghosts[k].start+ghosts[k].count == p:
+			ghosts[k].count++
+		default:
+			ghosts = append(ghosts, lapse{start: p, count: 1})
 		}
 		p++
 	}
@@ -165,7 +172,7 @@ func (r *memRoom) admitLive(serving, end, young, n uint64) (uint64, uint64) {
 		p += more
 		got += more
 	}
-	return p, got
+	return p, got, ghosts
 }
 
 // countLiveness makes the counts nodes compute positions from.

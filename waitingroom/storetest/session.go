@@ -155,15 +155,26 @@ func lapsedRoom(t *testing.T, h Harness, lim waitingroom.Limits) *fixture {
 	return f
 }
 
-// testReturnWithinWindow: back within the window with a slot free, the
-// visitor goes in at once, even at the window's last instant.
+// testReturnWithinWindow: back within the window with a slot free, even at
+// the window's last instant, the visitor goes to the front. The room spent
+// its budget (it admitted nobody meanwhile, and banks none while it does
+// not), so they wait there for the next step, which keeps its budget for
+// them before the line's; then they go in, though the window is over by then.
 func testReturnWithinWindow(t *testing.T, h Harness) {
 	lim := limits()
 	lim.Cap = 2
 	f := lapsedRoom(t, h, lim)
 	last := at(31).Add(lim.ReturnWindow - time.Millisecond)
-	if r := f.claim(visitor(0), 0, last, lim); r.Status != waitingroom.Claimed {
-		t.Fatalf("back just within the return window: %v, want claimed", r.Status)
+	if r := f.claim(visitor(0), 0, last, lim); r.Status != waitingroom.Full {
+		t.Fatalf("back just within the return window, no budget banked: %v, want full", r.Status)
+	}
+	next := at(31).Add(lim.ReturnWindow + time.Second)
+	f.advance(next, lim)
+	if s := f.snap(next); s.Serving != 2 || s.Returning != 1 {
+		t.Fatalf("the step after: serving %d returning %d, want 2 and 1 (the budget and the slot are the returner's)", s.Serving, s.Returning)
+	}
+	if r := f.claim(visitor(0), 0, next.Add(time.Second), lim); r.Status != waitingroom.Claimed {
+		t.Fatalf("returner after the next step: %v, want claimed", r.Status)
 	}
 }
 

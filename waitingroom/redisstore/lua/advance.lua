@@ -96,7 +96,9 @@ while true do
 	abandoned = abandoned + (count - claimed)
 	redis.call('ZREM', batches, head[1])
 	if count > claimed or span > count then
-		-- The ghosts skipped among its places lapse with it.
+		-- The ghosts skipped among its places lapse with it: one record
+		-- over the batch replaces theirs.
+		redis.call('ZREMRANGEBYSCORE', lapsed, int(start), int(start + span - 1))
 		redis.call('ZADD', lapsed, int(start), lapse(start, span, at + grace))
 		redis.call('PEXPIRE', lapsed, ARGV[10])
 	end
@@ -132,11 +134,50 @@ if ARGV[4] == '1' and m[3] ~= '1' then
 	end
 end
 
+-- Appends to runs the runs of ghosts ({start, count}) among places [a, b),
+-- both within block blk whose union is in hbtmp, joining a run to the last
+-- one when it goes on from it. Bits past the end of the union are clear.
+local function ghost_runs(blk, a, b, runs)
+	local base = blk * BEAT_BLOCK
+	local stored = base + 8 * redis.call('STRLEN', hbtmp)
+	local p = a
+	while p < b do
+		local g = p
+		if p < stored then
+			local e = math.min(b, stored)
+			g = redis.call('BITPOS', hbtmp, 0, p - base, e - 1 - base, 'BIT')
+			if g >= 0 then
+				g = g + base
+			elseif e < b then
+				g = e
+			else
+				return
+			end
+		end
+		local q = b
+		if g < stored then
+			local e = math.min(b, stored)
+			local s = redis.call('BITPOS', hbtmp, 1, g - base, e - 1 - base, 'BIT')
+			if s >= 0 then
+				q = s + base
+			end
+		end
+		local last = runs[#runs]
+		if last and last[1] + last[2] == g then
+			last[2] = last[2] + q - g
+		else
+			runs[#runs + 1] = {g, q - g}
+		end
+		p = q
+	end
+end
+
 -- Where serving goes to admit up to n live places, from serving to end_:
 -- places below young are judged by their beats, the rest are all live.
--- Returns the new serving and the live places admitted.
+-- Returns the new serving, the live places admitted, and the runs of ghosts
+-- passed over on the way.
 local function admit_live(end_, young, n)
-	local p, got = serving, 0
+	local p, got, runs = serving, 0, {}
 	local judged = math.min(young, end_)
 	-- A step walks at most STEP_BLOCKS blocks of ghosts; a longer run of
 	-- them is skipped over the next steps.
@@ -151,6 +192,9 @@ local function admit_live(end_, young, n)
 		local e = math.min(judged, walk, (blk + 1) * BEAT_BLOCK)
 		local c = count_live(blk, p, e)
 		if got + c < n then
+			if c < e - p then
+				ghost_runs(blk, p, e, runs)
+			end
 			got, p = got + c, e
 		else
 			-- The first q with (n - got) live places in [p, q).
@@ -163,6 +207,9 @@ local function admit_live(end_, young, n)
 					lo = mid + 1
 				end
 			end
+			if lo - p > need then
+				ghost_runs(blk, p, lo, runs)
+			end
 			got, p = n, lo
 		end
 	end
@@ -170,7 +217,7 @@ local function admit_live(end_, young, n)
 		local more = math.min(n - got, end_ - p)
 		got, p = got + more, p + more
 	end
-	return p, got
+	return p, got, runs
 end
 
 -- The pace record, as waitingroom.Pace.Step keeps it: the same arithmetic as
@@ -213,6 +260,10 @@ local function admit()
 	-- store.
 	local per_second = tonumber(ARGV[5]) / 60
 	local credit = math.min(num(m[4]) + per_second * elapsed, math.max(per_second, 1))
+	-- The returners waiting at the front are owed the budget first: the line
+	-- gets what is left once each has a visitor's worth kept for them, so
+	-- fans coming back never add to the rate (see let_returner_in).
+	local line = line_credit(credit)
 	local room = free(tonumber(ARGV[6]), pending)
 	local end_ = seq
 	if ARGV[11] == '1' then
@@ -240,17 +291,26 @@ local function admit()
 		end_ = math.max(drawn_end, serving)
 	end
 	local n = 0
-	if credit >= 1 and room > 0 and end_ > serving then
-		n = math.min(math.floor(credit), room, end_ - serving)
+	if line >= 1 and room > 0 and end_ > serving then
+		n = math.min(math.floor(line), room, end_ - serving)
 	end
 	local waiting = end_ > serving
 	local admitted = 0
 	if n > 0 then
-		local to, got = admit_live(end_, judge_from(now, win), n)
+		local to, got, ghosts = admit_live(end_, judge_from(now, win), n)
 		admitted = got
 		if got > 0 then
 			redis.call('ZADD', batches, int(serving), batch(serving, got, 0, now, false, to - serving))
 			redis.call('HINCRBY', meta, 'admitted', int(got))
+			-- The ghosts among the places let in are recorded as lapsed now,
+			-- with the batch's grace: a claim from one is told apart from
+			-- the live places' and takes none of their slots.
+			for _, g in ipairs(ghosts) do
+				redis.call('ZADD', lapsed, int(g[1]), lapse(g[1], g[2], now + grace))
+			end
+			if #ghosts > 0 then
+				redis.call('PEXPIRE', lapsed, ARGV[10])
+			end
 		elseif to > serving then
 			-- Ghosts only: their turn passed now; one who comes back within
 			-- the return window is a lapsed admission.

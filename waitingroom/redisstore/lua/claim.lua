@@ -22,8 +22,8 @@ local pending = num(m[2])
 
 -- A session that idled out comes back to the end it had, once per idle-out:
 -- within the return window after the idle-out (or while holding a returner's
--- slot, having come back in time) at the front, into a slot no one else holds;
--- never while the room admits nobody; with no time left it has finished; after
+-- place, having come back in time) at the front, within the rate (see
+-- let_returner_in); never while the room admits nobody; with no time left it has finished; after
 -- the window, rejoining at the back. A ticket's sessions together never
 -- outlast one session_duration.
 local idle_at = redis.call('ZSCORE', idled, visitor)
@@ -42,17 +42,13 @@ if idle_at and place < num(m[1]) then
 		redis.call('ZREM', idledends, visitor)
 		return {5, 0}
 	end
-	if ARGV[10] ~= '1' or redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
-		redis.call('ZADD', returners, int(now), visitor)
-		redis.call('PEXPIRE', returners, ttl)
-		if ARGV[10] ~= '1' then
-			return {4, 0}
-		end
-		return {2, 0}
+	local status = let_returner_in(visitor, now, cap, pending, ARGV[10] == '1', ttl)
+	if status then
+		return {status, 0}
 	end
+	redis.call('HINCRBY', meta, 'returned', 1)
 	redis.call('ZREM', idled, visitor)
 	redis.call('ZREM', idledends, visitor)
-	redis.call('HINCRBY', meta, 'returned', 1)
 	-- The same end gives the same pass id: the origin sees one session.
 	redis.call('ZADD', live, ends, visitor)
 	redis.call('ZADD', seen, int(now), visitor)
@@ -76,7 +72,17 @@ end
 -- The batch holding place, if it is still within its grace window: the one
 -- with the greatest start at or below place, if it reaches that far.
 local b = redis.call('ZREVRANGEBYSCORE', batches, int(place), '-inf', 'LIMIT', 0, 1)
-if #b > 0 then
+-- The lapse holding place, if one was recorded: while the place's batch is
+-- within its grace, only for a ghost the controller passed over in it.
+local l = redis.call('ZREVRANGEBYSCORE', lapsed, int(place), '-inf', 'LIMIT', 0, 1)
+local lapse_holds = false
+if #l > 0 then
+	local start, count = parse_lapse(l[1])
+	lapse_holds = place < start + count
+end
+-- A ghost's claim takes none of the slots of its batch, which are the live
+-- places': it comes back as a lapsed admission, below.
+if #b > 0 and not lapse_holds then
 	local start, count, claimed, at, restored, span = parse_batch(b[1])
 	-- Every place of an admission restored after a loss was claimed before
 	-- it: this is one of them again, whose session ended.
@@ -104,16 +110,15 @@ if #b > 0 then
 	end
 end
 
--- The admission lapsed unclaimed. Within the return window after its grace
--- (or while holding a returner's slot, having come back in time) the visitor
--- goes to the front, into a slot no one else holds: the controller keeps one
--- back for each returner. Never while the room admits nobody; and after the
+-- The admission lapsed unclaimed, or the place was skipped as a ghost. Within
+-- the return window after its grace (or while holding a returner's place,
+-- having come back in time) the visitor goes to the front, within the rate
+-- (see let_returner_in). Never while the room admits nobody; and after the
 -- window their turn has passed.
 local asked = redis.call('ZSCORE', returners, visitor)
 local returning = asked and now - tonumber(asked) < tonumber(ARGV[8])
 redis.call('ZREM', returners, visitor)
 if not returning then
-	local l = redis.call('ZREVRANGEBYSCORE', lapsed, int(place), '-inf', 'LIMIT', 0, 1)
 	local within = false
 	if #b > 0 then
 		-- The controller reached the place within the grace still running
@@ -129,15 +134,9 @@ if not returning then
 		return {5, 0}
 	end
 end
-if ARGV[10] ~= '1' then
-	redis.call('ZADD', returners, int(now), visitor)
-	redis.call('PEXPIRE', returners, ttl)
-	return {4, 0}
-end
-if redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
-	redis.call('ZADD', returners, int(now), visitor)
-	redis.call('PEXPIRE', returners, ttl)
-	return {2, 0}
+local status = let_returner_in(visitor, now, cap, pending, ARGV[10] == '1', ttl)
+if status then
+	return {status, 0}
 end
 redis.call('HINCRBY', meta, 'returned', 1)
 return {0, open_session(visitor, now, session, retention, ttl)}

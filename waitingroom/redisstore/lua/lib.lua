@@ -35,6 +35,12 @@ local function free(cap, pending)
 	return cap - redis.call('ZCARD', live) - pending - redis.call('ZCARD', returners)
 end
 
+-- The budget left for the line and for newcomers: the returners waiting at
+-- the front are owed a visitor's worth each first.
+local function line_credit(credit)
+	return credit - redis.call('ZCARD', returners)
+end
+
 -- Opens a session and remembers the visitor as having had one until the
 -- session ends plus the retention. Returns the session end.
 local function open_session(visitor, now, session, retention, ttl)
@@ -245,7 +251,9 @@ local function join_visitors(now, open, cap, session, retention, ttl, n, visitor
 		if first == num(m[1]) and credit >= 1 then
 			expire_sessions(now)
 			local slots = free(cap, num(m[3]))
-			while admitted < n and credit >= 1 and slots > 0 do
+			-- Returners waiting at the front go first.
+			local owed = redis.call('ZCARD', returners)
+			while admitted < n and credit - owed >= 1 and slots > 0 do
 				exp = open_session(visitor(admitted), now, session, retention, ttl)
 				admitted = admitted + 1
 				credit = credit - 1
@@ -261,4 +269,32 @@ local function join_visitors(now, open, cap, session, retention, ttl, n, visitor
 		end
 	end
 	return first, admitted, exp
+end
+
+-- Returners: fans coming back at the front (a lapsed admission, a skipped
+-- ghost, an idled-out session), in the returners set while they wait. They are
+-- let in within the rate: each takes a visitor's worth of the controller's
+-- budget, which every step keeps for them before the line or a newcomer gets
+-- any (line_credit), and a slot that is free, whoever among them asks first.
+-- Returns nil when the visitor may go in now (their visitor's worth spent;
+-- the caller counts what kind of return it was),
+-- else the claim status to answer: 4 (held) while the room admits nobody, 2
+-- (full) while it has no budget or no slot for them; either way they keep
+-- their place at the front by asking again within the returner window.
+local function let_returner_in(visitor, now, cap, pending, open, ttl)
+	local status
+	if not open then
+		status = 4
+	else
+		local credit = num(redis.call('HGET', meta, 'credit'))
+		if credit < 1 or redis.call('ZCARD', live) + pending >= cap then
+			status = 2
+		else
+			redis.call('HSET', meta, 'credit', float(credit - 1))
+			return nil
+		end
+	end
+	redis.call('ZADD', returners, int(now), visitor)
+	redis.call('PEXPIRE', returners, ttl)
+	return status
 end

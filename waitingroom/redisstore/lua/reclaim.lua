@@ -24,15 +24,10 @@ end
 redis.call('ZREM', returners, visitor)
 if not release_held() then
 	-- No slot is held for it any more: back at the front, as an idled-out
-	-- session comes back, into a slot no one else holds.
-	local pending = num(redis.call('HGET', meta, 'pending'))
-	if ARGV[7] ~= '1' or redis.call('ZCARD', live) + pending + redis.call('ZCARD', returners) >= cap then
-		redis.call('ZADD', returners, int(now), visitor)
-		redis.call('PEXPIRE', returners, ttl)
-		if ARGV[7] ~= '1' then
-			return {4, 0}
-		end
-		return {2, 0}
+	-- session comes back, within the rate and into a free slot.
+	local status = let_returner_in(visitor, now, cap, num(redis.call('HGET', meta, 'pending')), ARGV[7] == '1', ttl)
+	if status then
+		return {status, 0}
 	end
 end
 -- The pass's end: the same end gives the same pass id.

@@ -3,8 +3,9 @@
 if redis.call('EXISTS', meta) == 0 then
 	return false
 end
-if redis.call('ZREM', live, ARGV[1]) == 0 then
-	-- A session the store lost: one of the held slots stood for it.
+if redis.call('ZREM', live, ARGV[1]) == 0 and ARGV[1] ~= '' then
+	-- A session the store lost: one of the held slots stood for it. (A
+	-- revocation put back after a loss names no visitor: it ends nothing.)
 	release_held()
 end
 redis.call('ZREM', seen, ARGV[1])
