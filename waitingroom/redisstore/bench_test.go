@@ -301,7 +301,7 @@ func fillBeats(tb testing.TB, s *redisstore.Store, room string, fans int) {
 		for i := range vs {
 			vs[i] = "v" + strconv.Itoa(lo+i)
 		}
-		if _, err := s.JoinMany(ctx, room, vs, benchT0, lim); err != nil {
+		if _, err := s.JoinMany(ctx, room, joinersOf(vs), benchT0, lim); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -375,9 +375,9 @@ func BenchmarkJoinBatch(b *testing.B) {
 	const joinBatchSize = 24
 	s, admin, lim := benchLineBehindOne(b)
 	ctx := context.Background()
-	visitors := make([]string, joinBatchSize)
+	visitors := make([]waitingroom.Joiner, joinBatchSize)
 	for i := range visitors {
-		visitors[i] = waitingroom.NewVisitorID().String()
+		visitors[i].Visitor = waitingroom.NewVisitorID().String()
 	}
 	b.ReportAllocs()
 	countCommands(b, admin, b.N, "join", func() {

@@ -228,7 +228,7 @@ func (d *differ) joinAccount() {
 	for i := range vid {
 		vid[i] = byte(d.arng.IntN(256))
 	}
-	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(d.room, name), Visitor: vid.String()}
+	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(d.room, name), Joiner: waitingroom.Joiner{Visitor: vid.String()}}
 	if d.accounts == nil {
 		d.accounts = make(map[string]uint64)
 	}
