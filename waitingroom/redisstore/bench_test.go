@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"sync"
@@ -387,4 +388,95 @@ func BenchmarkJoinBatch(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkMemoryPerJoinCheck is what the store keeps for join_limit and the
+// proof of work, for every node sharing it: a key per client network while
+// its allowance is not whole, and a key per seed that bought a place, until
+// the seed expires (joinchecks.go). Each sub-benchmark makes 100,000 places,
+// each from a network of its own or with a seed of its own, and reports the
+// bytes each cost: in its key (MEMORY USAGE) and in the server's used_memory,
+// which also counts the key's expiry.
+func BenchmarkMemoryPerJoinCheck(b *testing.B) {
+	const n = 100_000
+	cases := []struct {
+		name   string
+		joiner func(i int) waitingroom.Joiner
+	}{
+		{"network=IPv4", func(i int) waitingroom.Joiner {
+			return waitingroom.Joiner{Client: fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&255, i&255)}
+		}},
+		{"network=IPv6", func(i int) waitingroom.Joiner {
+			return waitingroom.Joiner{Client: fmt.Sprintf("2001:db8:%x:%x::/64", i>>16, i&0xffff)}
+		}},
+		{"seed", func(i int) waitingroom.Joiner {
+			// A seed's identifier as the room names it: 12 bytes, base64url.
+			var id [12]byte
+			binary.BigEndian.PutUint64(id[4:], uint64(i))
+			return waitingroom.Joiner{Seed: base64.RawURLEncoding.EncodeToString(id[:]), SeedUntil: benchT0.Add(waitingroom.SeedLifetime + 30*time.Second)}
+		}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			s, admin := benchStore(b)
+			ctx := context.Background()
+			lim := benchLimits()
+			lim.Open = false
+			// A long interval, so that no network's key expires while it is
+			// measured: its size does not depend on the limit.
+			lim.JoinLimit = waitingroom.JoinLimit{N: 1, Per: time.Hour}
+			var keys, used float64
+			for iter := range b.N {
+				room := fmt.Sprintf("jc-%d", iter)
+				fill := func(room string) {
+					if err := s.Init(ctx, room, waitingroom.Seed{}); err != nil {
+						b.Fatal(err)
+					}
+					batch := make([]waitingroom.Joiner, 0, 256)
+					for i := range n {
+						j := tc.joiner(i)
+						j.Visitor = "v"
+						batch = append(batch, j)
+						if len(batch) == cap(batch) || i == n-1 {
+							if _, err := s.JoinMany(ctx, room, batch, benchT0, lim); err != nil {
+								b.Fatal(err)
+							}
+							batch = batch[:0]
+						}
+					}
+				}
+				fill(room + "-warm-up") // scripts and the Lua heap, paid once
+				gc := func() {
+					if err := admin.Eval(ctx, "collectgarbage('collect') return 0", nil).Err(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				gc()
+				m0 := redistest.HeldMemory(ctx, b, admin)
+				fill(room)
+				gc()
+				m1 := redistest.HeldMemory(ctx, b, admin)
+				names, err := admin.Keys(ctx, "*{"+room+"}:[js][le]*").Result()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(names) != n {
+					b.Fatalf("%d keys, want %d", len(names), n)
+				}
+				var sum int64
+				for _, k := range names {
+					v, err := admin.MemoryUsage(ctx, k).Result()
+					if err != nil {
+						b.Fatal(err)
+					}
+					sum += v
+				}
+				keys += float64(sum) / n
+				used += float64(m1-m0) / n
+			}
+			b.ReportMetric(keys/float64(b.N), "key-bytes/each")
+			b.ReportMetric(used/float64(b.N), "used-bytes/each")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
 }
