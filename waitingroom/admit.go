@@ -233,7 +233,9 @@ func (r *Room) allowJoin(a *arrival) error {
 	if err := r.AllowJoin(a.client); err != nil {
 		return err
 	}
-	a.network = ClientNetwork(a.client)
+	if !r.settings().JoinLimit.IsZero() {
+		a.network = ClientNetwork(a.client)
+	}
 	return nil
 }
 
