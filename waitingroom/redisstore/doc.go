@@ -31,7 +31,10 @@
 // "hb:<window>:<block>" bitmaps of 31,744 places, written only from serving on
 // and expiring once no controller step looks at them (lua/lib.lua); joining
 // bumps a counter and stores no entry. Each controller step leaves the live
-// counts for the nodes in two small strings.
+// counts for the nodes in two small strings. What joins are weighed by is a
+// small string each while it matters (joinchecks.go): "jl:<network>", a
+// client network's join_limit allowance, and "seed:<id>", a seed that bought
+// a place, each expiring once it no longer counts.
 //
 // # Costs
 //
