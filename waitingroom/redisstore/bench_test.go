@@ -107,6 +107,33 @@ func BenchmarkJoin(b *testing.B) {
 	})
 }
 
+// BenchmarkJoinWeighed is BenchmarkJoinBatch with every fan weighed by
+// join_limit (each from a network of its own, as a crowd is) and every
+// fourth answering a seed: what a join costs the store with join_limit and
+// challenge on, against BenchmarkJoinBatch in the same run.
+func BenchmarkJoinWeighed(b *testing.B) {
+	const joinBatchSize = 24
+	s, admin, lim := benchLineBehindOne(b)
+	lim.JoinLimit = waitingroom.JoinLimit{N: 20, Per: time.Minute}
+	ctx := context.Background()
+	batch := make([]waitingroom.Joiner, joinBatchSize)
+	b.ReportAllocs()
+	countCommands(b, admin, b.N, "join", func() {
+		for i := 0; i < b.N; i += joinBatchSize {
+			for k := range batch {
+				n := i + k
+				batch[k] = waitingroom.Joiner{Visitor: waitingroom.NewVisitorID().String(), Client: fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255)}
+				if n%4 == 0 {
+					batch[k].Seed, batch[k].SeedUntil = "s"+strconv.Itoa(n), benchT0.Add(waitingroom.SeedLifetime)
+				}
+			}
+			if _, err := s.JoinMany(ctx, "bench", batch, benchT0, lim); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 // BenchmarkClaim is an admitted fan opening a session.
 func BenchmarkClaim(b *testing.B) {
 	s, admin := benchStore(b)
