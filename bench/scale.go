@@ -317,9 +317,9 @@ func fillLine(ctx context.Context, store waitingroom.Store, n uint64, now time.T
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			visitors := make([]string, scaleBatch)
+			visitors := make([]waitingroom.Joiner, scaleBatch)
 			for i := range visitors {
-				visitors[i] = "v"
+				visitors[i].Visitor = "v"
 			}
 			for {
 				from := next.Add(scaleBatch) - scaleBatch

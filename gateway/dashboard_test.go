@@ -33,7 +33,7 @@ func (c *countingStore) Join(ctx context.Context, room, visitor string, now time
 	return c.Store.Join(ctx, room, visitor, now, lim)
 }
 
-func (c *countingStore) JoinMany(ctx context.Context, room string, visitors []string, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
+func (c *countingStore) JoinMany(ctx context.Context, room string, visitors []waitingroom.Joiner, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
 	c.calls.Add(1)
 	return c.Store.JoinMany(ctx, room, visitors, now, lim)
 }

@@ -39,8 +39,9 @@ func NewAccountKey(room, account string) AccountKey {
 // AccountJoin asks a store for an account's place.
 type AccountJoin struct {
 	Account AccountKey
-	// Visitor is the visitor ID a new place is taken with.
-	Visitor string
+	// Joiner is who a new place is taken for (its Visitor) and what it is
+	// weighed by; an account's existing place is returned unweighed.
+	Joiner
 	// Spent, when set, is the key of a place of the account's that is over:
 	// the session it gave ended, or its turn passed. If it is the account's
 	// recorded place, the account joins anew.
@@ -83,7 +84,7 @@ func (r *Room) joinAccount(ctx context.Context, a *arrival, v *view, t Ticket, n
 		return Visit{}, r.joinFailed(ctx, ErrJoinQueueFull)
 	}
 	defer r.accountJoins.Add(-1)
-	req := AccountJoin{Account: a.account, Visitor: t.Visitor.String(), Spent: a.spent, HasSpent: a.hasSpent}
+	req := AccountJoin{Account: a.account, Joiner: a.joiner(t.Visitor), Spent: a.spent, HasSpent: a.hasSpent}
 	res, err := r.store.JoinAccount(ctx, r.id, req, now, lim)
 	if errors.Is(err, ErrNoRoom) {
 		if err = r.reseed(ctx, now); err == nil {
@@ -92,6 +93,9 @@ func (r *Room) joinAccount(ctx context.Context, a *arrival, v *view, t Ticket, n
 	}
 	if err != nil {
 		return Visit{}, r.joinFailed(ctx, err)
+	}
+	if res.Refused != NotRefused {
+		return r.refused(res.JoinResult)
 	}
 	r.mu.Lock()
 	r.maxKey = max(r.maxKey, res.Key+1)

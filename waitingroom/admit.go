@@ -188,6 +188,20 @@ type arrival struct {
 	// store never hands back a spent place, so this only bounds the
 	// recursion should that ever break).
 	polled bool
+	// network, once this node's join_limit let the join through, is the
+	// client network the store counts the place against for every node
+	// (Joiner.Client); "" while nothing weighed it.
+	network string
+	// seed and seedUntil name the proof-of-work seed the join answered: the
+	// store makes one place per seed (Joiner.Seed).
+	seed      string
+	seedUntil time.Time
+}
+
+// joiner is who the store is asked to make a place for: the new ticket's
+// visitor, weighed as the arrival says.
+func (a *arrival) joiner(visitor VisitorID) Joiner {
+	return Joiner{Visitor: visitor.String(), Client: a.network, Seed: a.seed, SeedUntil: a.seedUntil}
 }
 
 // follow looks up the transition from s on e. A pair the table lacks is a
@@ -210,7 +224,7 @@ func (r *Room) arrive(ctx context.Context, a *arrival) (Visit, error) {
 	if st, ok := r.newChallenge(a.client); ok {
 		return Visit{Status: st, transition: machine[TicketChallenged][EventArrive]}, nil
 	}
-	if err := r.AllowJoin(a.client); err != nil {
+	if err := r.allowJoin(a); err != nil {
 		return Visit{transition: machine[TicketNew][EventOverJoinLimit]}, err
 	}
 	vis, err := r.join(ctx, a)
@@ -218,6 +232,18 @@ func (r *Room) arrive(ctx context.Context, a *arrival) (Visit, error) {
 		r.ReturnJoin(a.client) // no place was made
 	}
 	return vis, err
+}
+
+// allowJoin is AllowJoin for an arrival about to join: past this node's own
+// table, the store weighs the place again for every node (arrival.network).
+func (r *Room) allowJoin(a *arrival) error {
+	if err := r.AllowJoin(a.client); err != nil {
+		return err
+	}
+	if !r.settings().JoinLimit.IsZero() {
+		a.network = ClientNetwork(a.client)
+	}
+	return nil
 }
 
 // Join gives a new visitor a ticket, as Admit does for a newcomer with no
@@ -260,11 +286,11 @@ func (r *Room) join(ctx context.Context, a *arrival) (Visit, error) {
 	if a.hasAccount {
 		return r.joinAccount(ctx, a, v, t, now, lim)
 	}
-	res, err := r.joins.join(ctx, t.Visitor.String(), func(ctx context.Context, visitors []string) ([]JoinResult, error) {
-		res, err := r.store.JoinMany(ctx, r.id, visitors, now, lim)
+	res, err := r.joins.join(ctx, a.joiner(t.Visitor), func(ctx context.Context, joiners []Joiner) ([]JoinResult, error) {
+		res, err := r.store.JoinMany(ctx, r.id, joiners, now, lim)
 		if errors.Is(err, ErrNoRoom) {
 			if err = r.reseed(ctx, now); err == nil {
-				res, err = r.store.JoinMany(ctx, r.id, visitors, now, lim)
+				res, err = r.store.JoinMany(ctx, r.id, joiners, now, lim)
 			}
 		}
 		return res, err
@@ -272,11 +298,26 @@ func (r *Room) join(ctx context.Context, a *arrival) (Visit, error) {
 	if err != nil {
 		return Visit{transition: machine[TicketNew][EventStoreAway]}, r.joinFailed(ctx, err)
 	}
+	if res.Refused != NotRefused {
+		return r.refused(res)
+	}
 	r.stats.Joins.Add(1)
 	r.mu.Lock()
 	r.maxKey = max(r.maxKey, res.Key+1)
 	r.mu.Unlock()
 	return r.placed(v, t, res, now)
+}
+
+// refused answers a joiner the store made no place for: over join_limit
+// counted across every node sharing the store, or answering a seed that
+// bought a place already, on any of them.
+func (r *Room) refused(res JoinResult) (Visit, error) {
+	if res.Refused == RefusedJoinLimit {
+		r.stats.JoinsLimited.Add(1)
+		return Visit{transition: machine[TicketNew][EventOverJoinLimit]}, &JoinLimitedError{RetryAfter: res.RetryAfter}
+	}
+	r.stats.AnswersRefused.Add(1)
+	return Visit{}, ErrSeedSpent
 }
 
 // placed answers a visitor given a new place with key res.Key: in at once
@@ -454,7 +495,9 @@ func (r *Room) rejoin(ctx context.Context, a *arrival) (Visit, error) {
 }
 
 // answer checks a newcomer's answer to a seed and, when it is right and the
-// seed was not answered on this node before, joins them.
+// seed bought no place before, joins them. This node's spent set refuses a
+// seed answered here for free; the store refuses one answered on any node
+// sharing it (or here before a restart), in the join's own round trip.
 func (r *Room) answer(ctx context.Context, a *arrival, ans Answer) (Visit, error) {
 	now := r.now()
 	id, expires, err := r.checkAnswer(ClientNetwork(a.client), ans.Seed, ans.Nonce, now)
@@ -468,16 +511,22 @@ func (r *Room) answer(ctx context.Context, a *arrival, ans Answer) (Visit, error
 	}
 	// A right answer makes a place, so it spends the address's join_limit
 	// allowance; over it, the seed stays good for a try after Retry-After.
-	if err := r.AllowJoin(a.client); err != nil {
+	if err := r.allowJoin(a); err != nil {
 		r.spent.forget(id)
 		return Visit{}, err
 	}
+	// Another node may take an answer until the seed expires by its clock,
+	// which may run behind this one's by up to seedSkew.
+	a.seed, a.seedUntil = seedEncoding.EncodeToString(id[:]), expires.Add(seedSkew)
 	vis, err := r.join(ctx, a)
 	if err != nil {
-		// No place was made (the store is away): the fan may try the same
-		// answer again rather than solve a new seed, and keeps the
-		// allowance.
-		r.spent.forget(id)
+		// No place was made: the fan keeps the allowance and, unless the
+		// store says the seed bought a place already, may try the same
+		// answer again (after Retry-After, or once the store answers)
+		// rather than solve a new seed.
+		if !errors.Is(err, ErrSeedSpent) {
+			r.spent.forget(id)
+		}
 		r.ReturnJoin(a.client)
 	}
 	if vis.transition == machine[TicketNew][EventArrive] {

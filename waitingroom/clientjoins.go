@@ -17,7 +17,9 @@ const MaxTrackedClients = 1 << 16
 // come back. Call it only for a visitor who is about to join: polls, live
 // connections and admitted requests never spend the allowance, and cost
 // nothing here. A room that would give no place (not yet open, closed, sold
-// out, rejecting) lets everyone see so. Each node counts on its own.
+// out, rejecting) lets everyone see so. This is the node's own count, the
+// first and free filter; a join it lets through is weighed again by the
+// store, for every node sharing it (Limits.JoinLimit, Joiner.Client).
 func (r *Room) AllowJoin(client netip.Addr) error {
 	now := r.now()
 	s := r.view.Load().settings

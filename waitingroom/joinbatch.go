@@ -21,11 +21,11 @@ type joinBatcher struct {
 }
 
 type joinCall struct {
-	visitor string
-	res     JoinResult
-	err     error
-	ready   chan struct{} // closed once: result delivered, or the lead passed on
-	leads   bool
+	joiner Joiner
+	res    JoinResult
+	err    error
+	ready  chan struct{} // closed once: result delivered, or the lead passed on
+	leads  bool
 }
 
 const (
@@ -48,9 +48,9 @@ const (
 // when MaxJoinQueue joins already wait for the store.
 var ErrJoinQueueFull = errors.New("too many joins waiting for the store")
 
-// join queues visitor's join and returns its result. send performs one batch.
-func (b *joinBatcher) join(ctx context.Context, visitor string, send func(context.Context, []string) ([]JoinResult, error)) (JoinResult, error) {
-	c := &joinCall{visitor: visitor, ready: make(chan struct{})}
+// join queues j's join and returns its result. send performs one batch.
+func (b *joinBatcher) join(ctx context.Context, j Joiner, send func(context.Context, []Joiner) ([]JoinResult, error)) (JoinResult, error) {
+	c := &joinCall{joiner: j, ready: make(chan struct{})}
 	b.mu.Lock()
 	if b.busy && len(b.queue) >= MaxJoinQueue {
 		b.mu.Unlock()
@@ -73,12 +73,12 @@ func (b *joinBatcher) join(ctx context.Context, visitor string, send func(contex
 	b.queue = b.queue[n:]
 	b.mu.Unlock()
 
-	visitors := make([]string, len(batch))
+	joiners := make([]Joiner, len(batch))
 	for i, bc := range batch {
-		visitors[i] = bc.visitor
+		joiners[i] = bc.joiner
 	}
 	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), joinBatchTimeout)
-	res, err := send(sendCtx, visitors)
+	res, err := send(sendCtx, joiners)
 	cancel()
 	for i, bc := range batch {
 		if err == nil {

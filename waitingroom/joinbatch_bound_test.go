@@ -11,11 +11,11 @@ import (
 
 // blockedBatcher has one join in flight on a send that blocks until release
 // is closed, and returns the send, which fails with err once released.
-func blockedBatcher(t *testing.T, b *joinBatcher, err error) (send func(context.Context, []string) ([]JoinResult, error), release chan struct{}, done chan error) {
+func blockedBatcher(t *testing.T, b *joinBatcher, err error) (send func(context.Context, []Joiner) ([]JoinResult, error), release chan struct{}, done chan error) {
 	t.Helper()
 	release = make(chan struct{})
 	started := make(chan struct{}, 1)
-	send = func(_ context.Context, vs []string) ([]JoinResult, error) {
+	send = func(_ context.Context, vs []Joiner) ([]JoinResult, error) {
 		select {
 		case started <- struct{}{}:
 		default:
@@ -28,7 +28,7 @@ func blockedBatcher(t *testing.T, b *joinBatcher, err error) (send func(context.
 	}
 	done = make(chan error, 1)
 	go func() {
-		_, err := b.join(context.Background(), "leader", send)
+		_, err := b.join(context.Background(), Joiner{Visitor: "leader"}, send)
 		done <- err
 	}()
 	<-started
@@ -59,13 +59,13 @@ func TestJoinBatcherQueueIsBounded(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range MaxJoinQueue {
 		wg.Go(func() {
-			if _, err := b.join(context.Background(), fmt.Sprint(i), send); err != nil {
+			if _, err := b.join(context.Background(), Joiner{Visitor: fmt.Sprint(i)}, send); err != nil {
 				t.Errorf("queued join %d: %v", i, err)
 			}
 		})
 	}
 	waitQueued(t, &b, MaxJoinQueue)
-	if _, err := b.join(context.Background(), "one too many", send); !errors.Is(err, ErrJoinQueueFull) {
+	if _, err := b.join(context.Background(), Joiner{Visitor: "one too many"}, send); !errors.Is(err, ErrJoinQueueFull) {
 		t.Fatalf("join beyond the queue's bound: %v, want ErrJoinQueueFull at once", err)
 	}
 	close(release)
@@ -81,7 +81,7 @@ func TestJoinBatcherWaitingJoinerHonoursItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	gone := make(chan error, 1)
 	go func() {
-		_, err := b.join(ctx, "impatient", send)
+		_, err := b.join(ctx, Joiner{Visitor: "impatient"}, send)
 		gone <- err
 	}()
 	waitQueued(t, &b, 1)
@@ -109,7 +109,7 @@ func TestJoinBatcherFailedBatchFailsTheQueue(t *testing.T) {
 	boom := errors.New("store hung")
 	var calls sync.Map
 	send, release, done := blockedBatcher(t, &b, boom)
-	counting := func(ctx context.Context, vs []string) ([]JoinResult, error) {
+	counting := func(ctx context.Context, vs []Joiner) ([]JoinResult, error) {
 		calls.Store(vs[0], true)
 		return send(ctx, vs)
 	}
@@ -117,7 +117,7 @@ func TestJoinBatcherFailedBatchFailsTheQueue(t *testing.T) {
 	errs := make(chan error, n)
 	for i := range n {
 		go func() {
-			_, err := b.join(context.Background(), fmt.Sprint(i), counting)
+			_, err := b.join(context.Background(), Joiner{Visitor: fmt.Sprint(i)}, counting)
 			errs <- err
 		}()
 	}

@@ -13,13 +13,13 @@ func TestJoinBatcherGathersWhileACallIsInFlight(t *testing.T) {
 	release := make(chan struct{})
 	var (
 		mu      sync.Mutex
-		batches [][]string
+		batches [][]Joiner
 		next    uint64
 	)
-	send := func(_ context.Context, vs []string) ([]JoinResult, error) {
+	send := func(_ context.Context, vs []Joiner) ([]JoinResult, error) {
 		mu.Lock()
 		first := len(batches) == 0
-		batches = append(batches, append([]string(nil), vs...))
+		batches = append(batches, append([]Joiner(nil), vs...))
 		out := make([]JoinResult, len(vs))
 		for i := range vs {
 			out[i].Key = next
@@ -37,7 +37,7 @@ func TestJoinBatcherGathersWhileACallIsInFlight(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		results[0], _ = b.join(context.Background(), "v0", send)
+		results[0], _ = b.join(context.Background(), Joiner{Visitor: "v0"}, send)
 	}()
 	for {
 		mu.Lock()
@@ -52,7 +52,7 @@ func TestJoinBatcherGathersWhileACallIsInFlight(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var err error
-			results[i], err = b.join(context.Background(), fmt.Sprint("v", i), send)
+			results[i], err = b.join(context.Background(), Joiner{Visitor: fmt.Sprint("v", i)}, send)
 			if err != nil {
 				t.Error(err)
 			}
@@ -91,7 +91,7 @@ func TestJoinBatcherErrorsReachEveryone(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := b.join(context.Background(), fmt.Sprint(i), func(context.Context, []string) ([]JoinResult, error) { return nil, boom })
+			_, err := b.join(context.Background(), Joiner{Visitor: fmt.Sprint(i)}, func(context.Context, []Joiner) ([]JoinResult, error) { return nil, boom })
 			if !errors.Is(err, boom) {
 				t.Errorf("join %d: %v, want the store's error", i, err)
 			}

@@ -10,10 +10,12 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// JoinLimit caps the new places one client address may take from one node:
-// N per Per, in bursts of up to Burst (N when zero). The zero JoinLimit is
-// no limit. It is written "20/m", "20/m burst 40" or "100/10m"; see the
-// README's "Bots and abuse".
+// JoinLimit caps the new places one client network (ClientNetwork) may take:
+// N per Per, in bursts of up to Burst (N when zero). Each node weighs it first
+// on its own (clientlimit, no store call), then the store counts it for every
+// node that shares it (Limits.JoinLimit). The zero JoinLimit is no limit. It
+// is written "20/m", "20/m burst 40" or "100/10m"; see the README's "Bots and
+// abuse".
 type JoinLimit struct {
 	N     int
 	Per   time.Duration
@@ -103,6 +105,30 @@ func (l JoinLimit) BurstSize() int {
 		return l.Burst
 	}
 	return l.N
+}
+
+// Interval is how long one place takes to come back under the limit, in
+// whole microseconds, which every store counts in alike.
+func (l JoinLimit) Interval() time.Duration {
+	if l.N <= 0 {
+		return 0
+	}
+	return max(time.Microsecond, (l.Per / time.Duration(l.N)).Truncate(time.Microsecond))
+}
+
+// Take is the generic cell rate algorithm the stores count a network's places
+// by. tat is the network's theoretical arrival time, in Unix microseconds (0
+// for a network never seen), and now the time of the join. It returns the
+// network's next tat when a place may be taken, or false and how long until
+// one may be. A network keeps nothing but its tat, and none at all once the
+// tat has passed: it then has its whole burst, as a new one would.
+func (l JoinLimit) Take(tat, now int64) (next int64, wait time.Duration, ok bool) {
+	t := l.Interval().Microseconds()
+	tat = max(tat, now)
+	if over := tat - now - int64(l.BurstSize()-1)*t; over > 0 {
+		return tat, time.Duration(over) * time.Microsecond, false
+	}
+	return tat + t, 0, true
 }
 
 // check says what is wrong with a limit's bounds, if anything.

@@ -58,6 +58,7 @@ func (s Settings) limitsAt(now time.Time) Limits {
 		Reshuffle:    s.QueueingMethod == Random,
 		WaitingIdle:  s.WaitingIdleTimeout,
 		SessionIdle:  s.SessionIdleTimeout,
+		JoinLimit:    s.JoinLimit,
 	}
 }
 

@@ -21,8 +21,11 @@ import (
 // a secret derived from the room's signing key, over those, a random
 // identifier, the room and the client's address. Any node holding the key
 // checks it without the store, and a seed issued to one address is worth
-// nothing from another. Each node remembers the seeds it took an answer for
-// until they expire (spentSeeds), so a seed buys one place per node.
+// nothing from another. A seed buys one place for the room: the store
+// records it in the join that makes the place, for every node sharing the
+// store (Joiner.Seed), and each node also remembers the seeds it took an
+// answer for until they expire (spentSeeds), which refuses a replay to the
+// same node without a store call.
 
 // SeedLifetime is how long a seed can be answered. A phone needs a second or
 // two; a page left in a background tab may be throttled for longer, and gets
@@ -67,7 +70,8 @@ var (
 	// ErrSeedOutdated: the seed asks fewer bits than the room asks now (its
 	// difficulty was raised after the seed was handed out).
 	ErrSeedOutdated = errors.New("the room asks for more work now; solve a new seed")
-	// ErrSeedSpent: this node already took an answer for the seed.
+	// ErrSeedSpent: the seed bought a place already, on this node or on
+	// any node sharing the store.
 	ErrSeedSpent = errors.New("the seed was answered already; ask for a new one")
 	// ErrChallengeBusy: this node remembers as many spent seeds as it will
 	// keep; it takes answers again as they expire.

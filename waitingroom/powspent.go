@@ -18,7 +18,9 @@ const MaxSpentSeeds = 1 << 20
 const spentSlot = 30 * time.Second
 
 // spentSeeds is the set of seeds this node took an answer for, each kept
-// until its seed expires: after it checkAnswer refuses the seed as expired
+// until its seed expires. It is the first, free filter: the store keeps the
+// seeds that bought a place for every node sharing it (Joiner.Seed), in the
+// join's own round trip. Here a seed is kept until it expires: after it checkAnswer refuses the seed as expired
 // before the set is asked, so dropping it lets no replay in. Seeds are filed
 // in slots by when they expire, and a slot is dropped whole once all of its
 // seeds have, so a full set takes answers again as its oldest seeds expire

@@ -93,8 +93,8 @@ type Settings struct {
 	Challenge Challenge `json:"challenge,omitzero"`
 	// Paused stops admission; waiting visitors keep their place.
 	Paused bool `json:"paused,omitempty"`
-	// JoinLimit caps the new places one client address may take from one
-	// node; zero is no limit.
+	// JoinLimit caps the new places one client address may take, counted
+	// for every node sharing the store; zero is no limit.
 	JoinLimit JoinLimit `json:"join_limit,omitzero"`
 	// SoldOut shows the sold-out page to everyone waiting and to new visitors.
 	SoldOut bool `json:"sold_out,omitempty"`

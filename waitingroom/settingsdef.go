@@ -106,7 +106,8 @@ var settingDefs = []*SettingDef{
 	},
 	{
 		Name: "join_limit", Runtime: true, DefaultDoc: "off",
-		Doc: "new places one client address may take from one node, n per period, in bursts of up to b (default n); " +
+		Doc: "new places one client address (IPv6: its /64) may take, n per period, in bursts of up to b (default n), " +
+			"counted for every node sharing a Redis store (per node on the memory store); " +
 			"polls and admitted fans are never limited: see [Bots and abuse](#bots-and-abuse)",
 		field: func(s *Settings) any { return &s.JoinLimit },
 	},

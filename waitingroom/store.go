@@ -28,18 +28,25 @@ type Store interface {
 	// handing out no key, while the room settles after a loss.
 	Join(ctx context.Context, room, visitor string, now time.Time, lim Limits) (JoinResult, error)
 
-	// JoinMany is Join for several visitors at once, in order, atomically: the
+	// JoinMany is Join for several joiners at once, in order, atomically: the
 	// result is what as many Joins in a row would give. A node under a crowd
 	// joins the visitors who arrived while its previous call was in flight with
 	// one call, so a stampede costs the store one round trip per batch.
-	JoinMany(ctx context.Context, room string, visitors []string, now time.Time, lim Limits) ([]JoinResult, error)
+	//
+	// Before it makes a joiner's place it weighs what the joiner carries (see
+	// Joiner): a joiner over lim.JoinLimit, or answering a seed already spent,
+	// is refused (JoinResult.Refused) and given no key, costing nothing; the
+	// others' keys run on in order. A batch that fails (ErrSettling, or any
+	// error) spends no allowance and no seed.
+	JoinMany(ctx context.Context, room string, joiners []Joiner, now time.Time, lim Limits) ([]JoinResult, error)
 
 	// JoinAccount is Join for a visitor whose account the site vouched for:
 	// each account holds one place at most. When the account's recorded place
 	// was taken within lim.Retention (AccountFresh) and is not the one
 	// req.Spent names, it is returned with Existing set and nothing changes;
-	// otherwise the account joins as Join would, as req.Visitor, and the new
-	// place is recorded as its own. One round trip; ErrSettling as Join.
+	// otherwise the account joins as JoinMany would join req.Joiner (refused
+	// as it would be, recording nothing), and the new place is recorded as
+	// its own. One round trip; ErrSettling as Join.
 	JoinAccount(ctx context.Context, room string, req AccountJoin, now time.Time, lim Limits) (AccountPlace, error)
 
 	// Claim opens a session for a visitor whose place is below serving. It is
@@ -152,6 +159,54 @@ type Limits struct {
 	WaitingIdle time.Duration
 	// SessionIdle ends a session not used for this long; zero: never.
 	SessionIdle time.Duration
+	// JoinLimit caps the places one client network takes (Joiner.Client),
+	// counted by the store for every node that shares it. Zero: no limit.
+	JoinLimit JoinLimit
+}
+
+// Joiner is one newcomer a store is asked to make a place for: the visitor
+// ID the place is taken with, and what the store weighs before making it.
+// A Joiner with only a Visitor is joined unweighed.
+type Joiner struct {
+	Visitor string
+	// Client is the client network (ClientNetwork) whose Limits.JoinLimit
+	// allowance the place takes: the store counts the places each network
+	// took (a GCRA per network, JoinLimit.Interval apart, JoinLimit.BurstSize
+	// at once) and refuses one over it with RefusedJoinLimit. "": not
+	// counted.
+	Client string
+	// Seed names the proof-of-work seed the joiner answered: the store makes
+	// one place per seed, refusing the others with RefusedSeedSpent, and
+	// remembers it until SeedUntil (the seed's expiry, with the clock skew
+	// between nodes allowed for). "": no seed.
+	Seed      string
+	SeedUntil time.Time
+}
+
+// Refusal is why a store made no place for a joiner.
+type Refusal uint8
+
+const (
+	// NotRefused: the joiner was given a place.
+	NotRefused Refusal = iota
+	// RefusedJoinLimit: the joiner's client network has taken its share of
+	// places (Limits.JoinLimit) on every node together; JoinResult.RetryAfter
+	// says when it will have one again.
+	RefusedJoinLimit
+	// RefusedSeedSpent: the joiner's seed bought a place already.
+	RefusedSeedSpent
+)
+
+func (r Refusal) String() string {
+	switch r {
+	case NotRefused:
+		return "placed"
+	case RefusedJoinLimit:
+		return "join_limit"
+	case RefusedSeedSpent:
+		return "seed_spent"
+	}
+	return "unknown"
 }
 
 // Beats are what a node saw since its last Beat: the places (order keys, or
@@ -411,6 +466,10 @@ type JoinResult struct {
 	Key      uint64
 	Admitted bool      // admitted on the spot: a session is open
 	Expires  time.Time // session end, when Admitted
+	// Refused is set when no place was made (Key is then 0), and
+	// RetryAfter, for RefusedJoinLimit, is when the network has one again.
+	Refused    Refusal
+	RetryAfter time.Duration
 }
 
 // ClaimStatus is the outcome of a claim.

@@ -163,6 +163,9 @@ class Sale:
         self.room = src.get("room")
         if draw is not None and draw.get("enabled") is False:
             raise VerifyError("room %s: the room places nobody by a draw (draw: enabled false)" % self.room)
+        for doc in (report, draw):
+            if doc is not None and doc.get("algorithm") not in (None, ALGORITHM):
+                raise VerifyError("room %s uses algorithm %r, not %s" % (self.room, doc.get("algorithm"), ALGORITHM))
         self.commitment = src.get("commitment")
         self.seed_hex = src.get("seed")
         if report is not None and draw is not None:

@@ -40,6 +40,9 @@ func (s *Store) JoinAccount(_ context.Context, name string, req waitingroom.Acco
 			Existing:   true,
 		}, nil
 	}
+	if why, wait := r.checks.weigh(req.Joiner, now, lim); why != waitingroom.NotRefused {
+		return waitingroom.AccountPlace{JoinResult: waitingroom.JoinResult{Refused: why, RetryAfter: wait}}, nil
+	}
 	r.expireSessions(now)
 	res := r.join(req.Visitor, now, lim)
 	if r.accounts == nil {

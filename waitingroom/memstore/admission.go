@@ -12,7 +12,7 @@ import (
 
 // Join implements waitingroom.Store.
 func (s *Store) Join(ctx context.Context, name, visitor string, now time.Time, lim waitingroom.Limits) (waitingroom.JoinResult, error) {
-	res, err := s.JoinMany(ctx, name, []string{visitor}, now, lim)
+	res, err := s.JoinMany(ctx, name, []waitingroom.Joiner{{Visitor: visitor}}, now, lim)
 	if err != nil {
 		return waitingroom.JoinResult{}, err
 	}
@@ -20,7 +20,7 @@ func (s *Store) Join(ctx context.Context, name, visitor string, now time.Time, l
 }
 
 // JoinMany implements waitingroom.Store.
-func (s *Store) JoinMany(_ context.Context, name string, visitors []string, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
+func (s *Store) JoinMany(_ context.Context, name string, joiners []waitingroom.Joiner, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
 	r, err := s.room(name)
 	if err != nil {
 		return nil, err
@@ -31,9 +31,13 @@ func (s *Store) JoinMany(_ context.Context, name string, visitors []string, now 
 		return nil, waitingroom.ErrSettling
 	}
 	r.expireSessions(now)
-	out := make([]waitingroom.JoinResult, len(visitors))
-	for i, v := range visitors {
-		out[i] = r.join(v, now, lim)
+	out := make([]waitingroom.JoinResult, len(joiners))
+	for i, j := range joiners {
+		if why, wait := r.checks.weigh(j, now, lim); why != waitingroom.NotRefused {
+			out[i] = waitingroom.JoinResult{Refused: why, RetryAfter: wait}
+			continue
+		}
+		out[i] = r.join(j.Visitor, now, lim)
 	}
 	return out, nil
 }

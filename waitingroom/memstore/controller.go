@@ -31,6 +31,7 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 	r.idleOut(now, lim)
 	r.forgetFinished(now)
 	r.expireRevocations(now)
+	r.checks.sweep(now)
 	for v, at := range r.returners {
 		if now.Sub(at) >= waitingroom.ReturnerWindow {
 			delete(r.returners, v)

@@ -54,6 +54,8 @@ type memRoom struct {
 	// accounts are the places of visitors whose account the site vouched
 	// for, one per account (see account.go).
 	accounts map[waitingroom.AccountKey]accountPlace
+	// checks weigh joins by join_limit and spent seeds (joinchecks.go).
+	checks joinChecks
 	// Liveness (see liveness.go): the places seen per heartbeat window, the
 	// counter at each window's first step, the last use of each session,
 	// the visitors whose sessions idled out, and the counts of the last step.

@@ -40,10 +40,11 @@ func (s *Store) JoinAccount(ctx context.Context, room string, req waitingroom.Ac
 		spent = req.Spent + 1
 	}
 	keys := append(roomKeys(s.prefix, room), accountBucket(s.prefix, room, req.Account))
-	v, err := accountScript.Run(ctx, s.client, keys,
-		now.UnixMicro(), lim.Open, lim.Cap, lim.Session.Microseconds(), lim.Retention.Microseconds(), s.ttlMillis(),
+	keys, weigh := s.weighArgs(keys, room, req.Joiner, lim)
+	args := append([]any{now.UnixMicro(), lim.Open, lim.Cap, lim.Session.Microseconds(), lim.Retention.Microseconds(), s.ttlMillis(),
 		string(req.Account[:]), req.Visitor, string(visitor[:]), spent,
-		now.Unix(), int64(lim.Retention/time.Second)).Result()
+		now.Unix(), int64(lim.Retention / time.Second)}, weigh...)
+	v, err := accountScript.Run(ctx, s.client, keys, args...).Result()
 	if errors.Is(err, redis.Nil) {
 		return waitingroom.AccountPlace{}, waitingroom.ErrNoRoom
 	}
@@ -55,6 +56,17 @@ func (s *Store) JoinAccount(ctx context.Context, room string, req waitingroom.Ac
 		return waitingroom.AccountPlace{}, waitingroom.ErrSettling
 	}
 	a, ok := v.([]any)
+	if ok && len(a) == 2 {
+		r, err := ints(a, 2)
+		if err != nil {
+			return waitingroom.AccountPlace{}, fmt.Errorf("redisstore: join account %s: %w", room, err)
+		}
+		why, err := refusal(r[0])
+		if err != nil {
+			return waitingroom.AccountPlace{}, fmt.Errorf("redisstore: join account %s: %w", room, err)
+		}
+		return waitingroom.AccountPlace{JoinResult: waitingroom.JoinResult{Refused: why, RetryAfter: time.Duration(r[1]) * time.Microsecond}}, nil
+	}
 	if !ok || len(a) != 6 {
 		return waitingroom.AccountPlace{}, fmt.Errorf("redisstore: join account %s: unexpected reply %v", room, v)
 	}

@@ -72,7 +72,7 @@ func accountMemory(tb testing.TB) (perInfo, perUsage, perNaive float64) {
 			for i := w; i < accounts; i += workers {
 				req := waitingroom.AccountJoin{
 					Account: waitingroom.NewAccountKey("r", fmt.Sprintf("user-%d@example.com", i)),
-					Visitor: waitingroom.NewVisitorID().String(),
+					Joiner:  waitingroom.Joiner{Visitor: waitingroom.NewVisitorID().String()},
 				}
 				if _, err := s.JoinAccount(ctx, "r", req, now, lim); err != nil {
 					errs <- err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"sync"
@@ -100,6 +101,33 @@ func BenchmarkJoin(b *testing.B) {
 	countCommands(b, admin, b.N, "join", func() {
 		for i := range b.N {
 			if _, err := s.Join(ctx, "bench", "v"+strconv.Itoa(i), benchT0, lim); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkJoinWeighed is BenchmarkJoinBatch with every fan weighed by
+// join_limit (each from a network of its own, as a crowd is) and every
+// fourth answering a seed: what a join costs the store with join_limit and
+// challenge on, against BenchmarkJoinBatch in the same run.
+func BenchmarkJoinWeighed(b *testing.B) {
+	const joinBatchSize = 24
+	s, admin, lim := benchLineBehindOne(b)
+	lim.JoinLimit = waitingroom.JoinLimit{N: 20, Per: time.Minute}
+	ctx := context.Background()
+	batch := make([]waitingroom.Joiner, joinBatchSize)
+	b.ReportAllocs()
+	countCommands(b, admin, b.N, "join", func() {
+		for i := 0; i < b.N; i += joinBatchSize {
+			for k := range batch {
+				n := i + k
+				batch[k] = waitingroom.Joiner{Visitor: waitingroom.NewVisitorID().String(), Client: fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255)}
+				if n%4 == 0 {
+					batch[k].Seed, batch[k].SeedUntil = "s"+strconv.Itoa(n), benchT0.Add(waitingroom.SeedLifetime)
+				}
+			}
+			if _, err := s.JoinMany(ctx, "bench", batch, benchT0, lim); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -301,7 +329,7 @@ func fillBeats(tb testing.TB, s *redisstore.Store, room string, fans int) {
 		for i := range vs {
 			vs[i] = "v" + strconv.Itoa(lo+i)
 		}
-		if _, err := s.JoinMany(ctx, room, vs, benchT0, lim); err != nil {
+		if _, err := s.JoinMany(ctx, room, joinersOf(vs), benchT0, lim); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -375,9 +403,9 @@ func BenchmarkJoinBatch(b *testing.B) {
 	const joinBatchSize = 24
 	s, admin, lim := benchLineBehindOne(b)
 	ctx := context.Background()
-	visitors := make([]string, joinBatchSize)
+	visitors := make([]waitingroom.Joiner, joinBatchSize)
 	for i := range visitors {
-		visitors[i] = waitingroom.NewVisitorID().String()
+		visitors[i].Visitor = waitingroom.NewVisitorID().String()
 	}
 	b.ReportAllocs()
 	countCommands(b, admin, b.N, "join", func() {
@@ -387,4 +415,95 @@ func BenchmarkJoinBatch(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkMemoryPerJoinCheck is what the store keeps for join_limit and the
+// proof of work, for every node sharing it: a key per client network while
+// its allowance is not whole, and a key per seed that bought a place, until
+// the seed expires (joinchecks.go). Each sub-benchmark makes 100,000 places,
+// each from a network of its own or with a seed of its own, and reports the
+// bytes each cost: in its key (MEMORY USAGE) and in the server's used_memory,
+// which also counts the key's expiry.
+func BenchmarkMemoryPerJoinCheck(b *testing.B) {
+	const n = 100_000
+	cases := []struct {
+		name   string
+		joiner func(i int) waitingroom.Joiner
+	}{
+		{"network=IPv4", func(i int) waitingroom.Joiner {
+			return waitingroom.Joiner{Client: fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&255, i&255)}
+		}},
+		{"network=IPv6", func(i int) waitingroom.Joiner {
+			return waitingroom.Joiner{Client: fmt.Sprintf("2001:db8:%x:%x::/64", i>>16, i&0xffff)}
+		}},
+		{"seed", func(i int) waitingroom.Joiner {
+			// A seed's identifier as the room names it: 12 bytes, base64url.
+			var id [12]byte
+			binary.BigEndian.PutUint64(id[4:], uint64(i))
+			return waitingroom.Joiner{Seed: base64.RawURLEncoding.EncodeToString(id[:]), SeedUntil: benchT0.Add(waitingroom.SeedLifetime + 30*time.Second)}
+		}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			s, admin := benchStore(b)
+			ctx := context.Background()
+			lim := benchLimits()
+			lim.Open = false
+			// A long interval, so that no network's key expires while it is
+			// measured: its size does not depend on the limit.
+			lim.JoinLimit = waitingroom.JoinLimit{N: 1, Per: time.Hour}
+			var keys, used float64
+			for iter := range b.N {
+				room := fmt.Sprintf("jc-%d", iter)
+				fill := func(room string) {
+					if err := s.Init(ctx, room, waitingroom.Seed{}); err != nil {
+						b.Fatal(err)
+					}
+					batch := make([]waitingroom.Joiner, 0, 256)
+					for i := range n {
+						j := tc.joiner(i)
+						j.Visitor = "v"
+						batch = append(batch, j)
+						if len(batch) == cap(batch) || i == n-1 {
+							if _, err := s.JoinMany(ctx, room, batch, benchT0, lim); err != nil {
+								b.Fatal(err)
+							}
+							batch = batch[:0]
+						}
+					}
+				}
+				fill(room + "-warm-up") // scripts and the Lua heap, paid once
+				gc := func() {
+					if err := admin.Eval(ctx, "collectgarbage('collect') return 0", nil).Err(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				gc()
+				m0 := redistest.HeldMemory(ctx, b, admin)
+				fill(room)
+				gc()
+				m1 := redistest.HeldMemory(ctx, b, admin)
+				names, err := admin.Keys(ctx, "*{"+room+"}:[js][le]*").Result()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(names) != n {
+					b.Fatalf("%d keys, want %d", len(names), n)
+				}
+				var sum int64
+				for _, k := range names {
+					v, err := admin.MemoryUsage(ctx, k).Result()
+					if err != nil {
+						b.Fatal(err)
+					}
+					sum += v
+				}
+				keys += float64(sum) / n
+				used += float64(m1-m0) / n
+			}
+			b.ReportMetric(keys/float64(b.N), "key-bytes/each")
+			b.ReportMetric(used/float64(b.N), "used-bytes/each")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
 }

@@ -20,12 +20,13 @@ import (
 // TestMatchesMemoryStore drives the memory store, the reference, and the Redis
 // store through the same random history (joins, claims, releases, controller
 // steps, clock jumps and small clock skews, limit changes, re-seeding after a
-// loss) and requires every answer and every snapshot to be the same. The
-// conformance suite checks the semantics one case at a time; this checks that
-// the Lua arithmetic (rate credit, catch-up, batches, expiries) follows the
-// reference step for step, where a case-by-case suite would not look.
+// loss, joins weighed by join_limit and seeds) and requires every answer and
+// every snapshot to be the same. The conformance suite checks the semantics
+// one case at a time; this checks that the Lua arithmetic (rate credit,
+// catch-up, batches, expiries, the GCRA of join_limit) follows the reference
+// step for step, where a case-by-case suite would not look.
 func TestMatchesMemoryStore(t *testing.T) {
-	var skipped, idled atomic.Uint64
+	var skipped, idled, limited, spent atomic.Uint64
 	c := redistest.Shared(t)
 	prefix := redistest.Prefix(t, c)
 	red, err := redisstore.New(c, redisstore.WithPrefix(prefix), redisstore.WithTTL(time.Hour))
@@ -43,6 +44,7 @@ func TestMatchesMemoryStore(t *testing.T) {
 				room: fmt.Sprintf("diff-%d-%d", seed, time.Now().UnixNano()),
 				rng:  rand.New(rand.NewPCG(uint64(seed), 42)),
 				arng: rand.New(rand.NewPCG(uint64(seed), 7)),
+				wrng: rand.New(rand.NewPCG(uint64(seed), 11)),
 				now:  time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC),
 			}
 			if seed%2 == 0 {
@@ -60,11 +62,16 @@ func TestMatchesMemoryStore(t *testing.T) {
 			t.Logf("skipped %d idled %d", s.Skipped, s.IdledOut)
 			skipped.Add(s.Skipped)
 			idled.Add(s.IdledOut)
+			limited.Add(d.refused[waitingroom.RefusedJoinLimit])
+			spent.Add(d.refused[waitingroom.RefusedSeedSpent])
 		})
 	}
 	t.Cleanup(func() {
 		if skipped.Load() == 0 || idled.Load() == 0 {
 			t.Errorf("the histories skipped %d ghosts and idled %d sessions out: liveness went untested", skipped.Load(), idled.Load())
+		}
+		if limited.Load() == 0 || spent.Load() == 0 {
+			t.Errorf("the histories refused %d joins over join_limit and %d spent seeds: weighing went untested", limited.Load(), spent.Load())
 		}
 	})
 }
@@ -83,6 +90,12 @@ type differ struct {
 	history     []string
 	accounts    map[string]uint64 // each account's last place
 	arng        *rand.Rand        // the account joins' own random stream
+	// wrng is the weighed joins' own random stream (join_limit and seeds),
+	// and joinLimit the limit they are weighed by.
+	wrng      *rand.Rand
+	joinLimit waitingroom.JoinLimit
+	// refused counts the weighed joins refused, by refusal.
+	refused [3]uint64
 	// skipped and idled are the most ghosts skipped and sessions idled out
 	// that any snapshot of the history showed: a re-seed after a loss starts
 	// the counters again, so the last snapshot alone may show none.
@@ -185,6 +198,9 @@ func (d *differ) step() {
 	if d.arng.IntN(12) == 0 {
 		d.joinAccount()
 	}
+	if d.wrng.IntN(4) == 0 {
+		d.joinWeighed()
+	}
 	d.compareSnapshots(int64(d.rng.IntN(4)))
 }
 
@@ -228,27 +244,88 @@ func (d *differ) joinAccount() {
 	for i := range vid {
 		vid[i] = byte(d.arng.IntN(256))
 	}
-	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(d.room, name), Visitor: vid.String()}
+	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(d.room, name), Joiner: waitingroom.Joiner{Visitor: vid.String()}}
+	if d.wrng.IntN(2) == 0 {
+		req.Joiner = d.weighedJoiner(vid.String())
+	}
 	if d.accounts == nil {
 		d.accounts = make(map[string]uint64)
 	}
 	if k, ok := d.accounts[name]; ok && d.arng.IntN(3) == 0 {
 		req.Spent, req.HasSpent = k, true
 	}
-	d.logf("join account %s as %s (spent %v %d)", name, req.Visitor, req.HasSpent, req.Spent)
-	a, errA := d.mem.JoinAccount(d.ctx, d.room, req, d.now, d.lim)
-	b, errB := d.red.JoinAccount(d.ctx, d.room, req, d.now, d.lim)
+	d.logf("join account %s as %+v (spent %v %d)", name, req.Joiner, req.HasSpent, req.Spent)
+	lim := d.weighedLimits()
+	a, errA := d.mem.JoinAccount(d.ctx, d.room, req, d.now, lim)
+	b, errB := d.red.JoinAccount(d.ctx, d.room, req, d.now, lim)
 	d.same("join account", errA, errB)
 	if a.Key != b.Key || a.Admitted != b.Admitted || !a.Expires.Equal(b.Expires) || a.Existing != b.Existing ||
-		a.Visitor != b.Visitor || !a.Joined.Equal(b.Joined) {
+		a.Visitor != b.Visitor || !a.Joined.Equal(b.Joined) || a.Refused != b.Refused || a.RetryAfter != b.RetryAfter {
 		d.fail("join account %s: memory store %+v, Redis store %+v", name, a, b)
 	}
-	if errA != nil {
+	if errA != nil || a.Refused != waitingroom.NotRefused {
 		return
 	}
 	d.accounts[name] = a.Key
 	if !a.Existing {
 		d.fans = append(d.fans, diffFan{visitor: a.Visitor.String(), key: a.Key, expires: a.Expires})
+	}
+}
+
+// weighedLimits are the history's limits with the weighed joins' join_limit.
+func (d *differ) weighedLimits() waitingroom.Limits {
+	lim := d.lim
+	lim.JoinLimit = d.joinLimit
+	return lim
+}
+
+// weighedJoiner is visitor joining from one of a few networks, sometimes
+// with one of a few seeds (remembered for a few seconds to a few minutes, so
+// that some are forgotten within the history), sometimes with neither.
+func (d *differ) weighedJoiner(visitor string) waitingroom.Joiner {
+	j := waitingroom.Joiner{Visitor: visitor}
+	if d.wrng.IntN(5) > 0 {
+		j.Client = fmt.Sprintf("192.0.2.%d", d.wrng.IntN(3))
+	}
+	if d.wrng.IntN(3) == 0 {
+		j.Seed = fmt.Sprintf("seed-%d", d.wrng.IntN(8))
+		j.SeedUntil = d.now.Add(time.Duration(1+d.wrng.IntN(300)) * time.Second)
+	}
+	return j
+}
+
+// joinWeighed joins a batch of one to four weighed joiners (see
+// weighedJoiner) under a join_limit that changes now and then, and requires
+// both stores to refuse the same ones, for as long, and to place the others
+// alike.
+func (d *differ) joinWeighed() {
+	d.t.Helper()
+	if d.joinLimit.IsZero() || d.wrng.IntN(30) == 0 {
+		pick := func(xs ...int) int { return xs[d.wrng.IntN(len(xs))] }
+		d.joinLimit = waitingroom.JoinLimit{N: pick(1, 2, 3, 7), Per: time.Duration(pick(1, 10, 60, 700)) * time.Second, Burst: pick(0, 0, 1, 4)}
+		d.logf("join_limit %s", d.joinLimit)
+	}
+	batch := make([]waitingroom.Joiner, 1+d.wrng.IntN(4))
+	for i := range batch {
+		batch[i] = d.weighedJoiner(fmt.Sprintf("w%d-%d", len(d.fans), i))
+	}
+	d.logf("join weighed %+v", batch)
+	lim := d.weighedLimits()
+	a, errA := d.mem.JoinMany(d.ctx, d.room, batch, d.now, lim)
+	b, errB := d.red.JoinMany(d.ctx, d.room, batch, d.now, lim)
+	d.same("join weighed", errA, errB)
+	if errA != nil {
+		return
+	}
+	for i := range batch {
+		x, y := a[i], b[i]
+		if x.Key != y.Key || x.Admitted != y.Admitted || !x.Expires.Equal(y.Expires) || x.Refused != y.Refused || x.RetryAfter != y.RetryAfter {
+			d.fail("join weighed %+v: memory store %+v, Redis store %+v", batch[i], x, y)
+		}
+		d.refused[x.Refused]++
+		if x.Refused == waitingroom.NotRefused {
+			d.fans = append(d.fans, diffFan{visitor: batch[i].Visitor, key: x.Key, expires: x.Expires})
+		}
 	}
 }
 

@@ -32,7 +32,10 @@
 // place seen, written only from serving on and expiring once no controller
 // step looks at them (lua/lib.lua, beat.go); joining
 // bumps a counter and stores no entry. Each controller step leaves the live
-// counts for the nodes in two small strings.
+// counts for the nodes in two small strings. What joins are weighed by is a
+// small string each while it matters (joinchecks.go): "jl:<network>", a
+// client network's join_limit allowance, and "seed:<id>", a seed that bought
+// a place, each expiring once it no longer counts.
 //
 // # Costs
 //

@@ -29,47 +29,65 @@ func (s *Store) Init(ctx context.Context, room string, seed waitingroom.Seed) er
 // Join implements waitingroom.Store. It is one round trip; for a fan who waits,
 // it writes nothing but the order-key counter.
 func (s *Store) Join(ctx context.Context, room, visitor string, now time.Time, lim waitingroom.Limits) (waitingroom.JoinResult, error) {
-	res, err := s.JoinMany(ctx, room, []string{visitor}, now, lim)
+	res, err := s.JoinMany(ctx, room, []waitingroom.Joiner{{Visitor: visitor}}, now, lim)
 	if err != nil {
 		return waitingroom.JoinResult{}, err
 	}
 	return res[0], nil
 }
 
-// JoinMany implements waitingroom.Store: one round trip for the whole batch.
-func (s *Store) JoinMany(ctx context.Context, room string, visitors []string, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
-	if len(visitors) == 0 {
+// JoinMany implements waitingroom.Store: one round trip for the whole batch,
+// weighing included (see joinchecks.go).
+func (s *Store) JoinMany(ctx context.Context, room string, joiners []waitingroom.Joiner, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
+	if len(joiners) == 0 {
 		return nil, nil
 	}
+	keys := roomKeys(s.prefix, room)
+	keys, checks := s.weighing(keys, room, joiners, lim)
 	args := []any{now.UnixMicro(), lim.Open, lim.Cap,
 		lim.Session.Microseconds(), lim.Retention.Microseconds(), s.ttlMillis(),
-		len(visitors), packVisitors(visitors)}
-	v, err := s.run(ctx, "join", joinScript, room, args...)
+		len(joiners), packVisitors(joiners),
+		lim.JoinLimit.Interval().Microseconds(), lim.JoinLimit.BurstSize(), checks}
+	v, err := s.runOn(ctx, "join", joinScript, room, keys, args...)
 	if err != nil {
 		return nil, err
 	}
 	if n, ok := v.(int64); ok && n == settlingReply {
 		return nil, waitingroom.ErrSettling
 	}
-	r, err := ints(v, 3)
+	a, ok := v.([]any)
+	if !ok || len(a) < 3 {
+		return nil, fmt.Errorf("redisstore: join %s: unexpected reply %v", room, v)
+	}
+	r, err := ints(a[:3], 3)
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: join %s: %w", room, err)
 	}
+	out := make([]waitingroom.JoinResult, len(joiners))
+	if len(a) > 3 {
+		if err := refusals(a[3], out); err != nil {
+			return nil, fmt.Errorf("redisstore: join %s: %w", room, err)
+		}
+	}
 	first, admitted := r[0], int(r[1])
-	if first < 0 || admitted < 0 || admitted > len(visitors) {
+	if first < 0 || admitted < 0 || admitted > len(joiners) {
 		return nil, fmt.Errorf("redisstore: join %s: unexpected reply %v", room, r)
 	}
-	out := make([]waitingroom.JoinResult, len(visitors))
 	var expires time.Time
 	if admitted > 0 {
 		expires = fromMicros(r[2], now)
 	}
+	placed := 0
 	for i := range out {
-		out[i].Key = uint64(first) + uint64(i)
-		if i < admitted {
+		if out[i].Refused != waitingroom.NotRefused {
+			continue
+		}
+		out[i].Key = uint64(first) + uint64(placed)
+		if placed < admitted {
 			out[i].Admitted = true
 			out[i].Expires = expires
 		}
+		placed++
 	}
 	return out, nil
 }
@@ -155,16 +173,16 @@ func beatWindow(lim waitingroom.Limits) time.Duration {
 
 // packVisitors writes visitors as join.lua reads them: "<length>:<visitor>"
 // one after the other, so that a batch is one argument however many it holds.
-func packVisitors(visitors []string) string {
+func packVisitors(joiners []waitingroom.Joiner) string {
 	n := 0
-	for _, v := range visitors {
-		n += len(v) + 4
+	for _, j := range joiners {
+		n += len(j.Visitor) + 4
 	}
 	b := make([]byte, 0, n)
-	for _, v := range visitors {
-		b = strconv.AppendInt(b, int64(len(v)), 10)
+	for _, j := range joiners {
+		b = strconv.AppendInt(b, int64(len(j.Visitor)), 10)
 		b = append(b, ':')
-		b = append(b, v...)
+		b = append(b, j.Visitor...)
 	}
 	return string(b)
 }

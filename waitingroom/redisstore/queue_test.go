@@ -38,7 +38,7 @@ func TestJoinManyKeepsVisitorNamesWhole(t *testing.T) {
 	}
 	now := t0.Add(2 * time.Second)
 	visitors := []string{"12:3", ":", "7:ab:cd", "é:9", "22:xxxxxxxxxxxxxxxxxxxxxx", "w1", "w2"}
-	res, err := s.JoinMany(ctx, room, visitors, now, lim)
+	res, err := s.JoinMany(ctx, room, joinersOf(visitors), now, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,4 +74,13 @@ func TestJoinManyKeepsVisitorNamesWhole(t *testing.T) {
 	if !slices.Equal(live, admitted) {
 		t.Fatalf("live sessions %q, want exactly the admitted visitors %q", live, admitted)
 	}
+}
+
+// joinersOf are visitors joined unweighed.
+func joinersOf(visitors []string) []waitingroom.Joiner {
+	out := make([]waitingroom.Joiner, len(visitors))
+	for i, v := range visitors {
+		out[i].Visitor = v
+	}
+	return out
 }

@@ -88,7 +88,7 @@ func TestOneRoundTrip(t *testing.T) {
 	closed := lim
 	closed.Open = false
 	var pass time.Time
-	account := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(room, "alice"), Visitor: waitingroom.NewVisitorID().String()}
+	account := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(room, "alice"), Joiner: waitingroom.Joiner{Visitor: waitingroom.NewVisitorID().String()}}
 	steps := []struct {
 		name string
 		do   func() error

@@ -77,13 +77,16 @@ func (s *Store) LoadScripts(ctx context.Context) error {
 // would lose them. Nodes then get waitingroom.ErrNoRoom and re-seed the room.
 func (s *Store) Drop(ctx context.Context, room string) error {
 	keys := roomKeys(s.prefix, room)
-	// The heartbeat windows are keys of their own, named after the hb key.
-	iter := s.client.Scan(ctx, 0, keys[hbKey]+":*", 1000).Iterator()
-	for iter.Next(ctx) {
-		keys = append(keys, iter.Val())
-	}
-	if err := iter.Err(); err != nil {
-		return err
+	// The heartbeat windows are keys of their own, named after the hb key,
+	// and so are the networks and seeds joins are weighed by.
+	for _, match := range []string{keys[hbKey] + ":*", roomKey(s.prefix, room, limitKeyName, "*"), roomKey(s.prefix, room, seedKeyName, "*")} {
+		iter := s.client.Scan(ctx, 0, match, 1000).Iterator()
+		for iter.Next(ctx) {
+			keys = append(keys, iter.Val())
+		}
+		if err := iter.Err(); err != nil {
+			return err
+		}
 	}
 	if err := s.client.Del(ctx, keys...).Err(); err != nil {
 		return err
@@ -94,7 +97,12 @@ func (s *Store) Drop(ctx context.Context, room string) error {
 // run runs script on room's keys, mapping the scripts' nil reply (the room's
 // counters are missing) to waitingroom.ErrNoRoom.
 func (s *Store) run(ctx context.Context, op string, script *redis.Script, room string, args ...any) (any, error) {
-	v, err := script.Run(ctx, s.client, roomKeys(s.prefix, room), args...).Result()
+	return s.runOn(ctx, op, script, room, roomKeys(s.prefix, room), args...)
+}
+
+// runOn is run with keys of the room's beyond roomKeys, which come first.
+func (s *Store) runOn(ctx context.Context, op string, script *redis.Script, room string, keys []string, args ...any) (any, error) {
+	v, err := script.Run(ctx, s.client, keys, args...).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, waitingroom.ErrNoRoom
 	}

@@ -148,7 +148,7 @@ func TestEveryKeyExpires(t *testing.T) {
 	}
 	must(s.Advance(ctx, "i", t0.Add(61*time.Second), long))
 
-	acct := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey("r", "alice"), Visitor: waitingroom.NewVisitorID().String()}
+	acct := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey("r", "alice"), Joiner: waitingroom.Joiner{Visitor: waitingroom.NewVisitorID().String()}}
 	_, err = s.JoinAccount(ctx, "r", acct, t0.Add(14*time.Second), lim)
 	must(err)
 

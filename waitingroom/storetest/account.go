@@ -26,7 +26,7 @@ var accountTests = []struct {
 
 func (f *fixture) account(name string, v string, spent *uint64, now time.Time, lim waitingroom.Limits) waitingroom.AccountPlace {
 	f.t.Helper()
-	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(f.room, name), Visitor: v}
+	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(f.room, name), Joiner: waitingroom.Joiner{Visitor: v}}
 	if spent != nil {
 		req.Spent, req.HasSpent = *spent, true
 	}
@@ -133,7 +133,7 @@ func testAccountSettling(t *testing.T, h Harness) {
 	f := newFixture(t, h)
 	f.room += "-settling"
 	f.init(waitingroom.Seed{Counters: waitingroom.Counters{Seq: 10, Serving: 5}, SettleUntil: at(10)})
-	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(f.room, "alice"), Visitor: newVisitor()}
+	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(f.room, "alice"), Joiner: waitingroom.Joiner{Visitor: newVisitor()}}
 	if _, err := f.s.JoinAccount(f.ctx, f.room, req, at(5), limits()); !errors.Is(err, waitingroom.ErrSettling) {
 		t.Fatalf("account join while settling: %v, want ErrSettling", err)
 	}
@@ -145,7 +145,7 @@ func testAccountSettling(t *testing.T, h Harness) {
 func testAccountUnknownRoom(t *testing.T, h Harness) {
 	s := h.New(t)
 	room := roomName(t)
-	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(room, "alice"), Visitor: newVisitor()}
+	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(room, "alice"), Joiner: waitingroom.Joiner{Visitor: newVisitor()}}
 	if _, err := s.JoinAccount(t.Context(), room, req, t0, limits()); !errors.Is(err, waitingroom.ErrNoRoom) {
 		t.Fatalf("account join in an unknown room: %v, want ErrNoRoom", err)
 	}
@@ -177,7 +177,7 @@ func testAccountConcurrent(t *testing.T, h Harness) {
 	var wg sync.WaitGroup
 	for i := range browsers {
 		wg.Go(func() {
-			req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(f.room, "alice"), Visitor: newVisitor()}
+			req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(f.room, "alice"), Joiner: waitingroom.Joiner{Visitor: newVisitor()}}
 			got[i], errs[i] = f.s.JoinAccount(f.ctx, f.room, req, at(1), lim)
 		})
 	}

@@ -57,7 +57,7 @@ func (f *Flaky) Join(ctx context.Context, room, v string, now time.Time, lim wai
 }
 
 // JoinMany implements waitingroom.Store.
-func (f *Flaky) JoinMany(ctx context.Context, room string, vs []string, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
+func (f *Flaky) JoinMany(ctx context.Context, room string, vs []waitingroom.Joiner, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
 	if err := f.err(); err != nil {
 		return nil, err
 	}

@@ -321,7 +321,7 @@ func testGhostRunLongerThanAStep(t *testing.T, h Harness) {
 		batch[i] = visitor(i)
 	}
 	for joined := 0; joined < n; joined += len(batch) {
-		if _, err := f.s.JoinMany(f.ctx, f.room, batch[:min(len(batch), n-joined)], t0, closed); err != nil {
+		if _, err := f.s.JoinMany(f.ctx, f.room, joiners(batch[:min(len(batch), n-joined)]...), t0, closed); err != nil {
 			t.Fatal(err)
 		}
 	}

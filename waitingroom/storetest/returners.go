@@ -175,9 +175,9 @@ func testGhostRunsAcrossBlocks(t *testing.T, h Harness) {
 	const n = 2*31*waitingroom.LiveBlock + 100 // past two of the Redis store's blocks of beats
 	live := []uint64{100, n - 50}
 	for k := 0; k < n; k += 2000 {
-		var vs []string
+		var vs []waitingroom.Joiner
 		for i := k; i < min(k+2000, n); i++ {
-			vs = append(vs, visitor(i))
+			vs = append(vs, waitingroom.Joiner{Visitor: visitor(i)})
 		}
 		if _, err := f.s.JoinMany(f.ctx, f.room, vs, t0, closed); err != nil {
 			t.Fatalf("JoinMany: %v", err)

@@ -92,6 +92,7 @@ func Run(t *testing.T, h Harness) {
 		{"ConcurrentClaimsNeverExceedCap", testConcurrentClaims},
 	}
 	tests = append(tests, accountTests...)
+	tests = append(tests, joinCheckTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -128,6 +129,15 @@ func roomName(t *testing.T) string {
 }
 
 func visitor(i int) string { return fmt.Sprintf("v%06d", i) }
+
+// joiners are visitors joined unweighed.
+func joiners(visitors ...string) []waitingroom.Joiner {
+	out := make([]waitingroom.Joiner, len(visitors))
+	for i, v := range visitors {
+		out[i].Visitor = v
+	}
+	return out
+}
 
 // fixture is one room in one store, initialised.
 type fixture struct {
@@ -267,7 +277,7 @@ func testJoinMany(t *testing.T, h Harness) {
 		for _, v := range batch {
 			want = append(want, one.join(v, now, lim))
 		}
-		got, err := many.s.JoinMany(many.ctx, many.room, batch, now, lim)
+		got, err := many.s.JoinMany(many.ctx, many.room, joiners(batch...), now, lim)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -295,7 +305,7 @@ func testJoinMany(t *testing.T, h Harness) {
 	if admitted < 2 || admitted == len(want) {
 		t.Fatalf("%d of %d admitted on the spot: the case does not exercise a batch that is partly admitted", admitted, len(want))
 	}
-	if _, err := many.s.JoinMany(many.ctx, "t-no-such-room", []string{"x"}, at(5), lim); !errors.Is(err, waitingroom.ErrNoRoom) {
+	if _, err := many.s.JoinMany(many.ctx, "t-no-such-room", joiners("x"), at(5), lim); !errors.Is(err, waitingroom.ErrNoRoom) {
 		t.Fatalf("JoinMany on an unknown room: %v, want ErrNoRoom", err)
 	}
 }

@@ -4,9 +4,15 @@
 -- ARGV: now, open (0/1), cap, session, retention (µs), ttl (ms), the number
 -- of visitors, the visitors packed as "<length>:<visitor>" one after the other
 -- (one argument, not one per visitor: the visitors are read only when
--- admitted, and a crowd is mostly told to wait).
+-- admitted, and a crowd is mostly told to wait), join_limit's interval (µs,
+-- 0: none) and burst, and what each visitor is weighed by (see weigh in
+-- lib.lua): "" for nobody, else "<network>,<seed>,<seed until>;" for each in
+-- turn, network and seed being indices into KEYS (0: none).
 -- Returns {first key, admitted, session end} (see join_visitors in lib.lua),
--- -1 while the room settles after a loss, or nil when the room is unknown.
+-- and when visitors were weighed a fourth element, the refused among them as
+-- {index (from 0), refusal, wait (µs)} one after the other: they have no
+-- key, and the others' keys run on from the first in order. -1 while the room
+-- settles after a loss, or nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
 	return false -- never re-create a lost room: its keys would restart from 0
 end
@@ -26,5 +32,25 @@ local function visitor()
 	pos = colon + len + 1
 	return v
 end
-local first, admitted, exp = join_visitors(now, ARGV[2] == '1', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7]), visitor)
-return {first, admitted, exp}
+local checks = ARGV[11]
+if checks == '' then
+	local first, admitted, exp = join_visitors(now, ARGV[2] == '1', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7]), visitor)
+	return {first, admitted, exp}
+end
+local interval, burst = tonumber(ARGV[9]), tonumber(ARGV[10])
+local placed, refused, i = {}, {}, 0
+for lk, sk, till in string.gmatch(checks, '(%d+),(%d+),(%d+);') do
+	local v = visitor()
+	lk, sk = KEYS[tonumber(lk)], KEYS[tonumber(sk)] -- KEYS[0]: nil
+	local why, wait = weigh(now, lk, sk, tonumber(till), interval, burst)
+	if why == 0 then
+		placed[#placed + 1] = v
+	else
+		refused[#refused + 1] = i
+		refused[#refused + 1] = why
+		refused[#refused + 1] = wait
+	end
+	i = i + 1
+end
+local first, admitted, exp = join_visitors(now, ARGV[2] == '1', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], #placed, function(k) return placed[k + 1] end)
+return {first, admitted, exp, refused}

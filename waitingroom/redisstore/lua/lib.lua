@@ -298,3 +298,40 @@ local function let_returner_in(visitor, now, cap, pending, open, ttl)
 	redis.call('PEXPIRE', returners, ttl)
 	return status
 end
+
+-- Weighs a joiner before its place is made (see waitingroom.Joiner), by two
+-- keys of the room's, either nil: sk, the joiner's seed, holds until when
+-- (µs) it bought a place; lk, the joiner's client network, holds the
+-- network's theoretical arrival time (µs) under join_limit, a GCRA of one
+-- place per interval in bursts of burst (JoinLimit.Take in Go). A seed that
+-- bought a place already is refused first, then a network over its limit;
+-- otherwise both are recorded, each expiring when it no longer matters, and
+-- the caller makes the place. Returns 0, or 1 and the wait (join_limit), or
+-- 2 (seed spent): a refused joiner leaves nothing behind.
+local function weigh(now, lk, sk, till, interval, burst)
+	local fresh
+	if sk then
+		fresh = redis.call('SET', sk, int(till), 'NX', 'PX', int(math.max(1, math.ceil((till - now) / 1000))))
+		if not fresh and num(redis.call('GET', sk)) > now then
+			return 2, 0
+		end
+	end
+	local tat
+	if lk and interval > 0 then
+		tat = math.max(num(redis.call('GET', lk)), now)
+		local over = tat - now - (burst - 1) * interval
+		if over > 0 then
+			if fresh then
+				redis.call('DEL', sk)
+			end
+			return 1, over
+		end
+		tat = tat + interval
+		redis.call('SET', lk, int(tat), 'PX', int(math.ceil((tat - now) / 1000)))
+	end
+	if sk and not fresh then
+		-- The seed's key outlived its time by the server's clock: taken anew.
+		redis.call('SET', sk, int(till), 'PX', int(math.max(1, math.ceil((till - now) / 1000))))
+	end
+	return 0, 0
+end
