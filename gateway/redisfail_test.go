@@ -247,8 +247,7 @@ func TestMultiNodeRedisFlushed(t *testing.T) {
 }
 
 // grace is the admission grace of the failure tests' rooms, the shortest
-// allowed: after a re-seed the line must move past the places of its margin,
-// each of which holds a slot for the grace before it counts as abandoned.
+// allowed, so that an admission nobody claims frees its slot soon.
 const grace = 5 * time.Second
 
 // step moves the clock a second and ticks every node; none may fail.

@@ -58,7 +58,12 @@ func (r *Room) wholeSeed(now time.Time, v *view) Seed {
 	seed.Overrides, seed.OverridesVersion = r.overridesSeed()
 	if r.known {
 		margin := uint64(math.Ceil(r.flow.joinRate()*(now.Sub(v.at).Seconds()+1))) + reseedMargin
-		seed.Seq = max(seed.Seq, r.maxKey) + margin
+		seed.Seq = max(seed.Seq, r.maxKey)
+		if v.settings.QueueingMethod == FIFO && !v.settings.drawn() {
+			// Places are keys: the margin's can be judged by their beats.
+			seed.MarginFrom = seed.Seq
+		}
+		seed.Seq += margin
 		// Live sessions, and admissions that may have been claimed since this
 		// node last looked, keep their slots as anonymous held ones (their
 		// passes may be out there); the admissions come back too, so that a

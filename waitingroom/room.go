@@ -502,8 +502,9 @@ func (r *Room) reseed(ctx context.Context, now time.Time) error {
 // join rate, to cover keys handed out by other nodes that this one never saw.
 // It is small because every node, on seeing the room re-created, also raises
 // the keys above the highest it handed out itself (see refresh); the margin
-// only covers the half second before they do. Each unheld place in it costs
-// a slot for one grace window once admission reaches it.
+// only covers the half second before they do. Its places are judged by their
+// beats from the start (Seed.MarginFrom): the line passes the unheld ones
+// without a slot, and positions do not count them.
 const reseedMargin = 20
 
 func (r *Room) storeFailed() {

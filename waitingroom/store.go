@@ -305,6 +305,14 @@ type Seed struct {
 	// back, is let in as a returner. Ignored when the room exists.
 	Held      int
 	HeldUntil time.Time
+	// MarginFrom, for a room a re-seed creates, starts the margin the order
+	// keys were raised by, [MarginFrom, Seq): keys other nodes may have
+	// handed out since this node last looked, most of them never handed out.
+	// The room judges those places by their beats from the start (live only
+	// when seen since the loss), so the line passes the unheld ones without
+	// a slot and positions do not count them. Zero: no margin. Ignored when
+	// the room exists.
+	MarginFrom uint64
 	// LostAt, for a room this seed creates after a loss (a re-seed, or a
 	// room re-created settling), is when: passes issued before it belong to
 	// sessions this incarnation may not know, which nodes Reclaim. Ignored
@@ -449,6 +457,14 @@ type Snapshot struct {
 	// store (zero for a room never lost): a pass issued before it is
 	// Reclaimed the first time a node sees it.
 	LostAt time.Time
+	// Margin is the re-seed's margin of order keys, [Margin[0], Margin[1])
+	// (see Seed.MarginFrom): places in it count as live only when seen.
+	Margin [2]uint64
+}
+
+// InMargin reports whether place lies in the re-seed's margin.
+func (s Snapshot) InMargin(place uint64) bool {
+	return place >= s.Margin[0] && place < s.Margin[1]
 }
 
 // Revocation is a pass that must no longer be honoured: the pass PassID, or,

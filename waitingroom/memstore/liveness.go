@@ -141,38 +141,58 @@ func (r *memRoom) liveBlock(blk uint64) [wordsPerBlock]uint64 {
 
 // admitLive finds where serving goes to admit up to n live places: it returns
 // the new serving, the live places admitted and the runs of ghosts passed
-// over on the way (as lapses with no time yet). Places below young are judged
-// by their beats, the rest (up to end) are all live.
+// over on the way (as lapses with no time yet). Places below young, and those
+// in a re-seed's margin, are judged by their beats; the rest (up to end) are
+// all live.
 func (r *memRoom) admitLive(serving, end, young, n uint64) (uint64, uint64, []lapse) {
-	p, got := serving, uint64(0)
-	var ghosts []lapse
-	var u [wordsPerBlock]uint64
-	cached := ^uint64(0)
-	judged := min(young, end)
+	w := liveWalk{r: r, p: serving, cached: ^uint64(0)}
 	// A step walks at most LiveStepBlocks blocks of ghosts; a longer run of
 	// them is skipped over the next steps, as in the Redis store.
 	walk := serving + waitingroom.LiveStepBlocks*waitingroom.LiveBlock
-	for got < n && p < judged && p < walk {
-		if blk := p / waitingroom.LiveBlock; blk != cached {
-			u, cached = r.liveBlock(blk), blk
-		}
-		off := p % waitingroom.LiveBlock
-		switch k := len(ghosts) - 1; {
-		case u[off/64]&(1<<(63-off%64)) != 0:
-			got++
-		case k >= 0 && ghosts[k].start+ghosts[k].count == p:
-			ghosts[k].count++
+	w.judge(min(young, end, walk), n)
+	for w.got < n && w.p < end && w.p < walk {
+		switch mf, mt := r.margin[0], r.margin[1]; {
+		case w.p >= mf && w.p < mt:
+			w.judge(min(mt, end, walk), n)
 		default:
-			ghosts = append(ghosts, lapse{start: p, count: 1})
+			to := end
+			if w.p < mf {
+				to = min(end, mf)
+			}
+			more := min(n-w.got, to-w.p)
+			w.p += more
+			w.got += more
 		}
-		p++
 	}
-	if got < n && p >= judged && p < end {
-		more := min(n-got, end-p)
-		p += more
-		got += more
+	return w.p, w.got, w.ghosts
+}
+
+// liveWalk is admitLive's way along the line.
+type liveWalk struct {
+	r      *memRoom
+	p, got uint64
+	ghosts []lapse
+	u      [wordsPerBlock]uint64
+	cached uint64
+}
+
+// judge walks the places up to to by their beats, until n are live.
+func (w *liveWalk) judge(to, n uint64) {
+	for w.got < n && w.p < to {
+		if blk := w.p / waitingroom.LiveBlock; blk != w.cached {
+			w.u, w.cached = w.r.liveBlock(blk), blk
+		}
+		off := w.p % waitingroom.LiveBlock
+		switch k := len(w.ghosts) - 1; {
+		case w.u[off/64]&(1<<(63-off%64)) != 0:
+			w.got++
+		case k >= 0 && w.ghosts[k].start+w.ghosts[k].count == w.p:
+			w.ghosts[k].count++
+		default:
+			w.ghosts = append(w.ghosts, lapse{start: w.p, count: 1})
+		}
+		w.p++
 	}
-	return p, got, ghosts
 }
 
 // countLiveness makes the counts nodes compute positions from.

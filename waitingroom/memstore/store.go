@@ -70,6 +70,7 @@ type memRoom struct {
 	settle    time.Time
 	blank     bool
 	lostAt    time.Time
+	margin    [2]uint64 // the re-seed's margin of order keys (Seed.MarginFrom)
 }
 
 type forget struct {
@@ -127,6 +128,9 @@ func (s *Store) Init(_ context.Context, name string, seed waitingroom.Seed) erro
 		r.blank = r.blank && !seed.Whole
 		if seed.LostAt.After(r.lostAt) {
 			r.lostAt = seed.LostAt
+		}
+		if seed.MarginFrom > 0 && seed.MarginFrom < seed.Seq {
+			r.margin = [2]uint64{seed.MarginFrom, seed.Seq}
 		}
 		r.drawClosed, r.drawSize = seed.DrawClosed, seed.DrawSize
 		r.epochs = append([]waitingroom.Epoch(nil), seed.Epochs...)
@@ -202,6 +206,7 @@ func (s *Store) Snapshot(_ context.Context, name string, now time.Time, revokedA
 		SettleUntil: r.settle,
 		Blank:       r.blank,
 		LostAt:      r.lostAt,
+		Margin:      r.margin,
 		Live: waitingroom.Liveness{
 			From:   r.liveness.From,
 			Young:  r.liveness.Young,

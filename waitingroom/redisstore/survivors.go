@@ -24,6 +24,7 @@ func survivors(seed waitingroom.Seed) string {
 		Forgot   uint64   `json:"forgot"`
 		Settle   int64    `json:"settle"`
 		LostAt   int64    `json:"lostat"`
+		MFrom    uint64   `json:"mfrom"`
 		Whole    bool     `json:"whole"`
 		Raise    bool     `json:"raise"`
 		Skipped  uint64   `json:"skipped"`
@@ -34,6 +35,10 @@ func survivors(seed waitingroom.Seed) string {
 		Skipped: seed.Skipped, IdledOut: seed.IdledOut, Returned: seed.Returned}
 	if !seed.SettleUntil.IsZero() {
 		ext.Settle = seed.SettleUntil.UnixMicro()
+	}
+	ext.MFrom = seed.MarginFrom
+	if seed.MarginFrom == 0 {
+		ext.MFrom = seed.Seq // no margin
 	}
 	if !seed.LostAt.IsZero() {
 		ext.LostAt = seed.LostAt.UnixMicro()
@@ -48,18 +53,22 @@ func survivors(seed waitingroom.Seed) string {
 	return string(b)
 }
 
-// parseSurvivors reads snapshot.lua's "forgotten:settle until:blank:lost at".
+// parseSurvivors reads snapshot.lua's "forgotten:settle until:blank:lost
+// at:margin from:margin to".
 func parseSurvivors(s string, snap *waitingroom.Snapshot, now time.Time) error {
 	f := strings.Split(s, ":")
-	if len(f) != 4 {
+	if len(f) != 6 {
 		return fmt.Errorf("malformed survivors field %q", s)
 	}
 	forgot, err1 := strconv.ParseUint(f[0], 10, 64)
 	settle, err2 := strconv.ParseInt(f[1], 10, 64)
 	lost, err3 := strconv.ParseInt(f[3], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
+	mf, err4 := strconv.ParseUint(f[4], 10, 64)
+	mt, err5 := strconv.ParseUint(f[5], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil {
 		return fmt.Errorf("malformed survivors field %q", s)
 	}
+	snap.Margin = [2]uint64{mf, mt}
 	snap.Forgotten, snap.Blank = forgot, f[2] == "1"
 	if settle > 0 {
 		snap.SettleUntil = fromMicros(settle, now)

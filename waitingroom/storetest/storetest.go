@@ -76,6 +76,7 @@ func Run(t *testing.T, h Harness) {
 		{"ReclaimTakesHeldSlots", testReclaimTakesHeldSlots},
 		{"ReclaimAfterTheHold", testReclaimAfterTheHold},
 		{"ReleaseGivesUpAHeldSlot", testReleaseGivesUpAHeldSlot},
+		{"ReseedMarginJudgedByBeats", testReseedMarginJudgedByBeats},
 		{"RaiseOnlySeedNeverCreates", testRaiseOnly},
 		{"GhostsSkipped", testGhostsSkipped},
 		{"GhostsAmongLive", testGhostsAmongLive},

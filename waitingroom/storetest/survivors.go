@@ -321,3 +321,39 @@ func testReleaseGivesUpAHeldSlot(t *testing.T, h Harness) {
 		t.Fatal("the line did not move once the held slots were given up")
 	}
 }
+
+// testReseedMarginJudgedByBeats: a re-seed's margin of order keys is judged
+// by its beats from the start, though the room has no history of beats yet:
+// the line passes its unseen places without a slot (they are skipped) and
+// admits one seen since the loss; the places before the margin, which fans
+// held before the loss, count as live until a whole timeout of beats is in.
+func testReseedMarginJudgedByBeats(t *testing.T, h Harness) {
+	f := &fixture{t: t, s: h.New(t), room: roomName(t), ctx: t.Context()}
+	f.init(waitingroom.Seed{
+		Whole:      true,
+		Counters:   waitingroom.Counters{Seq: 40, Serving: 30, Admitted: 30, Claimed: 30},
+		MarginFrom: 35,
+		LostAt:     t0,
+	})
+	if s := f.snap(at(0)); s.Margin != [2]uint64{35, 40} || !s.InMargin(35) || s.InMargin(40) || s.InMargin(34) {
+		t.Fatalf("margin %v, want [35, 40)", s.Margin)
+	}
+	lim := liveLimits()
+	f.beat(waitingroom.Beats{Places: []uint64{37}}, at(1), lim)
+	res := f.join("after", at(1), lim) // key 40, behind the margin
+	if res.Key != 40 {
+		t.Fatalf("first key after the re-seed %d, want 40", res.Key)
+	}
+	for sec := 2.0; sec <= 6; sec++ {
+		f.advance(at(sec), lim)
+	}
+	s := f.snap(at(6))
+	// 30-34 and 40 are live (no history to judge them); of the margin,
+	// only 37 was seen.
+	if s.Serving != 41 || s.Skipped != 4 || s.Admitted != 30+7 {
+		t.Fatalf("after the line passed the margin: serving %d, skipped %d, admitted %d; want 41, 4 and 37", s.Serving, s.Skipped, s.Admitted)
+	}
+	if res := f.claim(visitor(37), 37, at(6), lim); res.Status != waitingroom.Claimed {
+		t.Fatalf("claim of the margin's place seen since the loss: %v", res.Status)
+	}
+}

@@ -173,49 +173,62 @@ local function ghost_runs(blk, a, b, runs)
 end
 
 -- Where serving goes to admit up to n live places, from serving to end_:
--- places below young are judged by their beats, the rest are all live.
--- Returns the new serving, the live places admitted, and the runs of ghosts
--- passed over on the way.
+-- places below young, and those in a re-seed's margin, are judged by their
+-- beats; the rest are all live. Returns the new serving, the live places
+-- admitted, and the runs of ghosts passed over on the way.
 local function admit_live(end_, young, n)
 	local p, got, runs = serving, 0, {}
-	local judged = math.min(young, end_)
 	-- A step walks at most STEP_BLOCKS blocks of ghosts; a longer run of
 	-- them is skipped over the next steps.
 	local walk = serving + STEP_BLOCKS * LIVE_BLOCK
 	local cached = -1
-	while got < n and p < judged and p < walk do
-		local blk = math.floor(p / BEAT_BLOCK)
-		if blk ~= cached then
-			union(now, win, blk)
-			cached = blk
-		end
-		local e = math.min(judged, walk, (blk + 1) * BEAT_BLOCK)
-		local c = count_live(blk, p, e)
-		if got + c < n then
-			if c < e - p then
-				ghost_runs(blk, p, e, runs)
+	-- Walks the places up to to by their beats, until n are live.
+	local function judge(to)
+		while got < n and p < to do
+			local blk = math.floor(p / BEAT_BLOCK)
+			if blk ~= cached then
+				union(now, win, blk)
+				cached = blk
 			end
-			got, p = got + c, e
-		else
-			-- The first q with (n - got) live places in [p, q).
-			local need, lo, hi = n - got, p + 1, e
-			while lo < hi do
-				local mid = math.floor((lo + hi) / 2)
-				if count_live(blk, p, mid) >= need then
-					hi = mid
-				else
-					lo = mid + 1
+			local e = math.min(to, (blk + 1) * BEAT_BLOCK)
+			local c = count_live(blk, p, e)
+			if got + c < n then
+				if c < e - p then
+					ghost_runs(blk, p, e, runs)
 				end
+				got, p = got + c, e
+			else
+				-- The first q with (n - got) live places in [p, q).
+				local need, lo, hi = n - got, p + 1, e
+				while lo < hi do
+					local mid = math.floor((lo + hi) / 2)
+					if count_live(blk, p, mid) >= need then
+						hi = mid
+					else
+						lo = mid + 1
+					end
+				end
+				if lo - p > need then
+					ghost_runs(blk, p, lo, runs)
+				end
+				got, p = n, lo
 			end
-			if lo - p > need then
-				ghost_runs(blk, p, lo, runs)
-			end
-			got, p = n, lo
 		end
 	end
-	if got < n and p >= judged and p < end_ then
-		local more = math.min(n - got, end_ - p)
-		got, p = got + more, p + more
+	judge(math.min(young, end_, walk))
+	local m = redis.call('HMGET', meta, 'mfrom', 'mto')
+	local mf, mt = num(m[1]), num(m[2])
+	while got < n and p < end_ and p < walk do
+		if p >= mf and p < mt then
+			judge(math.min(mt, end_, walk))
+		else
+			local to = end_
+			if p < mf then
+				to = math.min(end_, mf)
+			end
+			local more = math.min(n - got, to - p)
+			got, p = got + more, p + more
+		end
 	end
 	return p, got, runs
 end

@@ -80,6 +80,9 @@ if redis.call('EXISTS', meta) == 1 then
 		if ext.lostat > num(redis.call('HGET', meta, 'lostat')) then
 			redis.call('HSET', meta, 'lostat', int(ext.lostat))
 		end
+		if ext.mfrom < tonumber(ARGV[1]) then
+			redis.call('HSET', meta, 'mfrom', int(ext.mfrom), 'mto', ARGV[1])
+		end
 		hold_and_restore_batches()
 	end
 	return 0
@@ -97,6 +100,9 @@ redis.call('HSET', meta,
 	'drawn', ARGV[8], 'drawsize', ARGV[9],
 	'revcur', '0', 'ver', '0', 'inc', ARGV[11], 'epochs', ARGV[12],
 	'settle', int(ext.settle), 'lostat', int(ext.lostat))
+if ext.mfrom < tonumber(ARGV[1]) then
+	redis.call('HSET', meta, 'mfrom', int(ext.mfrom), 'mto', ARGV[1])
+end
 if not ext.whole then
 	redis.call('HSET', meta, 'blank', '1')
 end
