@@ -107,8 +107,8 @@ type Handler struct {
 	// cookieAttrs ends every Set-Cookie line after Max-Age: HttpOnly,
 	// SameSite, and Secure and Partitioned when the settings ask for them.
 	cookieAttrs cookieAttrs
-	logger   *zap.Logger
-	account  *accountGate
+	logger      *zap.Logger
+	account     *accountGate
 }
 
 // StoreConfig selects the room's store.
