@@ -157,6 +157,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.room = h.handle.room
+	h.handle.events.Store(newEventSink(ctx, h.logger))
 	registerMetrics(ctx.GetMetricsRegistry(), h.logger)
 	return nil
 }
