@@ -154,4 +154,3 @@ func TestAlertRulesPassPromtool(t *testing.T) {
 		}
 	}
 }
-
