@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/foyer-dev/foyer/waitingroom"
 )
@@ -119,6 +122,31 @@ func TestCookieSettingsParseAndRefuse(t *testing.T) {
 		_, _, perr := decodePatch([]byte(body))
 		if perr == nil || perr.code != "unknown_setting" || !strings.Contains(perr.message, "cannot be changed at runtime") {
 			t.Errorf("PATCH %s: %v, want it refused as configuration", body, perr)
+		}
+	}
+}
+
+// TestSecureCookiesOverPlainHTTPAreWarnedOnce: a room whose cookies must be
+// Secure that answers over plain HTTP logs why its fans may never get in,
+// once; over TLS it says nothing.
+func TestSecureCookiesOverPlainHTTPAreWarnedOnce(t *testing.T) {
+	for _, plain := range []bool{true, false} {
+		h := testHandler(t, Handler{CookieSameSite: "none"}, nil)
+		core, logs := observer.New(zapcore.WarnLevel)
+		h.logger = zap.New(core)
+		for range 3 {
+			req := get("/events/1")
+			if !plain {
+				req.TLS = &tls.ConnectionState{}
+			}
+			serve(h, &origin{}, req)
+		}
+		want := 0
+		if plain {
+			want = 1
+		}
+		if n := logs.FilterMessageSnippet("plain HTTP").Len(); n != want {
+			t.Errorf("plain HTTP %v: %d warnings, want %d", plain, n, want)
 		}
 	}
 }

@@ -4,7 +4,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/foyer-dev/foyer/waitingroom"
 )
@@ -96,6 +99,9 @@ type cookieAttrs struct {
 	// forcedSecure says tail has Secure already; otherwise it is added on
 	// TLS.
 	forcedSecure bool
+	// plainHTTPSeen is set once such a cookie went out over plain HTTP, so
+	// that the warning is logged once.
+	plainHTTPSeen *atomic.Bool
 }
 
 // newCookieAttrs builds the attributes for cookie_samesite and
@@ -121,12 +127,22 @@ func newCookieAttrs(sameSite string, partitioned bool) cookieAttrs {
 		}
 		a.tail += "; Partitioned"
 	}
+	if a.forcedSecure {
+		a.plainHTTPSeen = new(atomic.Bool)
+	}
 	return a
 }
 
 // setCookieLine adds a Set-Cookie for one of our cookies from its
 // name=value, with our attributes.
 func (h *Handler) setCookieLine(w http.ResponseWriter, r *http.Request, b []byte, maxAge int) {
+	if r.TLS == nil && h.cookieAttrs.plainHTTPSeen != nil && !h.cookieAttrs.plainHTTPSeen.Swap(true) && h.logger != nil {
+		// Behind a proxy that ends TLS this is right; served to browsers
+		// over plain HTTP, no fan ever gets in.
+		h.logger.Warn("waiting room cookies are Secure (cookie_samesite none or cookie_partitioned) but this request came over plain HTTP: "+
+			"browsers keep them only from HTTPS, so serve the room over HTTPS or end TLS in front of Caddy",
+			zap.String("room", h.Room), zap.String("host", r.Host))
+	}
 	addSetCookie(w, h.cookieAttrs.append(b, r, maxAge))
 }
 
