@@ -74,12 +74,16 @@ func awaitEvent(t *testing.T, from int, name, room string, within time.Duration)
 // handler module to everything the waiting_room module emits. An admin's
 // pause, resume, queue_all, sold out and reopen each reach it as an event
 // with the room's id, and so do the store going away (Redis killed), coming
-// back empty, and the room re-seeded into it.
+// back empty, and the room re-seeded into it; a second room's pre-queue,
+// start and end reach it in order.
 func TestCaddyEventsReachAHandler(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Caddy and redis-server")
 	}
 	srv := redistest.StartServer(t, nil)
+	// A second room runs through its schedule meanwhile.
+	t0 := time.Now().Truncate(time.Second)
+	at := func(s int) string { return t0.Add(time.Duration(s) * time.Second).UTC().Format(time.RFC3339) }
 	recorded.Lock()
 	recorded.events = nil
 	recorded.Unlock()
@@ -97,14 +101,22 @@ func TestCaddyEventsReachAHandler(t *testing.T) {
 				"servers": {"site": {
 					"listen": [":%d"],
 					"automatic_https": {"disable": true},
-					"routes": [{"handle": [
-						{"handler": "waiting_room", "room": "evented", "store": {"backend": "redis", "url": "redis://%s"}},
-						{"handler": "static_response", "body": "origin"}
-					]}]
+					"routes": [{
+						"match": [{"host": ["localhost"]}],
+						"handle": [
+							{"handler": "waiting_room", "room": "evented", "store": {"backend": "redis", "url": "redis://%s"}},
+							{"handler": "static_response", "body": "origin"}
+						]
+					}, {
+						"handle": [
+							{"handler": "waiting_room", "room": "scheduled", "prequeue_start": %q, "event_start": %q, "event_end": %q},
+							{"handler": "static_response", "body": "origin"}
+						]
+					}]
 				}}
 			}
 		}
-	}`, adminAddr, t.TempDir(), sitePort, sitePort, srv.Addr)
+	}`, adminAddr, t.TempDir(), sitePort, sitePort, srv.Addr, at(2), at(4), at(6))
 	tester := caddytest.NewTester(t)
 	tester.InitServer(config, "json")
 	t.Cleanup(func() { _ = unloadCaddy() })
@@ -141,5 +153,11 @@ func TestCaddyEventsReachAHandler(t *testing.T) {
 	reseeded, _ := awaitEvent(t, next, EventReseeded, "evented", 15*time.Second)
 	if n, ok := reseeded.data["reseeds"].(uint64); !ok || n < 1 {
 		t.Errorf("reseeded: reseeds %v, want the node's count", reseeded.data["reseeds"])
+	}
+
+	// The other room's schedule, in order.
+	i := 0
+	for _, name := range []string{EventPrequeueOpened, EventStarted, EventClosed} {
+		_, i = awaitEvent(t, i, name, "scheduled", 10*time.Second)
 	}
 }
