@@ -109,6 +109,8 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		{`{"room": "r", "path_prefix": "nope"}`, "path_prefix"},
 		{`{"room": "r", "cookie_prefix": "a b"}`, "cookie_prefix"},
 		{`{"room": "r", "on_store_failure": "maybe"}`, "on_store_failure"},
+		{`{"room": "r", "cookie_samesite": "sideways"}`, "cookie_samesite"},
+		{`{"room": "r", "cookie_partitioned": "yes"}`, "cookie_partitioned"},
 		{`{"room": "r", "store": {"backend": "etcd"}}`, "store"},
 		{`{"room": "r", "store": {"backend": "redis"}}`, "store"},
 		{`{"room": "r", "previous_signing_keys": [""]}`, "previous_signing_keys"},

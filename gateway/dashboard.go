@@ -98,8 +98,10 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhtt
 		return writeJSON(w, http.StatusOK, d.payload(nil, true))
 	case "events":
 		return d.stream(w, r)
+	case "csv":
+		return d.csv(w, r)
 	default:
-		return writeError(w, http.StatusBadRequest, "unknown_format", "format "+strconv.Quote(f)+" is not one of html, json and events")
+		return writeError(w, http.StatusBadRequest, "unknown_format", "format "+strconv.Quote(f)+" is not one of html, json, events and csv")
 	}
 }
 

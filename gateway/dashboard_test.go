@@ -3,9 +3,11 @@ package gateway
 import (
 	"bufio"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -261,7 +263,7 @@ func TestDashboardHistory(t *testing.T) {
 		d.sampler.sample()
 	}
 	hist := d.sampler.historyOf("history", 0)
-	wantLen := (3600-fineSamples)/coarseEvery + fineSamples
+	wantLen := (3600-pageFine)/coarseEvery + pageFine
 	if len(hist) < wantLen-1 || len(hist) > wantLen+1 {
 		t.Fatalf("%d samples of history, want about %d", len(hist), wantLen)
 	}
@@ -271,7 +273,7 @@ func TestDashboardHistory(t *testing.T) {
 	}
 	for i := 1; i < len(hist); i++ {
 		step := hist[i].T - hist[i-1].T
-		fine, seam := i > len(hist)-fineSamples, i == len(hist)-fineSamples
+		fine, seam := i > len(hist)-pageFine, i == len(hist)-pageFine
 		if seam && (step <= 0 || step > 10000) || fine && step != 1000 || !fine && !seam && step != 10000 {
 			t.Fatalf("sample %d is %d ms after the one before (fine: %v)", i, step, fine)
 		}
@@ -283,6 +285,43 @@ func TestDashboardHistory(t *testing.T) {
 	if got := d.sampler.historyOf("history", last.T-3000); len(got) != 3 {
 		t.Fatalf("%d samples after the third to last, want 3", len(got))
 	}
+	// The whole sale, as CSV: the first hour in minutes, the second in
+	// seconds, the joins of the last ten minutes in both.
+	rec := httptest.NewRecorder()
+	if err := d.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/ops/?format=csv", nil), nil); err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("csv: %d %v %s", rec.Code, err, rec.Body)
+	}
+	if ct, cd := rec.Header().Get("Content-Type"), rec.Header().Get("Content-Disposition"); ct != "text/csv; charset=utf-8" || !strings.HasPrefix(cd, `attachment; filename="history-`) {
+		t.Fatalf("csv headers %q %q", ct, cd)
+	}
+	rows, err := csv.NewReader(rec.Body).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 1+59+3600 || len(rows) > 1+60+3600 || rows[0][0] != "time" {
+		t.Fatalf("%d csv rows, want a header, the first hour's minutes and the second's seconds", len(rows))
+	}
+	spans := map[string]int{}
+	var covered int
+	for _, row := range rows[1:] {
+		spans[row[1]]++
+		n, _ := strconv.Atoi(row[1])
+		covered += n
+	}
+	if spans["60"] < 59 || spans["1"] != 3600 || covered < secs-60 || covered > secs {
+		t.Fatalf("csv spans %v covering %d s, want minutes then 3600 seconds, covering the two hours", spans, covered)
+	}
+	if lastRow := rows[len(rows)-1]; lastRow[8] != "2.00" || lastRow[7] != "1" {
+		t.Fatalf("last csv row %v, want 2 joins a second and a healthy store", lastRow)
+	}
+	for _, q := range []string{"?format=csv&room=nope"} {
+		rec := httptest.NewRecorder()
+		_ = d.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/ops/"+q, nil), nil)
+		if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), `"unknown_room"`) {
+			t.Errorf("%s: %d %s, want 404 unknown_room", q, rec.Code, rec.Body)
+		}
+	}
+
 	// A room that is no longer live is forgotten.
 	d.sampler.rooms = func() []liveRoom { return nil }
 	d.sampler.sample()

@@ -12,7 +12,7 @@ import (
 // watched a minute there is no figure, and a counter that goes back (a
 // re-seeded store) starts the minute again.
 func TestDashboardAdmittedPerMinute(t *testing.T) {
-	h := &roomHistory{fine: newRing(fineSamples), coarse: newRing(coarseSteps)}
+	h := newRoomHistory()
 	t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
 	at := func(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
 	for sec := 0; sec <= 180; sec++ {
@@ -36,7 +36,7 @@ func TestDashboardAdmittedPerMinute(t *testing.T) {
 
 	// A burst: 30 let in at once, then nothing. The rate shows the 30 for a
 	// minute, then falls to 0, never 30 × 60.
-	h = &roomHistory{fine: newRing(fineSamples), coarse: newRing(coarseSteps)}
+	h = newRoomHistory()
 	for sec := 0; sec <= 150; sec++ {
 		n := uint64(0)
 		if sec >= 70 {
@@ -65,7 +65,7 @@ func TestDashboardAdmittedPerMinute(t *testing.T) {
 	}
 
 	// A late sampler: the rate is over the time since the base, per minute.
-	h = &roomHistory{fine: newRing(fineSamples), coarse: newRing(coarseSteps)}
+	h = newRoomHistory()
 	h.observe(at(0), roomFigures{admitted: 0})
 	s = h.observe(at(90), roomFigures{admitted: 30})
 	if s.Admitted == nil || *s.Admitted != 20 {

@@ -10,15 +10,22 @@ import (
 
 // The dashboard's history: every second the node writes down what its own
 // view of each room says (no store call: the view is what it already keeps
-// for status polls), in two small rings per room, one of the last minutes
-// second by second and one of the last hour in ten-second steps. A viewer
-// reads the rings and the view; however many watch, the store never hears
-// of them.
+// for status polls), in three rings per room: the last hour second by
+// second, the last hour in ten-second steps, and the whole sale before that
+// in one-minute steps (a week of them at most, so a room's history stays
+// under about 1.5 MB however long it runs). The page draws the hour: ten-
+// second steps, the last five minutes second by second. The CSV download
+// (?format=csv) is the whole sale: minutes, then the last hour's seconds. A
+// viewer reads the rings and the view; however many watch, the store never
+// hears of them.
 const (
 	fineStep    = time.Second
-	fineSamples = 300 // five minutes
-	coarseEvery = 10  // fine samples per coarse one
-	coarseSteps = 360 // an hour of ten-second samples
+	fineSamples = 3600 // an hour, second by second
+	pageFine    = 300  // of which the page shows the last five minutes
+	coarseEvery = 10   // fine samples per coarse one
+	coarseSteps = 360  // an hour of ten-second samples
+	saleEvery   = 60   // fine samples per sale (minute) sample
+	saleSteps   = 7 * 24 * 60
 )
 
 // dashSample is a room at one moment. Gauges are their value then; this
@@ -75,6 +82,34 @@ func (r *ring) appendTo(out []dashSample, after int64) []dashSample {
 	return out
 }
 
+// each calls f on the samples, oldest first, skipping the first skip.
+func (r *ring) each(skip int, f func(dashSample)) {
+	var parts [2][]dashSample
+	if r.full {
+		parts = [2][]dashSample{r.buf[r.next:], r.buf[:r.next]}
+	} else {
+		parts[1] = r.buf[:r.next]
+	}
+	for _, part := range parts {
+		if skip >= len(part) {
+			skip -= len(part)
+			continue
+		}
+		for _, s := range part[skip:] {
+			f(s)
+		}
+		skip = 0
+	}
+}
+
+// len is the number of samples held.
+func (r *ring) len() int {
+	if r.full {
+		return len(r.buf)
+	}
+	return r.next
+}
+
 func (r *ring) oldest() (dashSample, bool) {
 	switch {
 	case r.full:
@@ -88,8 +123,9 @@ func (r *ring) oldest() (dashSample, bool) {
 // roomHistory is one room's rings, and what the next sample's rates are
 // measured from.
 type roomHistory struct {
-	fine, coarse ring
-	pending      []dashSample // fine samples not yet folded into a coarse one
+	fine, coarse, sale ring
+	pending            []dashSample // fine samples not yet folded into a coarse one
+	pendingSale        []dashSample // nor into a sale one
 
 	prevAt          time.Time
 	prevJoins, prev uint64 // prev: polls
@@ -127,7 +163,16 @@ func (h *roomHistory) observe(at time.Time, in roomFigures) dashSample {
 		h.coarse.push(fold(h.pending))
 		h.pending = h.pending[:0]
 	}
+	h.pendingSale = append(h.pendingSale, s)
+	if len(h.pendingSale) == saleEvery {
+		h.sale.push(fold(h.pendingSale))
+		h.pendingSale = h.pendingSale[:0]
+	}
 	return s
+}
+
+func newRoomHistory() *roomHistory {
+	return &roomHistory{fine: newRing(fineSamples), coarse: newRing(coarseSteps), sale: newRing(saleSteps)}
 }
 
 // admittedPerMinute notes the admitted counter n at a sample and returns the
@@ -196,11 +241,21 @@ func fold(ss []dashSample) dashSample {
 	return out
 }
 
-// history is the last hour: the coarse samples older than the oldest fine
-// one, then the fine ones; only those newer than after.
+// history is the page's hour: the coarse samples older than the last five
+// minutes, then those minutes second by second; only those newer than after.
 func (h *roomHistory) history(after int64) []dashSample {
-	first, ok := h.fine.oldest()
-	if !ok {
+	skip := max(0, h.fine.len()-pageFine)
+	var first *dashSample
+	var recent []dashSample
+	h.fine.each(skip, func(s dashSample) {
+		if first == nil {
+			first = &s
+		}
+		if s.T > after {
+			recent = append(recent, s)
+		}
+	})
+	if first == nil {
 		return nil
 	}
 	var out []dashSample
@@ -209,7 +264,23 @@ func (h *roomHistory) history(after int64) []dashSample {
 			out = append(out, s)
 		}
 	}
-	return h.fine.appendTo(out, after)
+	return append(out, recent...)
+}
+
+// wholeSale is the whole history: the minute samples older than the hour,
+// then the hour second by second. Each sample stands for the span ending at
+// its time.
+func (h *roomHistory) wholeSale() (minutes, seconds []dashSample) {
+	first, ok := h.fine.oldest()
+	if !ok {
+		return nil, nil
+	}
+	h.sale.each(0, func(s dashSample) {
+		if s.T < first.T {
+			minutes = append(minutes, s)
+		}
+	})
+	return minutes, h.fine.appendTo(nil, 0)
 }
 
 // roomFigures is what a sample is made of, read from a live room.
@@ -297,7 +368,7 @@ func (s *sampler) sample() {
 		seen[lr.id] = true
 		h := s.byRoom[lr.id]
 		if h == nil {
-			h = &roomHistory{fine: newRing(fineSamples), coarse: newRing(coarseSteps)}
+			h = newRoomHistory()
 			s.byRoom[lr.id] = h
 		}
 		h.observe(at, figs[i])
@@ -317,6 +388,18 @@ func (s *sampler) historyOf(room string, after int64) []dashSample {
 		return h.history(after)
 	}
 	return nil
+}
+
+// saleOf copies a room's whole history; false if the room has none.
+func (s *sampler) saleOf(room string) (minutes, seconds []dashSample, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.byRoom[room]
+	if h == nil {
+		return nil, nil, false
+	}
+	minutes, seconds = h.wholeSale()
+	return minutes, seconds, true
 }
 
 // samplers holds the process's sampler while any dashboard handler uses it.

@@ -61,6 +61,19 @@ type Handler struct {
 	// Default: foyer.
 	CookiePrefix string `json:"cookie_prefix,omitempty"`
 
+	// CookieSameSite is the SameSite attribute of every cookie the room sets:
+	// "lax" (default: sent on top-level navigation to the site), "strict", or
+	// "none", which an embedded room needs (the room in an iframe on another
+	// site) and which always adds Secure: browsers keep a SameSite=None
+	// cookie only from HTTPS.
+	CookieSameSite string `json:"cookie_samesite,omitempty"`
+
+	// CookiePartitioned adds the Partitioned attribute (CHIPS) and Secure to
+	// every cookie the room sets, so that a browser that blocks third-party
+	// cookies still keeps them for the room embedded in another site, in a
+	// jar of that site's own.
+	CookiePartitioned bool `json:"cookie_partitioned,omitempty"`
+
 	// QueuedStatusCode is the HTTP status of JSON answers to waiting visitors:
 	// 200 (default) or 429, which adds Retry-After.
 	QueuedStatusCode int `json:"queued_status_code,omitempty"`
@@ -91,8 +104,11 @@ type Handler struct {
 	prefix   string
 	ticketCk string
 	passCk   string
-	logger   *zap.Logger
-	account  *accountGate
+	// cookieAttrs ends every Set-Cookie line after Max-Age: HttpOnly,
+	// SameSite, and Secure and Partitioned when the settings ask for them.
+	cookieAttrs cookieAttrs
+	logger      *zap.Logger
+	account     *accountGate
 }
 
 // StoreConfig selects the room's store.
@@ -141,6 +157,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.room = h.handle.room
+	h.handle.events.Store(newEventSink(ctx, h.logger))
 	registerMetrics(ctx.GetMetricsRegistry(), h.logger)
 	return nil
 }
@@ -164,6 +181,7 @@ func (h *Handler) setup() error {
 		cp = DefaultCookiePrefix
 	}
 	h.ticketCk, h.passCk = cp+"_ticket", cp+"_pass"
+	h.cookieAttrs = newCookieAttrs(h.CookieSameSite, h.CookiePartitioned)
 	if h.Account != nil {
 		if h.account, err = newAccountGate(h.Account); err != nil {
 			return err

@@ -79,6 +79,7 @@ var allDescs = []*prometheus.Desc{
 	descAbandoned, descSkipped, descIdledOut, descETA, descHealthy, descJoins, descJoinsLimited, descDirectAdmits, descPolls,
 	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds, descReclaims,
 	descUnsent, descChallenges, descAnswersRefused, descHeartbeats,
+	descWaitDuration, descSessionDuration,
 }
 
 // Describe implements prometheus.Collector.
@@ -137,6 +138,9 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 			unsent += r.Unsent()
 		}
 		gauge(descUnsent, float64(unsent))
+		f := timesOf(lr.id)
+		ch <- f.wait.metric(descWaitDuration, lr.id)
+		ch <- f.session.metric(descSessionDuration, lr.id)
 	}
 }
 

@@ -81,9 +81,13 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 		"revokes_total":         1,
 		"store_errors_total":    0,
 		"reseeds_total":         0,
+		"reclaims_total":        0,
 		"revocations_unsent":    0,
 		"challenges_total":      0, // the room asks nothing of newcomers
 		"answers_refused_total": 0,
+		// Histograms, read here as 0: waittimes_test.go reads them.
+		"wait_duration_seconds":    0,
+		"session_duration_seconds": 0,
 		// No last_in_line_eta_seconds: the line has moved for a second,
 		// too little to measure a pace by.
 	}

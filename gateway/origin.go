@@ -84,6 +84,7 @@ func (cw *commandWriter) run(cmd string) {
 		return
 	case commandRevoke:
 		err = h.room.Revoke(ctx, cw.pass)
+		h.observeRevoke(cw.pass)
 		h.clearPass(cw, cw.r)
 	case commandSoldOut:
 		err = h.room.DeclareSoldOut(ctx)

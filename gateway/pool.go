@@ -55,6 +55,8 @@ type roomHandle struct {
 	// logger is the logger of the latest configuration that uses the room,
 	// for the lines watchRoom writes over the room's life.
 	logger atomic.Pointer[zap.Logger]
+	// events is the events app of that configuration (events.go).
+	events sinkPointer
 }
 
 // Destruct stops the room's controller and lets go of its store.
@@ -181,7 +183,7 @@ func acquireRoom(ctx caddy.Context, h *Handler, logger *zap.Logger) (*roomHandle
 		rh.logger.Store(logger)
 		var wg sync.WaitGroup
 		wg.Go(func() { room.Run(runCtx) })
-		wg.Go(func() { watchRoom(runCtx, room, rh.logger.Load) })
+		wg.Go(func() { watchRoom(runCtx, room, rh.logger.Load, rh.events.Load) })
 		go func() {
 			wg.Wait()
 			close(rh.done)

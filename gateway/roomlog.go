@@ -34,14 +34,16 @@ func momentOf(r *waitingroom.Room) roomMoment {
 	return roomMoment{phase: in.Phase, soldOut: in.Settings.SoldOut, drawMade: d.Closed, seedShown: d.Seed != ""}
 }
 
-// watchRoom writes the room's events until ctx ends or the room stops. It
-// reads the logger at every line, so that after a config reload that kept
-// the room its lines go where the new configuration sends them.
-func watchRoom(ctx context.Context, r *waitingroom.Room, logger func() *zap.Logger) {
+// watchRoom writes the room's events until ctx ends or the room stops, and
+// emits them on Caddy's event bus (events.go). It reads the logger and the
+// events app at every change, so that after a config reload that kept the
+// room its lines and events go where the new configuration sends them.
+func watchRoom(ctx context.Context, r *waitingroom.Room, logger func() *zap.Logger, events func() *eventSink) {
 	// The signal is taken before the view is read, so that a refresh
 	// between the two wakes the loop rather than go unseen.
 	changed := r.Changed()
-	prev := momentOf(r)
+	prevEv := eventMomentOf(r, eventMoment{healthy: true})
+	prev := prevEv.roomMoment
 	logger().Info("waiting room started", zap.String("room", r.ID()), zap.String("phase", prev.phase.String()),
 		zap.Bool("sold_out", prev.soldOut), zap.Bool("draw_made", prev.drawMade))
 	for {
@@ -53,9 +55,11 @@ func watchRoom(ctx context.Context, r *waitingroom.Room, logger func() *zap.Logg
 		case <-changed:
 		}
 		changed = r.Changed()
-		cur := momentOf(r)
+		curEv := eventMomentOf(r, prevEv)
+		cur := curEv.roomMoment
 		logRoomEvents(logger(), r, prev, cur)
-		prev = cur
+		emitRoomEvents(events(), r, prevEv, curEv)
+		prev, prevEv = cur, curEv
 	}
 }
 

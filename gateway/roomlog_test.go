@@ -23,7 +23,7 @@ func watchLogs(t *testing.T, r *waitingroom.Room) *observer.ObservedLogs {
 	logger := zap.New(core)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { watchRoom(ctx, r, func() *zap.Logger { return logger }) })
+	wg.Go(func() { watchRoom(ctx, r, func() *zap.Logger { return logger }, func() *eventSink { return nil }) })
 	t.Cleanup(func() {
 		cancel()
 		wg.Wait()

@@ -73,6 +73,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, kind waitingroom
 	}
 	if d.NewPass {
 		h.setPass(w, r, d.Pass, d.Admission)
+		h.observeAdmission(d)
 	}
 	return admission{token: d.Pass, pass: d.Admission, status: d.Status}, nil
 }

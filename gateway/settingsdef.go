@@ -117,6 +117,20 @@ var gatewayLines = []caddyfileSetting{
 		doc:    "cookies are `<name>_ticket` and `<name>_pass`",
 		field:  func(h *Handler) any { return &h.CookiePrefix },
 	},
+	{
+		name: "cookie_samesite", syntax: "cookie_samesite lax | strict | none", defaultDoc: "`lax`",
+		limits: "`lax`, `strict` or `none`; `none` sets `Secure`, so the site must be served over HTTPS",
+		doc: "the `SameSite` attribute of the room's cookies; `none` lets the room work inside an iframe on another site: " +
+			"see [Embedding the room](#embedding-the-room)",
+		field: func(h *Handler) any { return &h.CookieSameSite },
+	},
+	{
+		name: "cookie_partitioned", syntax: "cookie_partitioned", defaultDoc: "off",
+		limits: "a flag: on when written (JSON `true`); sets `Secure`",
+		doc: "the room's cookies are `Partitioned` (CHIPS): kept per embedding site, so an embedded room works " +
+			"where third-party cookies are blocked; see [Embedding the room](#embedding-the-room)",
+		field: func(h *Handler) any { return &h.CookiePartitioned },
+	},
 	roomLine("admission_grace"),
 	roomLine("return_window"),
 	roomLine("ticket_lifetime"),

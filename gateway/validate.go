@@ -47,6 +47,11 @@ func (h *Handler) validateGateway() error {
 	if h.CookiePrefix != "" && !cookieNameOK(h.CookiePrefix) {
 		return fmt.Errorf("cookie_prefix: %q is not a valid cookie name", h.CookiePrefix)
 	}
+	switch h.CookieSameSite {
+	case "", sameSiteLax, sameSiteStrict, sameSiteNone:
+	default:
+		return fmt.Errorf("cookie_samesite: must be lax, strict or none, got %q", h.CookieSameSite)
+	}
 	if h.Store != nil {
 		switch h.Store.Backend {
 		case "", "memory":

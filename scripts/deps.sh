@@ -4,7 +4,9 @@
 # in which a real browser walks a fan's whole path, and axe-core (npm, MPL-2.0),
 # the accessibility engine those tests inject into every storefront page state,
 # into scripts/axe/node_modules (ignored by git) at the version pinned by
-# scripts/axe/package-lock.json. `deps.sh wrk` installs wrk for `make bench`.
+# scripts/axe/package-lock.json; and promtool (Debian's prometheus package),
+# which checks and tests the alert rules in deploy/. `deps.sh wrk` installs
+# wrk for `make bench`.
 set -u
 cd "$(dirname "$0")/.."
 want=${1:-chromium}
@@ -40,6 +42,14 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
 	echo "deps: installing chromium for the browser tests" >&2
 	if ! apt_install chromium; then
 		echo "deps: could not install chromium (apt-get install -y chromium); the browser tests will fail in CI and skip elsewhere" >&2
+		failed=1
+	fi
+fi
+
+if ! command -v promtool >/dev/null 2>&1; then
+	echo "deps: installing promtool (Debian's prometheus package) for the alert rules' check" >&2
+	if ! DEBIAN_FRONTEND=noninteractive apt_install --no-install-recommends prometheus; then
+		echo "deps: could not install promtool (apt-get install -y prometheus); the alert rules' check will fail in CI and skip elsewhere" >&2
 		failed=1
 	fi
 fi
