@@ -414,10 +414,12 @@ func (r *Room) reclaim(ctx context.Context, a *arrival, in Arrival, p Pass) (Dec
 
 // reclaimTicket is the ticket a reclaimed session goes on with: the one the
 // request carried, or, for a client that kept only the pass, one made from the
-// pass (its visitor and place).
+// pass (its visitor and place). The pass is the session's own word on its
+// place, which a pass signed again carries.
 func (r *Room) reclaimTicket(cookie string, p Pass) (Ticket, bool) {
 	if cookie != "" {
 		if t, err := r.OpenTicket(cookie); err == nil && t.Visitor.String() == p.Subject {
+			t.Place = p.OrderKey
 			return t, true
 		}
 	}

@@ -239,7 +239,7 @@ func TestReseedHoldsSlotsOnlyUntilTheSessionsAreFound(t *testing.T) {
 		t.Fatalf("a pass from before the loss: in %v, new pass %v, %v", d.In(), d.NewPass, d.Transition)
 	}
 	old := e.pass(r, passes[0])
-	if d.Admission.ID != old.ID || !d.Admission.ExpiresAt.Equal(old.ExpiresAt) || d.Admission.IssuedAt.Before(lost) {
+	if d.Admission.ID != old.ID || !d.Admission.ExpiresAt.Equal(old.ExpiresAt) || d.Admission.OrderKey != old.OrderKey || d.Admission.IssuedAt.Before(lost) {
 		t.Fatalf("reclaimed pass %+v, want the id and end of %+v, issued after the loss", d.Admission, old)
 	}
 	if again := admitPage(e, r, d.Pass); !again.In() || again.NewPass {
