@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -8,9 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"golang.org/x/text/language"
 	xmessage "golang.org/x/text/message"
 	"golang.org/x/text/number"
+
+	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 // allLanguages is every built-in catalog, English first.
@@ -311,3 +316,89 @@ func TestMessagesDir(t *testing.T) {
 }
 
 var _ = language.English
+
+// TestLanguageLines: the Caddyfile's language, languages and messages lines
+// reach the handler and its JSON twin, and a handler whose catalogs are
+// broken is refused when it is provisioned, the file and the key named.
+func TestLanguageLines(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "de.json"), []byte(`{"eta.minutes": {"other": "etwa {n} Minuten"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := "waiting_room {\n room r\n language de\n languages de fr\n languages en\n messages " + dir + "\n}"
+	var h Handler
+	if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(src)); err != nil {
+		t.Fatal(err)
+	}
+	if h.Language != "de" || strings.Join(h.Languages, " ") != "de fr en" || h.Messages != dir {
+		t.Fatalf("parsed language %q, languages %v, messages %q", h.Language, h.Languages, h.Messages)
+	}
+	data, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Handler
+	if err := caddy.StrictUnmarshalJSON(data, &back); err != nil || back.Language != "de" || len(back.Languages) != 3 || back.Messages != dir {
+		t.Fatalf("JSON twin %s: %v, %+v", data, err, back)
+	}
+	err = h.setup()
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "de.json")) || !strings.Contains(err.Error(), `key "eta.minutes": lacks the plural form "one"`) {
+		t.Errorf("setup with a broken plural: %v", err)
+	}
+	if err := h.Validate(); err == nil {
+		t.Error("Validate passes a broken catalog")
+	}
+}
+
+// TestOperatorPageTranslates: an operator's page gets the language, the
+// direction and T; a T key some offered catalog lacks is refused when the
+// handler is provisioned, never a blank on a fan's page.
+func TestOperatorPageTranslates(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "page.html")
+	if err := os.WriteFile(page, []byte(`<html lang="{{.Lang}}" dir="{{.Dir}}"><h1>{{.Headline}}</h1><p>{{.T "shop.hint" 4}}</p><p>{{.T "figure.wait"}}</p></html>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	msgs := filepath.Join(dir, "messages")
+	if err := os.Mkdir(msgs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(msgs, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("en.json", `{"shop.hint": {"one": "At most {n} ticket each.", "other": "At most {n} tickets each."}}`)
+	write("ar.json", `{"shop.hint": {"zero": "{n}", "one": "تذكرة واحدة على الأكثر لكل معجب.", "two": "تذكرتان على الأكثر لكل معجب.", "few": "{n} تذاكر على الأكثر لكل معجب.", "many": "{n} تذكرة على الأكثر لكل معجب.", "other": "{n} تذكرة على الأكثر لكل معجب."}}`)
+
+	h := testHandler(t, Handler{Page: page, Messages: msgs, Languages: []string{"en", "ar"}, Settings: waitingroom.Settings{QueueAll: true}}, nil)
+	req := get("/events/42")
+	req.Header.Set("Accept-Language", "ar-EG")
+	body := serve(h, &origin{}, req).Body.String()
+	for _, want := range []string{`lang="ar" dir="rtl"`, "٤ تذاكر على الأكثر لكل معجب.", "الانتظار المتوقع"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the operator's page lacks %q:\n%s", want, body)
+		}
+	}
+
+	// A key the Arabic catalog lacks: refused, naming the key and language.
+	if err := os.WriteFile(page, []byte(`<p>{{.T "shop.other"}}</p>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write("en.json", `{"shop.hint": {"one": "x", "other": "y"}, "shop.other": "z"}`)
+	bad := Handler{Room: "r", Page: page, Messages: msgs, Languages: []string{"en"}}
+	if err := bad.setup(); err != nil {
+		t.Fatalf("English alone has the key: %v", err)
+	}
+	bad.Languages = []string{"en", "ar"}
+	if err := bad.setup(); err == nil || !strings.Contains(err.Error(), `key "shop.other": missing`) {
+		t.Errorf("a key the Arabic catalog lacks: %v", err)
+	}
+	if err := os.WriteFile(page, []byte(`<p>{{.T "no.such.key"}}</p>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad.Languages = []string{"en"}
+	if err := bad.setup(); err == nil || !strings.Contains(err.Error(), `T "no.such.key": no such key in the en catalog`) {
+		t.Errorf("a page asking for a key no catalog has: %v", err)
+	}
+}

@@ -118,3 +118,41 @@ func TestEveryVariantIsWorded(t *testing.T) {
 		}
 	}
 }
+
+// TestPageLanguageAndRefresh: the page is in the browser's language, right
+// to left for Arabic; the menu links choose another; without JavaScript the
+// page reloads on a timer only when the fan asked it to (a timed refresh is
+// a time limit, WCAG 2.2.1), and always offers to check now.
+func TestPageLanguageAndRefresh(t *testing.T) {
+	h := testHandler(t, Handler{Settings: waitingroom.Settings{QueueAll: true}}, nil)
+	for accept, want := range map[string]string{
+		"ar":              `<html lang="ar" dir="rtl">`,
+		"de-CH, fr;q=0.8": `<html lang="de" dir="ltr">`,
+		"sw-TZ;q=0.1, th": `<html lang="en" dir="ltr">`,
+	} {
+		req := get("/events/42")
+		req.Header.Set("Accept-Language", accept)
+		if body := serve(h, &origin{}, req).Body.String(); !strings.Contains(body, want) {
+			t.Errorf("Accept-Language %q: the page lacks %s", accept, want)
+		}
+	}
+	req := get("/events/42?section=A")
+	req.Header.Set("Accept-Language", "ja")
+	body := serve(h, &origin{}, req).Body.String()
+	for _, want := range []string{`href="/events/42?lang=de&amp;section=A"`, `aria-current="true">日本語</a>`,
+		`href="/events/42?section=A">今すぐ順番を確認</a>`, `href="/events/42?autorefresh=on&amp;section=A"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if strings.Contains(body, `http-equiv="refresh"`) {
+		t.Error("the page reloads itself without the fan asking")
+	}
+	rec := serve(h, &origin{}, get("/events/42?autorefresh=on"))
+	if !strings.Contains(rec.Body.String(), `<noscript><meta http-equiv="refresh"`) || cookieFrom(rec, "foyer_autorefresh") == nil {
+		t.Errorf("?autorefresh=on: no refresh (%v) or no cookie", strings.Contains(rec.Body.String(), `http-equiv="refresh"`))
+	}
+	if body := serve(h, &origin{}, get("/events/42", cookieFrom(rec, "foyer_autorefresh"))).Body.String(); !strings.Contains(body, `http-equiv="refresh"`) || !strings.Contains(body, "Stop checking automatically") {
+		t.Error("the cookie does not keep the refresh on")
+	}
+}
