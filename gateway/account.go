@@ -216,7 +216,7 @@ func (h *Handler) toLogin(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="`+h.Room+`"`)
 		return writeJSON(w, http.StatusUnauthorized, loginError{
 			Error:    "login_required",
-			Message:  "This sale is for signed-in fans: sign in, then come back.",
+			Message:  h.langs.choose(nil, r).text("api.login_required"),
 			LoginURL: target,
 		})
 	}

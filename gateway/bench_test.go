@@ -64,3 +64,30 @@ func BenchmarkJoin(b *testing.B) {
 		b.Fatal(rec.Code, rec.Result().Cookies())
 	}
 }
+
+// BenchmarkPagePoll is the waiting page's own poll (status?page=<lang>): the
+// status with the page's words, in English and in the languages whose
+// numbers and plurals differ most. Each language's words are built once, so
+// the other languages should cost what English does: compare their ns/op
+// with en's in the same run.
+func BenchmarkPagePoll(b *testing.B) {
+	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true}}, nil)
+	for range 1500 {
+		serve(h, &origin{}, get("/"))
+	}
+	ticket := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
+	for _, lang := range []string{"en", "ar", "ja", "de", "pl"} {
+		b.Run(lang, func(b *testing.B) {
+			req := get("/_waiting-room/status?page="+lang, ticket)
+			req.Header.Set("Accept", "application/json")
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				_ = h.ServeHTTP(rec, req, &origin{})
+				if rec.Code != http.StatusOK {
+					b.Fatal(rec.Code)
+				}
+			}
+		})
+	}
+}

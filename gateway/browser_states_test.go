@@ -63,7 +63,7 @@ func TestBrowserLiveAgreesWithReload(t *testing.T) {
 			check := func(step, variant string, ok func(shown) bool) {
 				t.Helper()
 				live := fan.await(variant, func(s shown) bool { return s.Variant == variant && ok(s) })
-				if want := fanTexts[strings.TrimSuffix(variant, variantReconnecting)].Headline; live.Headline != want {
+				if want := englishText(strings.TrimSuffix(variant, variantReconnecting)).Headline; live.Headline != want {
 					t.Errorf("%s: headline %q, want %q", step, live.Headline, want)
 				}
 				fan.shot(dir, fmt.Sprintf("%s-js-%s", w.name, step))
@@ -207,10 +207,10 @@ func TestBrowserPageStates(t *testing.T) {
 					fan := newBrowserFan(t, browser, name, w.width, js)
 					fan.open(site + "/events/42")
 					got := fan.await(tc.variant, func(s shown) bool { return s.Variant == tc.variant })
-					if want := fanTexts[tc.variant].Headline; got.Headline != want {
+					if want := englishText(tc.variant).Headline; got.Headline != want {
 						t.Errorf("headline %q, want %q", got.Headline, want)
 					}
-					if (got.Live != "") != fanTexts[tc.variant].Live {
+					if (got.Live != "") != englishText(tc.variant).Live {
 						t.Errorf("live connection %q on a %s page", got.Live, tc.variant)
 					}
 					if js {

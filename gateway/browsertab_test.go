@@ -69,6 +69,7 @@ type tab struct {
 	t      *testing.T
 	ctx    context.Context
 	name   string
+	js     bool
 	mu     sync.Mutex
 	errors []string
 }
@@ -90,7 +91,7 @@ func (f *tab) sibling(name string, width int64, js bool) *tab {
 
 func openTab(t *testing.T, ctx context.Context, name string, width int64, js bool) *tab {
 	t.Helper()
-	f := &tab{t: t, ctx: ctx, name: name}
+	f := &tab{t: t, ctx: ctx, name: name, js: js}
 	var w struct {
 		width, height int64
 		mobile        bool

@@ -220,6 +220,16 @@ func parsePreviousKeysLine(d *caddyfile.Dispenser, h *Handler) error {
 	return nil
 }
 
+// parseLanguagesLine reads languages <tag>...; the line may be repeated.
+func parseLanguagesLine(d *caddyfile.Dispenser, h *Handler) error {
+	tags := d.RemainingArgs()
+	if len(tags) == 0 {
+		return d.ArgErr()
+	}
+	h.Languages = append(h.Languages, tags...)
+	return nil
+}
+
 // parseStoreLine reads store memory | redis <url>.
 func parseStoreLine(d *caddyfile.Dispenser, h *Handler) error {
 	if !d.NextArg() {

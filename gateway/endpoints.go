@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/foyer-dev/foyer/waitingroom"
 )
@@ -49,8 +50,8 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
 		r.Header.Set("Accept", "application/json")
 		return h.refuse(w, r, err)
 	}
-	if r.URL.RawQuery == "page" {
-		return h.writePageStatus(w, a.status)
+	if q := r.URL.RawQuery; q == "page" || strings.HasPrefix(q, "page=") {
+		return h.writePageStatus(w, a.status, strings.TrimPrefix(q[4:], "="))
 	}
 	return h.writeStatus(w, a.status)
 }

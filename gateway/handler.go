@@ -54,6 +54,24 @@ type Handler struct {
 	// waiting page.
 	Page string `json:"page,omitempty"`
 
+	// Language is the language of the room's pages: "auto" (default), the
+	// fan's browser's choice (Accept-Language) among the languages offered,
+	// or a BCP 47 tag that every fan reads unless they choose another from
+	// the page's menu. Unmatched, fans read the first of Languages, or
+	// English.
+	Language string `json:"language,omitempty"`
+
+	// Languages restricts the languages offered to these tags, the first
+	// the default. Default: every catalog, built in or in Messages.
+	Languages []string `json:"languages,omitempty"`
+
+	// Messages is a directory of the operator's message catalogs, one JSON
+	// file per language (de.json): they override the built-in words and add
+	// languages and keys of their own. They are checked when the handler is
+	// provisioned: a missing key or plural form is an error naming the file
+	// and the key.
+	Messages string `json:"messages,omitempty"`
+
 	// PathPrefix is where the room's own endpoints live. Default: /_waiting-room.
 	PathPrefix string `json:"path_prefix,omitempty"`
 
@@ -101,14 +119,18 @@ type Handler struct {
 	handle   *roomHandle
 	poolKey  string
 	page     *template.Template
+	langs    *langSet
 	prefix   string
 	ticketCk string
 	passCk   string
 	// cookieAttrs ends every Set-Cookie line after Max-Age: HttpOnly,
 	// SameSite, and Secure and Partitioned when the settings ask for them.
 	cookieAttrs cookieAttrs
-	logger      *zap.Logger
-	account     *accountGate
+	// refreshCk remembers a fan without JavaScript who asked the page to
+	// check again by itself.
+	refreshCk string
+	logger    *zap.Logger
+	account   *accountGate
 }
 
 // StoreConfig selects the room's store.
@@ -180,15 +202,23 @@ func (h *Handler) setup() error {
 	if cp == "" {
 		cp = DefaultCookiePrefix
 	}
-	h.ticketCk, h.passCk = cp+"_ticket", cp+"_pass"
+	h.ticketCk, h.passCk, h.refreshCk = cp+"_ticket", cp+"_pass", cp+"_autorefresh"
 	h.cookieAttrs = newCookieAttrs(h.CookieSameSite, h.CookiePartitioned)
 	if h.Account != nil {
 		if h.account, err = newAccountGate(h.Account); err != nil {
 			return err
 		}
 	}
-	h.page, err = loadPage(h.Page)
-	return err
+	if h.langs, err = newLangSet(h.Language, h.Languages, h.Messages, cp+"_lang"); err == nil {
+		h.langs.remember = h.setCookie
+	}
+	if err != nil {
+		return err
+	}
+	if h.page, err = loadPage(h.Page); err != nil {
+		return err
+	}
+	return checkPageKeys(h.Page, h.page, h.langs)
 }
 
 // roomSettings turns the configuration into validated room settings. Every

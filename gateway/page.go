@@ -2,12 +2,14 @@ package gateway
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"text/template/parse"
 	"time"
 
 	"github.com/foyer-dev/foyer/static"
@@ -15,9 +17,21 @@ import (
 )
 
 // pageData is what the waiting page template is given. Operators writing their
-// own page (the page setting) get the same fields.
+// own page (the page setting) get the same fields, and T, which translates.
 type pageData struct {
-	Status   waitingroom.Status
+	Status waitingroom.Status
+	// Lang is the page's language as a BCP 47 tag (lang="de"); Dir is
+	// "ltr" or "rtl" (dir="rtl"). Languages is the menu of the languages the
+	// room offers, empty when it offers one.
+	Lang, Dir string
+	Languages []langOption
+	// AutoRefresh: the fan, without JavaScript, asked the page to check
+	// again by itself every Refresh seconds; CheckURL checks now, and
+	// AutoRefreshURL turns the checking on or off.
+	AutoRefresh              bool
+	CheckURL, AutoRefreshURL string
+
+	loc      *locale
 	Title    string
 	Headline string
 	// Lead is a sentence or two for the fan; times in it are <time> elements
@@ -51,6 +65,29 @@ type pageData struct {
 	Once string
 }
 
+// T translates a catalog key into the page's language: {{.T "figure.wait"}},
+// or, for a text about a number, {{.T "nojs.auto" .Refresh}}, which picks
+// the plural form and writes the number as the language does.
+func (d pageData) T(key string, n ...any) string {
+	if len(n) == 0 {
+		return d.loc.text(key)
+	}
+	var v uint64
+	switch x := n[0].(type) {
+	case int:
+		v = uint64(max(x, 0))
+	case int64:
+		v = uint64(max(x, 0))
+	case uint64:
+		v = x
+	case *uint64:
+		if x != nil {
+			v = *x
+		}
+	}
+	return d.loc.count(key, v)
+}
+
 func loadPage(path string) (*template.Template, error) {
 	if path == "" {
 		return template.ParseFS(static.Waiting, static.WaitingPage)
@@ -66,14 +103,18 @@ func loadPage(path string) (*template.Template, error) {
 	return t, nil
 }
 
-// newPageData words a status for people, from the table in pagetext.go.
-func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageData {
-	view, text := pageViewOf(st, unavailable)
+// newPageData words a status for people in a language, from the table in
+// pagetext.go.
+func newPageData(st waitingroom.Status, prefix string, unavailable bool, l *locale) pageData {
+	view, text := pageViewOf(st, unavailable, l)
 	d := pageData{
 		Status:        st,
+		Lang:          l.code,
+		Dir:           l.dir,
+		loc:           l,
 		Title:         st.Title,
 		Headline:      view.Headline,
-		Lead:          lead(leadOf(text, st)...),
+		Lead:          lead(leadOf(text, st, l)...),
 		DrawURL:       prefix + "/draw",
 		Refresh:       st.RefreshSeconds,
 		Position:      view.Position,
@@ -90,13 +131,13 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool) pageDat
 		WorkerURL:     prefix + "/pow-worker.js",
 	}
 	if d.Title == "" {
-		d.Title = "Waiting room"
+		d.Title = l.text("title.default")
 	}
 	if st.DrawIndex != nil {
-		d.DrawIndex = formatCount(*st.DrawIndex)
+		d.DrawIndex = l.num.format(*st.DrawIndex)
 	}
 	if st.Reconnecting && !unavailable {
-		d.Notice = reconnectingNotice
+		d.Notice = l.text("notice.reconnecting")
 	}
 	switch {
 	case unavailable:
@@ -134,7 +175,8 @@ func (h *Handler) renderPage(w http.ResponseWriter, code int, d pageData) error 
 	return err
 }
 
-// formatCount writes 1234567 as "1,234,567".
+// formatCount writes 1234567 as "1,234,567", for operators' pages (the
+// dashboard), which are in English.
 func formatCount(n uint64) string {
 	s := strconv.FormatUint(n, 10)
 	var b []byte
@@ -148,13 +190,20 @@ func formatCount(n uint64) string {
 }
 
 // formatWhen writes a time as a <time> element, in UTC until the page's script
-// puts it in the fan's own time zone.
-func formatWhen(t *time.Time) template.HTML {
+// puts it in the fan's own time zone and words it in the page's language
+// (Intl). Without JavaScript, English reads "10:00 UTC on Tue 1 Dec" and
+// other languages ISO 8601's "2026-12-01 10:00 UTC", which needs no month
+// names.
+func formatWhen(t *time.Time, l *locale) template.HTML {
 	if t == nil {
-		return "the start"
+		return template.HTML(template.HTMLEscapeString(l.text("when.unknown")))
+	}
+	layout := "2006-01-02 15:04 MST"
+	if l.code == referenceLanguage {
+		layout = "15:04 MST on Mon 2 Jan"
 	}
 	return template.HTML(`<time datetime="` + t.UTC().Format(time.RFC3339) + `">` +
-		template.HTMLEscapeString(t.UTC().Format("15:04 MST on Mon 2 Jan")) + `</time>`)
+		template.HTMLEscapeString(t.UTC().Format(layout)) + `</time>`)
 }
 
 // lead joins text (escaped) and markup made here (kept) into the page's lead.
@@ -169,4 +218,75 @@ func lead(parts ...any) template.HTML {
 		}
 	}
 	return template.HTML(b.String())
+}
+
+// checkPageKeys refuses a page whose template asks T for a key that a
+// language the room offers does not have: a word of the operator's own that
+// only some of their catalogs give would be a blank on some fans' pages.
+// The keys are read from the template's calls of .T with a literal key.
+func checkPageKeys(file string, t *template.Template, ls *langSet) error {
+	if file == "" {
+		file = "the embedded page"
+	}
+	var errs []error
+	for _, tt := range t.Templates() {
+		if tt.Tree == nil {
+			continue
+		}
+		walkT(tt.Tree.Root, func(key string) {
+			for _, l := range ls.locales {
+				if _, ok := l.msgs[key]; !ok {
+					errs = append(errs, fmt.Errorf("page %s: T %q: no such key in the %s catalog", file, key, l.code))
+				}
+			}
+		})
+	}
+	return errors.Join(errs...)
+}
+
+// walkT calls found with the literal key of every {{.T "key" ...}} under n.
+func walkT(n parse.Node, found func(string)) {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return
+		}
+		for _, c := range n.Nodes {
+			walkT(c, found)
+		}
+	case *parse.ActionNode:
+		walkT(n.Pipe, found)
+	case *parse.PipeNode:
+		if n == nil {
+			return
+		}
+		for _, c := range n.Cmds {
+			walkT(c, found)
+		}
+	case *parse.CommandNode:
+		if len(n.Args) >= 2 {
+			if f, ok := n.Args[0].(*parse.FieldNode); ok && len(f.Ident) > 0 && f.Ident[len(f.Ident)-1] == "T" {
+				if s, ok := n.Args[1].(*parse.StringNode); ok {
+					found(s.Text)
+				}
+			}
+		}
+		for _, a := range n.Args {
+			walkT(a, found)
+		}
+	case *parse.IfNode:
+		walkT(n.Pipe, found)
+		walkT(n.List, found)
+		walkT(n.ElseList, found)
+	case *parse.RangeNode:
+		walkT(n.Pipe, found)
+		walkT(n.List, found)
+		walkT(n.ElseList, found)
+	case *parse.WithNode:
+		walkT(n.Pipe, found)
+		walkT(n.List, found)
+		walkT(n.ElseList, found)
+	case *parse.TemplateNode:
+		walkT(n.Pipe, found)
+	}
 }

@@ -22,7 +22,7 @@ func TestPageStates(t *testing.T) {
 		wants []string
 	}{
 		{"queued", waitingroom.Status{State: waitingroom.StateQueued, Position: &pos, ETASeconds: &eta, RefreshSeconds: 9, Progress: .25},
-			[]string{"You&#39;re in line", ">1,234<", "about 1 h 2 min", `aria-valuenow="25"`, `content="9"`}},
+			[]string{"You&#39;re in line", ">1,234<", "about 1 h 2 min", `aria-valuenow="25"`, `data-refresh="9"`}},
 		{"awaiting the random draw", waitingroom.Status{State: waitingroom.StateQueued, AwaitingDraw: true, ETASeconds: &eta, RefreshSeconds: 9},
 			[]string{"fair random draw", ">in the next draw<", "about 1 h 2 min", `class="bar indeterminate"`}},
 		{"next", waitingroom.Status{State: waitingroom.StateQueued, Position: new(uint64), RefreshSeconds: 2},
@@ -49,7 +49,7 @@ func TestPageStates(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			if err := h.renderPage(rec, 200, newPageData(tc.st, h.prefix, false)); err != nil {
+			if err := h.renderPage(rec, 200, newPageData(tc.st, h.prefix, false, h.langs.def())); err != nil {
 				t.Fatal(err)
 			}
 			body := rec.Body.String()
@@ -91,7 +91,7 @@ func TestPagePollCarriesTheWords(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 		t.Fatalf("%v: %s", err, rec.Body)
 	}
-	want := newPageData(got.Status, h.prefix, false)
+	want := newPageData(got.Status, h.prefix, false, h.langs.def())
 	if got.Page.Variant != variantQueueAll || got.Page.Variant != want.Variant || got.Page.Headline != want.Headline ||
 		got.Page.Position != want.Position || got.Page.ETA != want.ETA || got.Page.Progress != want.Progress {
 		t.Errorf("the poll says %+v, a render of its status %+v", got.Page, want)
@@ -102,14 +102,57 @@ func TestPagePollCarriesTheWords(t *testing.T) {
 }
 
 // TestEveryVariantIsWorded: every variant the page can be in has a headline
-// and a lead, and every live one a word for a wait it cannot estimate.
+// and a lead in every language, and every live one a word for a wait it
+// cannot estimate.
 func TestEveryVariantIsWorded(t *testing.T) {
-	for name, text := range fanTexts {
-		if text.Headline == "" || text.Lead == "" {
-			t.Errorf("%s: headline %q, lead %q", name, text.Headline, text.Lead)
+	ls := allLanguages(t)
+	for _, l := range ls.locales {
+		for name := range fanShapes {
+			text := l.texts[name]
+			if text.Headline == "" || text.Lead == "" {
+				t.Errorf("%s %s: headline %q, lead %q", l.code, name, text.Headline, text.Lead)
+			}
+			if text.Figures && text.NoETA == "" {
+				t.Errorf("%s %s shows a wait with no word for none", l.code, name)
+			}
 		}
-		if text.Figures && text.NoETA == "" {
-			t.Errorf("%s shows a wait with no word for none", name)
+	}
+}
+
+// TestPageLanguageAndRefresh: the page is in the browser's language, right
+// to left for Arabic; the menu links choose another; without JavaScript the
+// page reloads on a timer only when the fan asked it to (a timed refresh is
+// a time limit, WCAG 2.2.1), and always offers to check now.
+func TestPageLanguageAndRefresh(t *testing.T) {
+	h := testHandler(t, Handler{Settings: waitingroom.Settings{QueueAll: true}}, nil)
+	for accept, want := range map[string]string{
+		"ar":              `<html lang="ar" dir="rtl">`,
+		"de-CH, fr;q=0.8": `<html lang="de" dir="ltr">`,
+		"sw-TZ;q=0.1, th": `<html lang="en" dir="ltr">`,
+	} {
+		req := get("/events/42")
+		req.Header.Set("Accept-Language", accept)
+		if body := serve(h, &origin{}, req).Body.String(); !strings.Contains(body, want) {
+			t.Errorf("Accept-Language %q: the page lacks %s", accept, want)
 		}
+	}
+	req := get("/events/42?section=A")
+	req.Header.Set("Accept-Language", "ja")
+	body := serve(h, &origin{}, req).Body.String()
+	for _, want := range []string{`href="/events/42?lang=de&amp;section=A"`, `aria-current="true">日本語</a>`,
+		`href="/events/42?section=A">今すぐ順番を確認</a>`, `href="/events/42?autorefresh=on&amp;section=A"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if strings.Contains(body, `http-equiv="refresh"`) {
+		t.Error("the page reloads itself without the fan asking")
+	}
+	rec := serve(h, &origin{}, get("/events/42?autorefresh=on"))
+	if !strings.Contains(rec.Body.String(), `<noscript><meta http-equiv="refresh"`) || cookieFrom(rec, "foyer_autorefresh") == nil {
+		t.Errorf("?autorefresh=on: no refresh (%v) or no cookie", strings.Contains(rec.Body.String(), `http-equiv="refresh"`))
+	}
+	if body := serve(h, &origin{}, get("/events/42", cookieFrom(rec, "foyer_autorefresh"))).Body.String(); !strings.Contains(body, `http-equiv="refresh"`) || !strings.Contains(body, "Stop checking automatically") {
+		t.Error("the cookie does not keep the refresh on")
 	}
 }

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
@@ -9,7 +8,8 @@ import (
 )
 
 // What fans read, state by state. The server's render of the waiting page and
-// the live page's updates both come from this table and from pageViewOf, so a
+// the live page's updates both come from fanShapes, worded in the fan's
+// language from the message catalogs (catalog.go), and from pageViewOf, so a
 // fan who reloads reads what the live page showed them (README, "What fans
 // read").
 
@@ -20,7 +20,7 @@ type fanText struct {
 	// OpensAt, written as a <time> element.
 	Lead string
 	// PositionLabel names the first figure; NoETA is the second figure when
-	// there is no estimate.
+	// there is no estimate. In fanShapes they are catalog keys.
 	PositionLabel string
 	NoETA         string
 	// Figures shows the place and the wait; Progress the bar, Determinate
@@ -59,103 +59,27 @@ const (
 	variantReconnecting = "+reconnecting"
 )
 
-const cantEstimate = "Can't estimate yet"
-
-var fanTexts = map[string]fanText{
-	variantQueued: {
-		Headline:      "You're in line",
-		Lead:          "Thanks for your patience. We let people in a few at a time so that the site stays fast for everyone.",
-		PositionLabel: "People ahead of you", NoETA: cantEstimate,
-		Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true,
-	},
-	variantNext: {
-		Headline:      "You're next",
-		Lead:          "Nobody is ahead of you. You go in as soon as there is room for one more.",
-		PositionLabel: "People ahead of you", NoETA: cantEstimate,
-		Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true,
-	},
-	variantAwaitingDraw: {
-		Headline:      "You're in line",
-		Lead:          "Places are given by a fair random draw: when the group ahead is in, everyone waiting, you included, is drawn into the next one. Arriving a moment earlier or later makes no difference.",
-		PositionLabel: "People ahead of you", NoETA: cantEstimate,
-		Figures: true, Progress: true, KeepOpen: true, Live: true,
-	},
-	variantRegistered: {
-		Headline:      "You're registered",
-		Lead:          "The sale starts at {when}. Everyone registered before then gets a place by a fair random draw, so there is no advantage in arriving early. Every tab of this browser shares your one place.",
-		PositionLabel: "Place when the sale starts", NoETA: cantEstimate,
-		Progress: true, KeepOpen: true, Live: true,
-	},
-	variantPrequeue: {
-		Headline:      "You're registered",
-		Lead:          "The sale starts at {when}. You keep your place in line until then.",
-		PositionLabel: "Place when the sale starts", NoETA: cantEstimate,
-		Figures: true, Progress: true, KeepOpen: true, Live: true,
-	},
-	variantPaused: {
-		Headline:      "The line is paused",
-		Lead:          "The sale is paused for a moment. You keep your place, and the line moves again as soon as it resumes.",
-		PositionLabel: "People ahead of you", NoETA: "Paused",
-		Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true,
-	},
-	variantQueueAll: {
-		Headline:      "You're in line",
-		Lead:          "Nobody is being let in yet: everyone waits until entry opens, and keeps their place. The line starts moving as soon as it does.",
-		PositionLabel: "People ahead of you", NoETA: "Not moving yet",
-		Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true,
-	},
-	variantReturned: {
-		Headline:      "You're next",
-		Lead:          "Your turn came while you were away. You are at the front of the line, and go in as soon as a place frees.",
-		PositionLabel: "People ahead of you", NoETA: cantEstimate,
-		Figures: true, Progress: true, Determinate: true, KeepOpen: true,
-	},
-	variantPausedReturned: {
-		Headline:      "The line is paused",
-		Lead:          "The sale is paused for a moment. Your turn came while you were away: you keep your place at the front, and go in first when it resumes.",
-		PositionLabel: "People ahead of you", NoETA: "Paused",
-		Figures: true, Progress: true, Determinate: true, KeepOpen: true,
-	},
-	variantQueueAllReturned: {
-		Headline:      "You're next",
-		Lead:          "Nobody is being let in yet. Your turn came while you were away: you keep your place at the front, and go in first when entry opens.",
-		PositionLabel: "People ahead of you", NoETA: "Not moving yet",
-		Figures: true, Progress: true, Determinate: true, KeepOpen: true,
-	},
-	variantSoldOut: {
-		Headline: "Sold out",
-		Lead:     "Every ticket has been sold. Thank you for waiting with us.",
-	},
-	variantClosed: {
-		Headline: "This sale is closed",
-		Lead:     "The sale is not taking new visitors.",
-	},
-	variantNotOpen: {
-		Headline: "Not open yet",
-		Lead:     "The line opens at {when}. This page will let you in when it does.",
-		KeepOpen: true,
-	},
-	variantChallenge: {
-		Headline: "One moment",
-		Lead:     "Before you join the line, your browser solves a small puzzle that keeps bots out. It takes a second or two, and then you have your place.",
-	},
-	variantAdmitted: {
-		Headline: "It's your turn",
-		Lead:     "Taking you to the site…",
-	},
-	variantUnavailable: {
-		Headline: "We're very busy right now",
-		Lead:     "So many people are arriving that we could not give you a place in line just yet. This page will try again in a few seconds.",
-	},
+// fanShapes are the variants' shapes; the words of each are the catalog's
+// <variant>.headline and <variant>.lead, and its figures' labels the keys
+// named here. newLocale words them once per language.
+var fanShapes = map[string]fanText{
+	variantQueued:           {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true},
+	variantNext:             {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true},
+	variantAwaitingDraw:     {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, KeepOpen: true, Live: true},
+	variantRegistered:       {PositionLabel: "figure.place_at_start", NoETA: "eta.unknown", Progress: true, KeepOpen: true, Live: true},
+	variantPrequeue:         {PositionLabel: "figure.place_at_start", NoETA: "eta.unknown", Figures: true, Progress: true, KeepOpen: true, Live: true},
+	variantPaused:           {PositionLabel: "figure.ahead", NoETA: "eta.paused", Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true},
+	variantQueueAll:         {PositionLabel: "figure.ahead", NoETA: "eta.not_moving", Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true},
+	variantReturned:         {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
+	variantPausedReturned:   {PositionLabel: "figure.ahead", NoETA: "eta.paused", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
+	variantQueueAllReturned: {PositionLabel: "figure.ahead", NoETA: "eta.not_moving", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
+	variantSoldOut:          {},
+	variantClosed:           {},
+	variantNotOpen:          {KeepOpen: true},
+	variantChallenge:        {},
+	variantAdmitted:         {},
+	variantUnavailable:      {},
 }
-
-// reconnectingNotice is shown above the lead while the room cannot reach its
-// store.
-const reconnectingNotice = "Reconnecting… you keep your place in line."
-
-// turnPassedNotice is said once, with the new place at the back given to a
-// fan whose turn passed while they were away (the status's turn_passed).
-const turnPassedNotice = "Your turn came while you were away and has passed, so you have a new place in line."
 
 // pageView is what changes on the page as a fan waits: the server renders it,
 // and sends it with each live update so that the page shows the same words
@@ -169,7 +93,7 @@ type pageView struct {
 	ETA      string `json:"eta"`
 	// Progress is the bar's width in percent.
 	Progress int `json:"progress"`
-	// Once is a notice said with this update only (turnPassedNotice).
+	// Once is a notice said with this update only (notice.turn_passed).
 	Once string `json:"once,omitempty"`
 }
 
@@ -210,10 +134,10 @@ func variantOf(st waitingroom.Status, unavailable bool) string {
 	return variantClosed
 }
 
-// pageViewOf words a status's figures.
-func pageViewOf(st waitingroom.Status, unavailable bool) (pageView, fanText) {
+// pageViewOf words a status's figures in a language.
+func pageViewOf(st waitingroom.Status, unavailable bool, l *locale) (pageView, fanText) {
 	variant := variantOf(st, unavailable)
-	text := fanTexts[variant]
+	text := l.texts[variant]
 	v := pageView{
 		Variant:  variant,
 		Headline: text.Headline,
@@ -225,17 +149,17 @@ func pageViewOf(st waitingroom.Status, unavailable bool) (pageView, fanText) {
 	}
 	switch {
 	case st.AwaitingDraw:
-		v.Position = "in the next draw"
+		v.Position = l.text("position.next_draw")
 	case st.Position != nil:
-		v.Position = formatCount(*st.Position)
+		v.Position = l.num.format(*st.Position)
 	case variant == variantRegistered:
-		v.Position = "drawn at start"
+		v.Position = l.text("position.drawn_at_start")
 	}
 	if st.ETASeconds != nil {
-		v.ETA = formatETA(*st.ETASeconds)
+		v.ETA = formatETA(*st.ETASeconds, l)
 	}
 	if st.TurnPassed {
-		v.Once = turnPassedNotice
+		v.Once = l.text("notice.turn_passed")
 	}
 	return v, text
 }
@@ -243,29 +167,26 @@ func pageViewOf(st waitingroom.Status, unavailable bool) (pageView, fanText) {
 // formatETA words a wait. Under a minute is said only of a line that has
 // moved within the last minute: the estimate is never shorter than the time
 // the line has stood still (see waitingroom.Pace).
-func formatETA(sec int64) string {
+func formatETA(sec int64, l *locale) string {
 	if sec < 60 {
-		return "under a minute"
+		return l.text("eta.under_minute")
 	}
-	minutes := int64(math.Round(float64(sec) / 60))
+	minutes := uint64(math.Round(float64(sec) / 60))
 	if minutes < 60 {
-		if minutes == 1 {
-			return "about 1 minute"
-		}
-		return fmt.Sprintf("about %d minutes", minutes)
+		return l.count("eta.minutes", minutes)
 	}
 	h, m := minutes/60, minutes%60
 	if m == 0 {
-		return fmt.Sprintf("about %d h", h)
+		return fill(l.text("eta.hours"), "h", l.num.format(h))
 	}
-	return fmt.Sprintf("about %d h %d min", h, m)
+	return fill(l.text("eta.hours_minutes"), "h", l.num.format(h), "m", l.num.format(m))
 }
 
 // leadOf writes a variant's lead, with the time in it as a <time> element.
-func leadOf(text fanText, st waitingroom.Status) []any {
+func leadOf(text fanText, st waitingroom.Status, l *locale) []any {
 	before, after, ok := strings.Cut(text.Lead, "{when}")
 	if !ok {
 		return []any{text.Lead}
 	}
-	return []any{before, formatWhen(st.OpensAt), after}
+	return []any{before, formatWhen(st.OpensAt, l), after}
 }

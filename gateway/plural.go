@@ -1,28 +1,41 @@
 package gateway
 
-import "strconv"
+import (
+	"strconv"
 
-// count writes n with its noun in the right number: "1 person",
-// "2 people", "0 places". Every count a person reads goes through it, so no
-// page or command says "1 people".
+	"golang.org/x/text/feature/plural"
+	"golang.org/x/text/language"
+)
+
+// count writes n with its noun in the right number for English, by CLDR's
+// plural rules (golang.org/x/text/feature/plural): "1 person", "2 people",
+// "0 places". Operators' commands and pages are in English; what fans read
+// goes through the message catalogs (catalog.go) instead.
 func count(n uint64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
+	noun := many
+	if englishOne(n) {
+		noun = one
 	}
-	return strconv.FormatUint(n, 10) + " " + many
+	return strconv.FormatUint(n, 10) + " " + noun
+}
+
+// englishOne reports whether n takes English's singular.
+func englishOne(n uint64) bool {
+	return plural.Cardinal.MatchPlural(language.English, int(min(n, 1<<30)), 0, 0, 0, 0) == plural.One
 }
 
 // aheadOf says how many were ahead of a 0-based place, as a sentence's
 // subject and verb: "nobody was ahead", "1 person was ahead", "3 people were
 // ahead".
 func aheadOf(place uint64) string {
-	switch place {
-	case 0:
+	if place == 0 {
 		return "nobody was ahead"
-	case 1:
-		return "1 person was ahead"
 	}
-	return count(place, "person", "people") + " were ahead"
+	verb := " were ahead"
+	if englishOne(place) {
+		verb = " was ahead"
+	}
+	return count(place, "person", "people") + verb
 }
 
 // placesBelow words the places under serving, the line's first place not

@@ -43,7 +43,14 @@ var answerRefusals = []struct {
 // A visitor who holds a good ticket or pass already is told their status as a
 // poll would: the room's table says an answer sent with a ticket makes no
 // second place (docs/ARCHITECTURE.md, "The admission state machine").
+//
+// The waiting page's own answer (join?page) is told a refusal with 200 and
+// the error in the body, Retry-After kept, as its polls are (status?page):
+// the browser's console logs every 4xx and 5xx a page fetches.
 func (h *Handler) serveJoin(w http.ResponseWriter, r *http.Request) error {
+	if r.URL.RawQuery == "page" {
+		w = pageAnswer{w}
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
 		return writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "join takes POST with a JSON body {\"seed\": ..., \"nonce\": ...}.")
@@ -72,6 +79,17 @@ func (h *Handler) serveJoin(w http.ResponseWriter, r *http.Request) error {
 		return h.refuseAnswer(w, r, err)
 	}
 	return h.writeStatus(w, adm.status)
+}
+
+// pageAnswer is the waiting page's answer's writer: a refusal's status is
+// written as 200, its body and headers as they are.
+type pageAnswer struct{ http.ResponseWriter }
+
+func (p pageAnswer) WriteHeader(code int) {
+	if code >= http.StatusBadRequest {
+		code = http.StatusOK
+	}
+	p.ResponseWriter.WriteHeader(code)
 }
 
 // refuseAnswer answers a refused join with its 4xx, or a failed join as any

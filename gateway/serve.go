@@ -136,7 +136,50 @@ func (h *Handler) waiting(w http.ResponseWriter, r *http.Request, st waitingroom
 	if wantsJSON(r) {
 		return h.writeStatus(w, st)
 	}
-	return h.renderPage(w, http.StatusOK, newPageData(st, h.prefix, false))
+	return h.renderPage(w, http.StatusOK, h.pageFor(w, r, st, false))
+}
+
+// pageFor words a status for the fan who sent r: in their language (which a
+// ?lang= from the page's menu sets), with the menu, and the controls a fan
+// without JavaScript checks their place with.
+func (h *Handler) pageFor(w http.ResponseWriter, r *http.Request, st waitingroom.Status, unavailable bool) pageData {
+	l := h.langs.choose(w, r)
+	d := newPageData(st, h.prefix, unavailable, l)
+	d.Languages = h.langs.menu(r.URL, l)
+	d.AutoRefresh = h.autoRefresh(w, r)
+	q := r.URL.Query()
+	q.Del("autorefresh")
+	d.CheckURL = r.URL.Path
+	if len(q) > 0 {
+		d.CheckURL += "?" + q.Encode()
+	}
+	if d.AutoRefresh {
+		q.Set("autorefresh", "off")
+	} else {
+		q.Set("autorefresh", "on")
+	}
+	d.AutoRefreshURL = r.URL.Path + "?" + q.Encode()
+	return d
+}
+
+// autoRefresh reports whether the page reloads by itself without JavaScript:
+// only when the fan asked for it (?autorefresh=on, remembered in a cookie
+// until ?autorefresh=off). A timed reload the fan did not choose is a time
+// limit in WCAG 2.2.1's sense (and axe-core's meta-refresh rule): by
+// default the page without JavaScript offers "Check my place now" instead,
+// and a fan whose turn passes while they read is let back in at the front
+// within return_window.
+func (h *Handler) autoRefresh(w http.ResponseWriter, r *http.Request) bool {
+	switch r.URL.Query().Get("autorefresh") {
+	case "on":
+		h.setCookie(w, r, h.refreshCk, "1", 24*3600)
+		return true
+	case "off":
+		h.setCookie(w, r, h.refreshCk, "", -1)
+		return false
+	}
+	c, err := r.Cookie(h.refreshCk)
+	return err == nil && c.Value == "1"
 }
 
 // writeStatus answers the status as JSON, with 429 and Retry-After for those
@@ -162,10 +205,11 @@ func (h *Handler) writeStatus(w http.ResponseWriter, st waitingroom.Status) erro
 // statusBodies are buffers for status JSON, which is a few hundred bytes.
 var statusBodies = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
-// writePageStatus answers the waiting page's own poll (status?page): the status
-// with the page's words for it, as a live update carries them.
-func (h *Handler) writePageStatus(w http.ResponseWriter, st waitingroom.Status) error {
-	view, _ := pageViewOf(st, false)
+// writePageStatus answers the waiting page's own poll (status?page=<lang>):
+// the status with the page's words for it in the page's language, as a live
+// update carries them.
+func (h *Handler) writePageStatus(w http.ResponseWriter, st waitingroom.Status, lang string) error {
+	view, _ := pageViewOf(st, false, h.langs.lookup(lang))
 	page, err := json.Marshal(view)
 	if err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, err)
@@ -192,12 +236,12 @@ func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, err error)
 	}
 	w.Header().Set("Retry-After", strconv.Itoa(retryAfterUnavailable))
 	if wantsJSON(r) {
-		return writeError(w, http.StatusServiceUnavailable, "unavailable", "The waiting room cannot take new visitors right now; try again shortly.")
+		return writeError(w, http.StatusServiceUnavailable, "unavailable", h.langs.choose(nil, r).text("api.unavailable"))
 	}
 	// Not Reconnecting: its notice tells a fan they keep their place, and a
 	// newcomer has none yet.
 	st := waitingroom.Status{Room: h.Room, Title: h.room.Settings().Title, State: waitingroom.StateQueued}
-	return h.renderPage(w, http.StatusServiceUnavailable, newPageData(st, h.prefix, true))
+	return h.renderPage(w, http.StatusServiceUnavailable, h.pageFor(w, r, st, true))
 }
 
 // wantsJSON reports whether the client asked for JSON rather than a page.

@@ -106,6 +106,26 @@ var gatewayLines = []caddyfileSetting{
 		field:  func(h *Handler) any { return &h.Page },
 	},
 	{
+		name: "language", syntax: "language auto | <tag>", defaultDoc: "`auto`",
+		limits: "`auto`, or a BCP 47 tag among `languages`",
+		doc: "the language of the room's pages: `auto` takes the browser's `Accept-Language` through CLDR's language matcher, " +
+			"a tag is what every fan reads; either way the page's menu (`?lang=`, kept in a cookie) lets a fan choose another; " +
+			"see [Languages](#languages)",
+		field: func(h *Handler) any { return &h.Language },
+	},
+	{
+		name: "languages", syntax: "languages <tag>...", defaultDoc: "every catalog",
+		limits: "tags with a catalog, built in or under `messages`",
+		doc:    "the languages offered, the first the room's default (a browser that matches none reads it); JSON: an array of tags",
+		parse:  parseLanguagesLine,
+	},
+	{
+		name: "messages", syntax: "messages <dir>", defaultDoc: "none",
+		limits: "a directory of `<tag>.json` catalogs, each complete and with every plural form its language needs",
+		doc:    "your own words: catalogs that override the built-in ones or add languages and keys, checked at provision time",
+		field:  func(h *Handler) any { return &h.Messages },
+	},
+	{
 		name: "path_prefix", syntax: "path_prefix <prefix>", defaultDoc: "`" + DefaultPathPrefix + "`",
 		limits: "a path starting with `/`",
 		doc:    "where the room's endpoints live",

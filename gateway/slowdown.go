@@ -2,10 +2,13 @@ package gateway
 
 import (
 	"errors"
+	"html"
+	"io"
 	"math"
 	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
@@ -38,58 +41,68 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, err error) erro
 }
 
 // slowDown answers 429 with Retry-After to a newcomer over the join limit:
-// JSON for apps, a plain page for browsers. It sets no cookie: nothing of
-// the visit is kept, so a client that ignores it gains nothing by coming
-// back at once. The body is written by hand, as cheaply as Caddy's own
-// respond, since an abusive client may send nothing else.
+// JSON for apps, a plain page for browsers, in the fan's language. It sets no
+// cookie: nothing of the visit is kept, so a client that ignores it gains
+// nothing by coming back at once. The body is written by hand, as cheaply as
+// Caddy's own respond, since an abusive client may send nothing else.
+//
+// The page says how long to wait and links back to where the fan was going;
+// it does not reload itself, since a timed reload the fan did not choose is
+// a time limit in WCAG 2.2.1's sense (axe-core's meta-refresh rule), and
+// coming back early costs the fan nothing but another wait.
 func (h *Handler) slowDown(w http.ResponseWriter, r *http.Request, wait float64) error {
 	secs := int64(max(1, math.Ceil(wait)))
 	n := strconv.FormatInt(secs, 10)
 	hdr := w.Header()
 	hdr["Retry-After"] = []string{n}
+	l := h.langs.choose(nil, r)
 	if wantsJSON(r) {
 		body := make([]byte, 0, 192)
-		body = append(body, `{"error":"join_limited","message":"Too many new places from your network; try again in `...)
-		body = append(body, n...)
-		body = append(body, ` seconds.","retry_after":`...)
+		body = append(body, `{"error":"join_limited","message":`...)
+		body = strconv.AppendQuote(body, l.count("api.join_limited", uint64(secs)))
+		body = append(body, `,"retry_after":`...)
 		body = append(body, n...)
 		body = append(body, "}\n"...)
 		return writeBody(w, http.StatusTooManyRequests, body)
 	}
-	body := make([]byte, 0, len(slowDownHead)+len(slowDownMid)+len(slowDownTail)+2*len(n))
-	body = append(body, slowDownHead...)
-	body = append(body, n...)
-	body = append(body, slowDownMid...)
-	body = append(body, n...)
-	body = append(body, slowDownTail...)
+	var b strings.Builder
+	b.Grow(1024)
+	b.WriteString("<!doctype html>\n<html lang=\"")
+	b.WriteString(l.code)
+	b.WriteString(`" dir="`)
+	b.WriteString(l.dir)
+	b.WriteString(slowDownHead)
+	b.WriteString(html.EscapeString(l.text("slowdown.title")))
+	b.WriteString(slowDownStyle)
+	b.WriteString(html.EscapeString(l.text("slowdown.title")))
+	b.WriteString("</h1>\n<p>")
+	b.WriteString(html.EscapeString(l.count("slowdown.body", uint64(secs))))
+	b.WriteString("</p>\n<p><a href=\"")
+	b.WriteString(html.EscapeString(r.URL.RequestURI()))
+	b.WriteString(`">`)
+	b.WriteString(html.EscapeString(l.text("slowdown.again")))
+	b.WriteString("</a></p>\n</main>\n</body>\n</html>\n")
 	hdr["Content-Type"] = []string{"text/html; charset=utf-8"}
 	hdr["Cache-Control"] = []string{"no-store"}
-	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	hdr["Content-Length"] = []string{strconv.Itoa(b.Len())}
 	w.WriteHeader(http.StatusTooManyRequests)
-	_, err := w.Write(body)
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// The slow-down page, around the seconds to wait (twice). It reloads itself
-// once they have passed.
+// The slow-down page's fixed parts.
 const (
-	slowDownHead = `<!doctype html>
-<html lang="en">
+	slowDownHead = `">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<meta http-equiv="refresh" content="`
-	slowDownMid = `">
-<title>Slow down</title>
-<style>body{font:1.1rem/1.5 system-ui,sans-serif;max-width:34rem;margin:15vh auto;padding:0 1rem;color:#222}</style>
+<link rel="icon" href="data:,">
+<title>`
+	slowDownStyle = `</title>
+<style>body{font:1.1rem/1.5 system-ui,sans-serif;max-inline-size:34rem;margin-block:15vh;margin-inline:auto;padding-inline:1rem;color:#222;background:#fff}a{color:#9a3412}</style>
 </head>
 <body>
-<h1>Slow down</h1>
-<p>Too many visitors have joined the line from your network in a short time.
-This page will try again by itself in `
-	slowDownTail = ` seconds; there is no need to reload it.</p>
-</body>
-</html>
-`
+<main>
+<h1>`
 )

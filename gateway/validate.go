@@ -63,6 +63,11 @@ func (h *Handler) validateGateway() error {
 			return fmt.Errorf("store: unknown backend %q (memory or redis)", h.Store.Backend)
 		}
 	}
+	// The languages, and the operator's catalogs: a missing key or plural
+	// form is an error naming the file and the key.
+	if _, err := newLangSet(h.Language, h.Languages, h.Messages, "c"); err != nil {
+		return err
+	}
 	if h.Account != nil {
 		if err := h.Account.validate(); err != nil {
 			return err

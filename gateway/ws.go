@@ -68,6 +68,7 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request) error {
 	defer conn.CloseNow()
 	ctx := conn.CloseRead(r.Context())
 
+	loc := h.langs.lookup(r.URL.Query().Get("lang"))
 	var last waitingroom.Status
 	var lastSent time.Time
 	for {
@@ -92,7 +93,7 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request) error {
 			(time.Since(lastSent) >= wsMinGap && !sameFigures(st, last)) ||
 			time.Since(lastSent) >= wsKeepAlive
 		if due {
-			if err := h.push(ctx, conn, st); err != nil {
+			if err := h.push(ctx, conn, st, loc); err != nil {
 				return nil
 			}
 			last, lastSent = st, time.Now()
@@ -122,8 +123,8 @@ type livePush struct {
 	Page pageView `json:"page"`
 }
 
-func (h *Handler) push(ctx context.Context, conn *websocket.Conn, st waitingroom.Status) error {
-	view, _ := pageViewOf(st, false)
+func (h *Handler) push(ctx context.Context, conn *websocket.Conn, st waitingroom.Status, l *locale) error {
+	view, _ := pageViewOf(st, false, l)
 	msg, err := json.Marshal(livePush{st, view})
 	if err != nil {
 		return err
