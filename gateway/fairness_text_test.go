@@ -43,8 +43,8 @@ func TestVerifyDrawOfARoomWithoutADraw(t *testing.T) {
 		t.Errorf("verify-draw of a room without a draw: %v\n%s", err, out)
 	}
 	// A seed that is there but broken is still called broken.
-	path = writeReport(t, waitingroom.FairnessReport{Room: "walk-in", Seed: "zz", Commitment: "00"})
-	if _, err := verifyDraw(t, "--report", path, "--draw-index", "0"); err == nil || !strings.Contains(err.Error(), "32 bytes of hex") {
+	path = writeReport(t, waitingroom.FairnessReport{Room: "walk-in", Algorithm: waitingroom.DrawAlgorithm, Seed: "zz", Commitment: strings.Repeat("0", 64)})
+	if _, err := verifyDraw(t, "--report", path, "--draw-index", "0"); err == nil || !strings.Contains(err.Error(), "64 lowercase hexadecimal digits (32 bytes)") {
 		t.Errorf("verify-draw of a broken seed: %v", err)
 	}
 }

@@ -24,19 +24,28 @@ func init() {
 		Long: `
 Recomputes, from a room's fairness report (GET <path_prefix>/fairness once the
 room has closed or sold out, saved to a file or given as its URL), the place
-that a draw gave a fan: it checks that the revealed seed hashes to the
-commitment published before the pre-queue opened, finds the draw that covered
-the fan's order key (the pre-queue's, or a rolling draw of the random method),
-recomputes the place with the published permutation (feistel-hmac-sha256-v1),
-and says in which admission the line reached that place, and when.
+that a draw gave a fan: it checks the algorithm (feistel-hmac-sha256-v1) and
+that the revealed seed hashes to the commitment published before the
+pre-queue opened, finds the draw that covered the fan's order key (the
+pre-queue's, or a rolling draw of the random method), recomputes the place
+with the published permutation, and says in which admission the line reached
+that place, and when. A key no draw covered was placed first come, first
+served (its place is the key), or, in a random room, was still waiting for a
+draw when the sale ended.
+
+Given the draw endpoint's answer (GET <path_prefix>/draw) instead, it
+recomputes the place of a key that the pre-queue's draw or one of the rolling
+draws it lists covered, and nothing more: that answer lists only the latest
+64 rolling draws and no admission.
 
 The draw index is the fan's order key, the number the room gave them when they
-joined; their status (JSON) and waiting page show it as draw_index. Places
+joined; their status (JSON) and waiting page show it as draw_index in every
+state, in a room that draws. Places
 count from 0: place 0 was first in line. docs/PROTOCOL.md specifies every step,
 so that anyone can write their own verifier.
 `,
 		CobraFunc: func(cmd *cobra.Command) {
-			cmd.Flags().String("report", "", "The fairness report: a file, or an http(s) URL")
+			cmd.Flags().String("report", "", "The fairness report (or the draw endpoint's answer): a file, or an http(s) URL")
 			cmd.Flags().Uint64("draw-index", 0, "The fan's draw_index")
 			_ = cmd.MarkFlagRequired("report")
 			_ = cmd.MarkFlagRequired("draw-index")
@@ -52,11 +61,22 @@ func runVerifyDraw(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return fmt.Errorf("the report is not a fairness report's JSON: %w", err)
+	}
+	out := cmd.OutOrStdout()
+	if _, ok := fields["counts"]; !ok {
+		if _, ok := fields["enabled"]; ok {
+			return verifyFromDrawInfo(out, raw, index)
+		}
+		return errors.New("the report is neither a fairness report (it has no counts) nor the draw endpoint's answer (it has no enabled)")
+	}
 	var rep waitingroom.FairnessReport
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		return fmt.Errorf("the report is not a fairness report's JSON: %w", err)
 	}
-	place, adm, err := waitingroom.VerifyPlace(rep, index)
+	v, err := waitingroom.VerifyPlace(rep, index)
 	if errors.Is(err, waitingroom.ErrNoDraw) {
 		// Said plainly, as the report's page says "No draw": there is no
 		// seed to check, rather than a seed that is wrong.
@@ -65,34 +85,63 @@ func runVerifyDraw(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "room %s: the seed matches the commitment %s\n", rep.Room, rep.Commitment)
-	fmt.Fprintf(out, "draw_index %d (the fan's order key) has place %d (0-based: %s in line)\n", index, place, aheadOf(place))
-	fmt.Fprintf(out, "placed by %s\n", drawOf(rep, index))
-	if adm == nil {
-		fmt.Fprintln(out, "the line never reached that place: the sale ended first")
-		return nil
+	switch {
+	case v.By == waitingroom.NotPlaced:
+		fmt.Fprintf(out, "draw_index %d (the fan's order key) has no place: it was waiting for the next rolling draw when the sale ended, and the line never reached it\n", index)
+	default:
+		printPlace(out, v)
+		switch {
+		case v.Admission != nil:
+			fmt.Fprintf(out, "let in at %s, with places %d-%d (the line reached them then; a place nobody had been seen at was passed over)\n",
+				v.Admission.At.UTC().Format(time.RFC3339Nano), v.Admission.Start, v.Admission.Start+v.Admission.Count-1)
+		case v.Reached:
+			// Below serving with no admission: only a report whose
+			// history was lost can say so (docs/PROTOCOL.md).
+			fmt.Fprintln(out, "the line reached that place, but the report no longer has the admission that did")
+		default:
+			fmt.Fprintln(out, "the line never reached that place: the sale ended first")
+		}
 	}
-	fmt.Fprintf(out, "let in at %s, with places %d-%d (the line reached them then; a place nobody had been seen at was passed over)\n",
-		adm.At.UTC().Format(time.RFC3339Nano), adm.Start, adm.Start+adm.Count-1)
 	if !rep.Complete {
 		fmt.Fprintln(out, "note: the report's history is incomplete (the room's store lost part of it)")
 	}
 	return nil
 }
 
-// drawOf names the draw of a report that covered an order key VerifyPlace
-// placed: the pre-queue's, or a rolling draw of the random method.
-func drawOf(rep waitingroom.FairnessReport, index uint64) string {
-	if rep.DrawSize != nil && index < *rep.DrawSize {
-		return fmt.Sprintf("the pre-queue's draw of order keys 0-%d", *rep.DrawSize-1)
+// verifyFromDrawInfo recomputes a place from the draw endpoint's answer,
+// which has the seed (once shown) and the draws, but lists only the latest
+// rolling draws and no admission: it places a key one of those draws
+// covered, and says that when the line reached it is the report's to tell.
+func verifyFromDrawInfo(out io.Writer, raw []byte, index uint64) error {
+	var info waitingroom.DrawInfo
+	if err := json.Unmarshal(raw, &info); err != nil {
+		return fmt.Errorf("the draw endpoint's answer is not valid: %w", err)
 	}
-	for _, e := range rep.Epochs {
-		if index >= e.Start && index < e.Start+e.Count {
-			return fmt.Sprintf("rolling draw epoch %d of order keys %d-%d", e.Number, e.Start, e.Start+e.Count-1)
-		}
+	v, err := waitingroom.VerifyDrawInfo(info, index)
+	if errors.Is(err, waitingroom.ErrNoDraw) {
+		return fmt.Errorf("room %s made no draw (the draw endpoint says enabled false): its fans are let in first come, first served, so there is no place to recompute", info.Room)
 	}
-	return "no draw"
+	if err != nil {
+		return fmt.Errorf("room %s: %w", info.Room, err)
+	}
+	fmt.Fprintf(out, "room %s: the seed matches the commitment %s\n", info.Room, info.Commitment)
+	printPlace(out, v)
+	fmt.Fprintln(out, "note: this is the draw endpoint's answer, not the fairness report: it lists no admissions, so whether and when the line reached that place is the report's to tell")
+	return nil
+}
+
+// printPlace prints the place of a verdict that has one, and what gave it.
+func printPlace(out io.Writer, v waitingroom.Verdict) {
+	fmt.Fprintf(out, "draw_index %d (the fan's order key) has place %d (0-based: %s in line)\n", v.Index, v.Place, aheadOf(v.Place))
+	switch v.By {
+	case waitingroom.PlacedByPrequeue:
+		fmt.Fprintf(out, "placed by the pre-queue's draw of order keys 0-%d\n", v.DrawSize-1)
+	case waitingroom.PlacedByEpoch:
+		fmt.Fprintf(out, "placed by rolling draw epoch %d of order keys %d-%d\n", v.Epoch.Number, v.Epoch.Start, v.Epoch.Start+v.Epoch.Count-1)
+	default:
+		fmt.Fprintf(out, "placed first come, first served: no draw covered order key %d, so the place is the order key\n", v.Index)
+	}
 }
 
 // readReport reads a report from a file or fetches it from a URL, asking for

@@ -4,9 +4,11 @@
 # in which a real browser walks a fan's whole path, and axe-core (npm, MPL-2.0),
 # the accessibility engine those tests inject into every storefront page state,
 # into scripts/axe/node_modules (ignored by git) at the version pinned by
-# scripts/axe/package-lock.json; and promtool (Debian's prometheus package),
-# which checks and tests the alert rules in deploy/. `deps.sh wrk` installs
-# wrk for `make bench`.
+# scripts/axe/package-lock.json; promtool (Debian's prometheus package),
+# which checks and tests the alert rules in deploy/; and python3, which runs
+# the independent verifier of the fair draw (docs/verifier/verify_draw.py)
+# that a Go test checks verify-draw against. `deps.sh wrk` installs wrk for
+# `make bench`.
 set -u
 cd "$(dirname "$0")/.."
 want=${1:-chromium}
@@ -38,6 +40,13 @@ wrk)
 esac
 
 failed=0
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "deps: installing python3 for the independent verifier of the draw (docs/verifier)" >&2
+	if ! apt_install python3; then
+		echo "deps: could not install python3 (apt-get install -y python3); the verifier cross-check will fail in CI and skip elsewhere" >&2
+		failed=1
+	fi
+fi
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
 	echo "deps: installing chromium for the browser tests" >&2
 	if ! apt_install chromium; then

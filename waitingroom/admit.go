@@ -103,6 +103,7 @@ func (r *Room) Admit(ctx context.Context, a Arrival) (Decision, error) {
 				d := Decision{Transition: machine[TicketInSession][EventPass], Pass: a.Pass, Admission: p}
 				if a.Kind != RequestPage {
 					d.Status = r.AdmittedStatus(p)
+					d.Status.DrawIndex = r.keyOf(a.Ticket, p)
 				}
 				return d, nil
 			}
@@ -272,6 +273,7 @@ func (r *Room) join(ctx context.Context, a *arrival) (Visit, error) {
 	// sold-out or rejecting room get no place: there is no line to join.
 	if !s.placesOpen(now) {
 		st, _ := v.status(t, now)
+		st.DrawIndex = nil // no place, so no key
 		return Visit{Status: st, transition: machine[TicketNew][EventRoomShut]}, nil
 	}
 	if v.settling(now) {

@@ -11,7 +11,8 @@ import (
 // of order keys it covered, with which anyone can check the commitment and
 // recompute every place. A room with the random queueing method also lists its
 // latest rolling draws; their seeds derive from the committed one, which it
-// reveals when the room closes (or at the pre-queue's draw, which needs it).
+// reveals when the fairness report is published, at the sell-out or the
+// close (or at the pre-queue's draw, which needs it).
 type DrawInfo struct {
 	Room        string     `json:"room"`
 	Enabled     bool       `json:"enabled"`
@@ -22,8 +23,10 @@ type DrawInfo struct {
 	// see that the commitment came before the first registration.
 	PrequeueStart *time.Time `json:"prequeue_start,omitempty"`
 	EventStart    *time.Time `json:"event_start,omitempty"`
-	// Closed: the pre-queue's draw was made; DrawSize is how many order keys
-	// (0 to DrawSize-1) it covered, the name the fairness report uses too.
+	// Closed: the pre-queue's draw was made (not that the room has closed:
+	// a random room without a pre-queue draw says false to the end);
+	// DrawSize is how many order keys (0 to DrawSize-1) it covered, the name
+	// the fairness report uses too.
 	Closed   bool    `json:"closed"`
 	Seed     string  `json:"seed,omitempty"`
 	DrawSize *uint64 `json:"draw_size,omitempty"`
@@ -66,7 +69,7 @@ func drawEpochs(es []Epoch) []DrawEpoch {
 func (r *Room) DrawInfo() DrawInfo {
 	v := r.view.Load()
 	s := v.settings
-	info := DrawInfo{Room: r.id, Enabled: s.drawn() || len(v.snap.Epochs) > 0}
+	info := DrawInfo{Room: r.id, Enabled: v.draws()}
 	if !info.Enabled {
 		return info
 	}
@@ -93,7 +96,7 @@ func (r *Room) DrawInfo() DrawInfo {
 		n := d.Size()
 		info.DrawSize, info.Size = &n, &n
 	}
-	if d != nil || (len(v.snap.Epochs) > 0 && s.PhaseAt(r.now()) == Ended) {
+	if d != nil || (len(v.snap.Epochs) > 0 && reportPublished(s, r.now())) {
 		info.Seed = hex.EncodeToString(seed)
 	}
 	return info

@@ -12,12 +12,6 @@ import (
 // seed it reveals would let anyone foresee the random method's next draws.
 var ErrNotPublished = errors.New("waitingroom: the fairness report is published once the room has closed or sold out")
 
-// ErrNoDraw: the report's room made no draw, so there is no place to
-// recompute: its fans were let in first come, first served, in the order of
-// their keys. The report then has neither a seed nor a commitment, which is
-// not a broken seed and must not be reported as one.
-var ErrNoDraw = errors.New("the room made no draw: its fans were let in first come, first served, in the order of their keys, so there is no place to recompute")
-
 // FairnessReport is what a room publishes after its sale at
 // <path_prefix>/fairness so that anyone can check it was fair: the draw's
 // commitment, seed and size, every rolling draw, and every admission in the
@@ -78,6 +72,13 @@ type FairnessCounts struct {
 	IdledOut  uint64 `json:"idled_out"` // sessions ended for want of requests (session_idle_timeout)
 }
 
+// reportPublished reports whether the fairness report is out: the room has
+// sold out or closed (event_end passed). From then on the seed is public, at
+// the draw endpoint as in the report: one rule for both.
+func reportPublished(s Settings, now time.Time) bool {
+	return s.SoldOut || s.PhaseAt(now) == Ended
+}
+
 // Fairness builds the room's fairness report from the store's history and
 // this node's view. It reads the store (up to MaxHistory entries, a page at a
 // time), so the gateway caches it.
@@ -86,13 +87,12 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 	v := r.view.Load()
 	s := v.settings
 	rep := FairnessReport{Room: r.id, GeneratedAt: now.UTC(), QueueingMethod: s.QueueingMethod}
-	switch {
-	case s.SoldOut:
-		rep.Reason = "sold_out"
-	case s.PhaseAt(now) == Ended:
-		rep.Reason = "closed"
-	default:
+	if !reportPublished(s, now) {
 		return FairnessReport{}, ErrNotPublished
+	}
+	rep.Reason = "closed"
+	if s.SoldOut {
+		rep.Reason = "sold_out"
 	}
 	var hist []HistoryEntry
 	for len(hist) < MaxHistory {
@@ -144,46 +144,4 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 		}
 	}
 	return rep, nil
-}
-
-// VerifyPlace recomputes a place from a published report: the place of the
-// fan whose status showed draw_index index (their order key), placed by the
-// pre-queue's draw or by a rolling draw of the random method. It checks the
-// seed against the commitment first, and is ErrNoDraw for a report without a
-// draw. Places count from 0 (place 0 was first in line); admission is the
-// report's admission range that reached it, if any. docs/PROTOCOL.md is the
-// same procedure in words.
-func VerifyPlace(rep FairnessReport, index uint64) (place uint64, admission *HistoryEntry, err error) {
-	if rep.Seed == "" && rep.Commitment == "" {
-		return 0, nil, ErrNoDraw
-	}
-	seed, err := hex.DecodeString(rep.Seed)
-	if err != nil || len(seed) != DrawSeedSize {
-		return 0, nil, errors.New("the report's seed is not 32 bytes of hex")
-	}
-	if DrawCommitment(seed) != rep.Commitment {
-		return 0, nil, errors.New("the seed does not match the commitment: SHA-256(seed) differs")
-	}
-	switch {
-	case rep.DrawSize != nil && index < *rep.DrawSize:
-		place = NewDraw(seed, *rep.DrawSize).Place(index)
-	default:
-		found := false
-		for _, e := range rep.Epochs {
-			if index >= e.Start && index < e.Start+e.Count {
-				place = e.Start + NewDraw(EpochSeed(seed, e.Number), e.Count).Place(index-e.Start)
-				found = true
-				break
-			}
-		}
-		if !found {
-			return 0, nil, errors.New("no draw of this report covers that draw_index: that order key was placed first come, first served, so its place is the order key itself")
-		}
-	}
-	for i := range rep.Admissions {
-		if e := &rep.Admissions[i]; place >= e.Start && place < e.Start+e.Count {
-			return place, e, nil
-		}
-	}
-	return place, nil, nil
 }

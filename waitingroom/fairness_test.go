@@ -66,9 +66,9 @@ func TestFairnessReportChecksEveryPlace(t *testing.T) {
 		if !f.tk.Claimed {
 			t.Fatalf("fan %d was never let in", i)
 		}
-		place, adm, err := waitingroom.VerifyPlace(rep, f.index)
-		if err != nil || place != f.place || adm == nil {
-			t.Fatalf("fan %d (draw_index %d): verified place %d (%v), admission %v; the room placed them at %d", i, f.index, place, err, adm, f.place)
+		v, err := waitingroom.VerifyPlace(rep, f.index)
+		if err != nil || v.Place != f.place || v.Admission == nil {
+			t.Fatalf("fan %d (draw_index %d): verified place %d (%v), admission %v; the room placed them at %d", i, f.index, v.Place, err, v.Admission, f.place)
 		}
 	}
 	var next uint64
@@ -93,7 +93,7 @@ func TestFairnessReportChecksEveryPlace(t *testing.T) {
 	if tampered.Seed == rep.Seed {
 		t.Fatal("the tampered seed is the seed")
 	}
-	if _, _, err := waitingroom.VerifyPlace(tampered, 0); err == nil {
+	if _, err := waitingroom.VerifyPlace(tampered, 0); err == nil {
 		t.Fatal("a seed that does not match the commitment verified")
 	}
 }
@@ -118,7 +118,7 @@ func TestFairnessReportAtSoldOut(t *testing.T) {
 	if rep.Reason != "sold_out" || rep.Seed != "" || rep.Commitment != "" || !rep.Complete || rep.Counts.Issued != 3 {
 		t.Fatalf("report %+v: want sold out, no draw, complete, 3 issued", rep)
 	}
-	if _, _, err := waitingroom.VerifyPlace(rep, 0); err == nil {
+	if _, err := waitingroom.VerifyPlace(rep, 0); err == nil {
 		t.Fatal("a place verified against a report without a draw")
 	}
 }

@@ -136,7 +136,8 @@ func exampleMarkdown(t *testing.T, drawJSON, reportJSON []byte, places map[uint6
 	b.WriteString("| draw_index (order key) | draw | index within the draw | permuted index | place | admission that reached it |\n|---|---|---|---|---|---|\n")
 	seed, _ := hex.DecodeString(rep.Seed)
 	for k := range rep.Counts.Issued {
-		place, adm, err := waitingroom.VerifyPlace(rep, k)
+		v, err := waitingroom.VerifyPlace(rep, k)
+		place, adm := v.Place, v.Admission
 		if err != nil {
 			t.Fatalf("order key %d: %v", k, err)
 		}

@@ -378,6 +378,7 @@ func (r *Room) reclaim(ctx context.Context, a *arrival, in Arrival, p Pass) (Dec
 		d := Decision{Transition: machine[TicketReclaiming][EventStoreAway], Pass: in.Pass, Admission: p}
 		if in.Kind != RequestPage {
 			d.Status = r.AdmittedStatus(p)
+			d.Status.DrawIndex = r.keyOf(in.Ticket, p)
 		}
 		return d, true, nil
 	}

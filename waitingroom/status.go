@@ -47,9 +47,10 @@ type Status struct {
 	// OpensAt is when the pre-queue opens (not yet open) or the sale starts
 	// (pre-queue).
 	OpensAt *time.Time `json:"opens_at,omitempty"`
-	// DrawIndex is the visitor's registration index (their order key) in the
-	// fair draw that placed them, the pre-queue's or a rolling one, with which
-	// anyone can recompute their place once the seed is revealed.
+	// DrawIndex is the visitor's order key, shown in every state in which
+	// they hold a ticket (or a pass with its ticket) of a room that draws:
+	// with it anyone can recompute their place once the seed is revealed.
+	// The pass's order_key claim is the place, not this.
 	DrawIndex *uint64 `json:"draw_index,omitempty"`
 	// AwaitingDraw is set, in a room with the random queueing method, for a
 	// visitor not yet placed: everyone waiting is drawn into the next group
@@ -134,6 +135,14 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		Waiting:      v.waiting(),
 	}
 	t.Seen = now
+	if v.draws() {
+		// The fan's order key, in every state, so that they can check
+		// their place once the seed is out: a fan placed by a rolling draw
+		// or let in on the spot would otherwise never see it, and the
+		// ticket that holds it is out of the page's reach.
+		idx := t.Key
+		st.DrawIndex = &idx
+	}
 	phase := s.PhaseAt(now)
 	switch {
 	case s.SoldOut:
@@ -143,7 +152,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		st.State = StateClosed
 		return st.refreshIn(60), t
 	case phase == NotYetOpen:
-		st.State = StateClosed
+		st.State, st.DrawIndex = StateClosed, nil
 		opens := s.PrequeueStart
 		st.OpensAt = &opens
 		return st.refreshIn(untilRefresh(opens.Sub(now), v.maxRefresh())), t
@@ -158,17 +167,9 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 	if !known {
 		// Registered for the draw, which has not been made yet.
 		st.State = StatePrequeue
-		idx := t.Key
-		st.DrawIndex = &idx
 		start := s.EventStart
 		st.OpensAt = &start
 		return st.refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
-	}
-	if (v.draw != nil && t.Key < v.draw.Size()) || v.inEpoch(t.Key) {
-		// Placed by a draw (the pre-queue's, or a rolling one of the random
-		// method): the key is what the fan checks their place with.
-		idx := t.Key
-		st.DrawIndex = &idx
 	}
 	if t.Place < v.snap.Serving {
 		st.State = StateAdmitted
@@ -260,21 +261,15 @@ func (v *view) drawnEnd() uint64 {
 	return 0
 }
 
+// draws reports whether the room places fans by a draw, as the draw
+// endpoint's enabled says: its fans are shown their order key.
+func (v *view) draws() bool { return v.settings.drawn() || len(v.snap.Epochs) > 0 }
+
 // place works out the ticket's place and reports whether it is known. A place
 // given by a draw never changes, so it is kept in the ticket (Placed) and the
 // permutation is computed once; a first-come place is the key itself, and is
 // not kept, so that a room switched to the random method draws those still
 // waiting.
-// inEpoch reports whether a rolling draw of the random method placed key.
-func (v *view) inEpoch(k uint64) bool {
-	for _, e := range v.epochs {
-		if k >= e.Start && k < e.End() {
-			return true
-		}
-	}
-	return false
-}
-
 func (v *view) place(t Ticket) (Ticket, bool) {
 	if t.Placed {
 		return t, true

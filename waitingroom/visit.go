@@ -77,7 +77,28 @@ func (r *Room) admitted(t Ticket, expires time.Time, now time.Time) (Visit, erro
 	}
 	t.Claimed = true
 	t.Seen = now
-	return Visit{Status: r.AdmittedStatus(p), Ticket: t, Pass: tok, Admission: p}, nil
+	st := r.AdmittedStatus(p)
+	if r.view.Load().draws() {
+		k := t.Key
+		st.DrawIndex = &k
+	}
+	return Visit{Status: st, Ticket: t, Pass: tok, Admission: p}, nil
+}
+
+// keyOf is the order key of the ticket cookie that came with pass p, when the
+// room draws and it is the ticket the pass was signed for: an admitted fan's
+// status shows it as draw_index, as it did while they waited. Opening the
+// cookie is local work: no store call.
+func (r *Room) keyOf(cookie string, p Pass) *uint64 {
+	if cookie == "" || !r.view.Load().draws() {
+		return nil
+	}
+	c, err := r.OpenTicketCookie(cookie)
+	if err != nil || c.Ticket.Visitor.String() != p.Subject {
+		return nil
+	}
+	k := c.Ticket.Key
+	return &k
 }
 
 // OpenTicket reads a ticket cookie for this room.

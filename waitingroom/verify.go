@@ -1,0 +1,184 @@
+package waitingroom
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+)
+
+// ErrNoDraw: the room made no draw, so there is no place to recompute: its
+// fans were let in first come, first served, in the order of their keys. The
+// report then has neither a seed nor a commitment, which is not a broken seed
+// and must not be reported as one.
+var ErrNoDraw = errors.New("the room made no draw: its fans were let in first come, first served, in the order of their keys, so there is no place to recompute")
+
+// PlacedBy says what gave an order key its place (docs/PROTOCOL.md, "A fan's
+// place, from their draw index").
+type PlacedBy int
+
+const (
+	// PlacedByPrequeue: the pre-queue's draw, over the order keys 0 to
+	// draw_size-1.
+	PlacedByPrequeue PlacedBy = iota + 1
+	// PlacedByEpoch: a rolling draw of the random method (Verdict.Epoch).
+	PlacedByEpoch
+	// PlacedFirstCome: no draw covered the key, and the line got to it
+	// first come, first served: the place is the order key.
+	PlacedFirstCome
+	// NotPlaced: in a random room, the key was waiting for the next rolling
+	// draw when the sale ended. It has no place, and the line never reached
+	// it.
+	NotPlaced
+)
+
+// Verdict is what a published document says of one order key.
+type Verdict struct {
+	Index uint64
+	By    PlacedBy
+	// Place is the key's place (0 goes first), unless By is NotPlaced.
+	Place uint64
+	// DrawSize is the pre-queue's draw's size, with PlacedByPrequeue.
+	DrawSize uint64
+	// Epoch is the rolling draw that placed the key, with PlacedByEpoch.
+	Epoch HistoryEntry
+	// Admission is the report's admission that reached Place, if any.
+	Admission *HistoryEntry
+	// Reached: Place is below the report's serving, so the line reached it
+	// (an incomplete report may have lost the admission that did).
+	Reached bool
+}
+
+// checkSeed applies a verifier's checks to a published draw: the algorithm
+// is this one, and the seed and the commitment are each 64 lowercase
+// hexadecimal digits (the only form a room publishes), the seed's 32 bytes
+// hashing to the commitment. It returns the seed's bytes.
+func checkSeed(algorithm, seedHex, commitment string) ([]byte, error) {
+	if algorithm != DrawAlgorithm {
+		return nil, fmt.Errorf("the room names the algorithm %q, not %s: this verifier knows no other", algorithm, DrawAlgorithm)
+	}
+	if !lowerHex64(commitment) {
+		return nil, errors.New("the commitment is not 64 lowercase hexadecimal digits")
+	}
+	if !lowerHex64(seedHex) {
+		return nil, errors.New("the seed is not 64 lowercase hexadecimal digits (32 bytes)")
+	}
+	seed, _ := hex.DecodeString(seedHex)
+	if DrawCommitment(seed) != commitment {
+		return nil, errors.New("the seed does not match the commitment: SHA-256(seed) differs")
+	}
+	return seed, nil
+}
+
+// lowerHex64 reports whether s is exactly 64 digits of 0-9 and a-f.
+func lowerHex64(s string) bool {
+	if len(s) != 2*DrawSeedSize {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// placeByDraw places index with the pre-queue's draw (drawSize, if any) or
+// one of epochs; ok is false when none covers it.
+func placeByDraw(seed []byte, drawSize *uint64, epochs []HistoryEntry, index uint64) (Verdict, bool) {
+	v := Verdict{Index: index}
+	if drawSize != nil && index < *drawSize {
+		v.By, v.DrawSize, v.Place = PlacedByPrequeue, *drawSize, NewDraw(seed, *drawSize).Place(index)
+		return v, true
+	}
+	for _, e := range epochs {
+		if index >= e.Start && index-e.Start < e.Count {
+			v.By, v.Epoch = PlacedByEpoch, e
+			v.Place = e.Start + NewDraw(EpochSeed(seed, e.Number), e.Count).Place(index-e.Start)
+			return v, true
+		}
+	}
+	return v, false
+}
+
+// VerifyPlace recomputes, from a published report, what became of the fan
+// whose status showed draw_index index (their order key): the place a draw
+// gave them (the pre-queue's, or a rolling one of the random method), or the
+// first-come place (the key itself) of a key no draw covered, or no place
+// for a key still waiting for a rolling draw when the sale ended; and the
+// admission that reached the place. It checks the algorithm and the seed
+// against the commitment first; it is ErrNoDraw for a report without a draw,
+// and an error for a key the room never handed out. docs/PROTOCOL.md is the
+// same procedure in words.
+func VerifyPlace(rep FairnessReport, index uint64) (Verdict, error) {
+	if rep.Seed == "" && rep.Commitment == "" && rep.Algorithm == "" {
+		return Verdict{}, ErrNoDraw
+	}
+	seed, err := checkSeed(rep.Algorithm, rep.Seed, rep.Commitment)
+	if err != nil {
+		return Verdict{}, err
+	}
+	v, ok := placeByDraw(seed, rep.DrawSize, rep.Epochs, index)
+	switch {
+	case ok:
+	case index >= rep.Counts.Issued:
+		return Verdict{}, neverIssued(index, rep.Counts.Issued)
+	case rep.QueueingMethod == Random && index >= rep.Counts.Serving:
+		v.By = NotPlaced
+		return v, nil
+	default:
+		v.By, v.Place = PlacedFirstCome, index
+	}
+	v.Reached = v.Place < rep.Counts.Serving
+	for i := range rep.Admissions {
+		if e := &rep.Admissions[i]; v.Place >= e.Start && v.Place-e.Start < e.Count {
+			v.Admission = e
+			break
+		}
+	}
+	return v, nil
+}
+
+// neverIssued is the error for a key at or above the report's issued.
+func neverIssued(index, issued uint64) error {
+	if issued == 0 {
+		return fmt.Errorf("draw_index %d was never handed out: the room handed out no order key", index)
+	}
+	return fmt.Errorf("draw_index %d was never handed out: the room handed out the order keys 0 to %d", index, issued-1)
+}
+
+// ErrNotInDrawInfo: the draw endpoint covers the key with none of the draws
+// it lists. It lists the pre-queue's draw and only the latest rolling draws,
+// with neither the first-come places nor the line's progress, so it cannot
+// tell an older epoch from a first-come place or a key still waiting: the
+// fairness report can.
+var ErrNotInDrawInfo = errors.New("no draw the draw endpoint lists covers that draw_index: it lists the pre-queue's draw and only the latest 64 rolling draws, and says nothing of first-come places or of the line; check it against the fairness report")
+
+// VerifyDrawInfo recomputes a place from the draw endpoint's answer alone,
+// which is enough for a key that the pre-queue's draw or one of the listed
+// epochs covered, once the endpoint shows the seed. It says nothing of
+// admissions. It is ErrNotInDrawInfo for any other key.
+func VerifyDrawInfo(info DrawInfo, index uint64) (Verdict, error) {
+	if !info.Enabled {
+		return Verdict{}, ErrNoDraw
+	}
+	if info.Seed == "" {
+		return Verdict{}, errors.New("the draw endpoint does not show the seed yet: it is revealed at the pre-queue's draw, or once the fairness report is published")
+	}
+	seed, err := checkSeed(info.Algorithm, info.Seed, info.Commitment)
+	if err != nil {
+		return Verdict{}, err
+	}
+	size := info.DrawSize
+	if size == nil {
+		size = info.Size
+	}
+	epochs := make([]HistoryEntry, len(info.Epochs))
+	for i, e := range info.Epochs {
+		epochs[i] = HistoryEntry{Kind: HistoryDraw, Start: e.Start, Count: max(e.Count, e.Size), Number: max(e.Epoch, e.Number)}
+	}
+	v, ok := placeByDraw(seed, size, epochs, index)
+	if !ok {
+		return Verdict{}, ErrNotInDrawInfo
+	}
+	return v, nil
+}
