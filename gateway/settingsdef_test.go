@@ -118,6 +118,8 @@ func TestHandlerJSONRoundTrip(t *testing.T) {
 			src = "waiting_room {\nprevious_signing_keys a.pem b.pem\n}"
 		case "account":
 			src = "waiting_room {\naccount {\njwks_url https://login.example/jwks.json\ncookie session\nrequired\nlogin_url /login\n}\n}"
+		case "languages":
+			src = "waiting_room {\nlanguages de en\n}"
 		default:
 			src = "waiting_room {\n" + s.name + " " + sampleValue(s) + "\n}"
 		}
