@@ -17,6 +17,9 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 	if name == "join" {
 		return h.serveJoin(w, r)
 	}
+	if name == "leave" {
+		return h.serveLeave(w, r)
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		return writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "The waiting room's endpoints answer GET only.")

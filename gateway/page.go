@@ -63,6 +63,12 @@ type pageData struct {
 	Variant string
 	// Once is a notice said with this answer only (a turn that passed).
 	Once string
+	// LeaveURL, for a fan who holds a place, is where the "Leave the line"
+	// form posts (Back: the page to come back to); ReturnMinutes is
+	// return_window in whole minutes, rounded up (0: none), which the page
+	// tells them of.
+	LeaveURL, Back string
+	ReturnMinutes  int
 }
 
 // T translates a catalog key into the page's language: {{.T "figure.wait"}},

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -159,6 +160,12 @@ func (h *Handler) pageFor(w http.ResponseWriter, r *http.Request, st waitingroom
 		q.Set("autorefresh", "on")
 	}
 	d.AutoRefreshURL = r.URL.Path + "?" + q.Encode()
+	if d.KeepOpen || strings.HasSuffix(d.Variant, variantReturned) {
+		// A fan with a place may give it up, and is told what missing
+		// their turn costs.
+		d.LeaveURL, d.Back = h.prefix+"/leave", d.CheckURL
+		d.ReturnMinutes = int((h.room.Settings().ReturnWindow + time.Minute - 1) / time.Minute)
+	}
 	return d
 }
 

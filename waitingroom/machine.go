@@ -83,6 +83,7 @@ const (
 	EventNodeRestart  // a gateway node restarts (its caches are empty)
 	EventReturnWindow // the return window after a lapse or idle-out ends
 	EventGhostSkipped // the line reaches a place whose holder was not seen for waiting_idle_timeout
+	EventLeave        // the fan leaves the line from the page (POST leave)
 	events
 )
 
@@ -90,7 +91,7 @@ var eventNames = [events]string{
 	"arrive", "answer", "poll", "pass", "ticket after pass", "over join_limit", "room shut", "store away",
 	"claim: opened", "claim: resumed", "claim: full", "claim: held", "claim: finished", "claim: passed", "claim: not yet",
 	"grace ends", "idle timeout", "session ends", "revoke", "pause", "sold out", "store lost", "node restart",
-	"return window ends", "skipped as a ghost",
+	"return window ends", "skipped as a ghost", "leave",
 }
 
 func (e Event) String() string { return nameOf(eventNames[:], e, "event") }
@@ -112,11 +113,12 @@ const (
 	ActionRefuse                      // 429 or 503 with Retry-After; nothing is made
 	ActionShowRoom                    // the room's page (not open, closed, sold out); no place
 	ActionStore                       // the store's own step does it; no request is involved
+	ActionLeave                       // the store gives the place up at once (one round trip); the cookies are cleared
 )
 
 var actionNames = [...]string{
 	"", "forward", "show place", "claim", "reissue pass", "join", "challenge", "hold", "rejoin at the back",
-	"refuse", "show room", "store step",
+	"refuse", "show room", "store step", "give up the place",
 }
 
 func (a Action) String() string { return nameOf(actionNames[:], a, "action") }
@@ -227,6 +229,17 @@ var Transitions = []Transition{
 	{TicketInSession, EventClaimFinished, TicketFinished, ActionRejoin, "the session ended or was revoked: a new place at the back"},
 	{TicketInSession, EventClaimPassed, TicketTurnPassed, ActionRejoin, "idled out and back after the return window"},
 	{TicketInSession, EventClaimNotYet, TicketInSession, ActionHold, "the store lost the session's record: wait for it to settle"},
+
+	// Leaving the line: the place is given up at once, and the ticket is
+	// spent (a copy of it rejoins at the back).
+	{TicketNew, EventLeave, TicketNew, ActionShowRoom, "nothing is held: the cookies are cleared"},
+	{TicketWaiting, EventLeave, TicketFinished, ActionLeave, "the line passes the place without a slot, whatever its beats say; positions behind it drop by one once a step counts it, never rise"},
+	{TicketAtFront, EventLeave, TicketFinished, ActionLeave, "the pending admission's slot frees at once: the next fan goes in at the next step, not after the grace"},
+	{TicketReturned, EventLeave, TicketFinished, ActionLeave, "the slot and the visitor's worth of budget kept at the front go back to the line"},
+	{TicketLapsed, EventLeave, TicketFinished, ActionLeave, "the right to come back within return_window is given up"},
+	{TicketSkipped, EventLeave, TicketFinished, ActionLeave, "as lapsed"},
+	{TicketIdledOut, EventLeave, TicketFinished, ActionLeave, "the session's time left is given up: it never resumes"},
+	{TicketInSession, EventLeave, TicketRevoked, ActionLeave, "the session ends as a revoke: the slot frees, every node refuses the pass within a refresh"},
 }
 
 // machine is Transitions indexed by state and event, built once: a look-up on

@@ -79,6 +79,18 @@ type Store interface {
 	// loss (if any are left) is given up: it stood for a session now over.
 	Release(ctx context.Context, room, visitor, passID string, passExpiry, now time.Time, lim Limits) error
 
+	// Leave gives up a visitor's place at once: the fan left the line. The
+	// visitor's ticket is spent from then on (a claim with it is Finished,
+	// so a copy rejoins at the back). A place the line has not reached is
+	// passed over without a slot, whatever its beats or its youth say, and
+	// no heartbeat marks it live again, so positions behind it stop counting
+	// it once the controller counts it. A place admitted and not yet claimed
+	// gives its pending slot back; a live session ends, its slot freed (the
+	// room revokes its pass); a returner's slot and budget, and an idled-out
+	// session's right to resume, are given up. Leaving twice changes nothing
+	// more. One round trip.
+	Leave(ctx context.Context, room, visitor string, place uint64, now time.Time, lim Limits) error
+
 	// Advance is one step of the admission controller. Every node calls it every
 	// second; only the first call in a given second does anything. It expires
 	// sessions (and, with lim.SessionIdle, ends those not used for that long),

@@ -100,7 +100,7 @@ func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 		r.stepPace(elapsed, end > r.c.Serving, 0)
 		return
 	}
-	serving, got, ghosts := r.admitLive(r.c.Serving, end, r.judgeFrom(now, lim), n)
+	serving, got, ghosts := r.admitPresent(r.c.Serving, end, r.judgeFrom(now, lim), n)
 	r.stepPace(elapsed, true, got)
 	if got > 0 {
 		r.batches = append(r.batches, waitingroom.Batch{Start: r.c.Serving, Count: got, Span: spanOf(serving-r.c.Serving, got), At: now})
@@ -120,6 +120,7 @@ func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 	r.history = waitingroom.AppendAdmission(r.history, r.c.Serving, serving-r.c.Serving, now)
 	r.c.Skipped += serving - r.c.Serving - got
 	r.c.Serving = serving
+	r.dropLeft()
 	r.c.Admitted += got
 	r.pending += int(got)
 	r.credit -= float64(got)

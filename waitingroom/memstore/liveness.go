@@ -43,7 +43,7 @@ func (s *Store) Beat(_ context.Context, name string, b waitingroom.Beats, now ti
 			r.windows[idx] = w
 		}
 		for _, p := range b.Places {
-			if p < r.c.Serving || p >= r.c.Seq {
+			if _, gone := r.left[p]; gone || p < r.c.Serving || p >= r.c.Seq {
 				continue
 			}
 			blk := w[p/waitingroom.LiveBlock]
@@ -124,6 +124,7 @@ func youngFrom(wseq []windowSeq, cur int64) uint64 {
 func (r *memRoom) resetBeats() {
 	r.wseq = nil
 	clear(r.windows)
+	clear(r.left)
 }
 
 // liveBlock is the union of the looked-at windows over one block.

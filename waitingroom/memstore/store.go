@@ -71,6 +71,10 @@ type memRoom struct {
 	blank     bool
 	lostAt    time.Time
 	margin    [2]uint64 // the re-seed's margin of order keys (Seed.MarginFrom)
+
+	// left are the places from serving on whose holders left the line
+	// (leave.go): the controller passes them over as ghosts.
+	left map[uint64]struct{}
 }
 
 type forget struct {
@@ -106,6 +110,7 @@ func (s *Store) Init(_ context.Context, name string, seed waitingroom.Seed) erro
 			windows:   make(map[int64]beatWindow),
 			seen:      make(map[string]time.Time),
 			idled:     make(map[string]idledSession),
+			left:      make(map[uint64]struct{}),
 		}
 		s.rooms[name] = r
 	}

@@ -45,6 +45,7 @@ func TestMatchesMemoryStore(t *testing.T) {
 				rng:  rand.New(rand.NewPCG(uint64(seed), 42)),
 				arng: rand.New(rand.NewPCG(uint64(seed), 7)),
 				wrng: rand.New(rand.NewPCG(uint64(seed), 11)),
+				lrng: rand.New(rand.NewPCG(uint64(seed), 13)),
 				now:  time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC),
 			}
 			if seed%2 == 0 {
@@ -92,7 +93,9 @@ type differ struct {
 	arng        *rand.Rand        // the account joins' own random stream
 	// wrng is the weighed joins' own random stream (join_limit and seeds),
 	// and joinLimit the limit they are weighed by.
-	wrng      *rand.Rand
+	wrng *rand.Rand
+	// lrng is the leaves' own random stream.
+	lrng      *rand.Rand
 	joinLimit waitingroom.JoinLimit
 	// refused counts the weighed joins refused, by refusal.
 	refused [3]uint64
@@ -200,6 +203,9 @@ func (d *differ) step() {
 	}
 	if d.wrng.IntN(4) == 0 {
 		d.joinWeighed()
+	}
+	if d.lrng.IntN(10) == 0 {
+		d.leave()
 	}
 	d.compareSnapshots(int64(d.rng.IntN(4)))
 }
@@ -367,6 +373,20 @@ func (d *differ) release() {
 	d.same("release",
 		d.mem.Release(d.ctx, d.room, f.visitor, pass, f.expires, d.now, d.lim),
 		d.red.Release(d.ctx, d.room, f.visitor, pass, f.expires, d.now, d.lim))
+}
+
+// leave has a fan leave the line: waiting, at the front, in session or
+// after.
+func (d *differ) leave() {
+	d.t.Helper()
+	if len(d.fans) == 0 {
+		return
+	}
+	f := d.fans[d.lrng.IntN(len(d.fans))]
+	d.logf("leave %s place %d", f.visitor, f.key)
+	d.same("leave",
+		d.mem.Leave(d.ctx, d.room, f.visitor, f.key, d.now, d.lim),
+		d.red.Leave(d.ctx, d.room, f.visitor, f.key, d.now, d.lim))
 }
 
 // raise re-initialises the existing room with floors partly above its counters.

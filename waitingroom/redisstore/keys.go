@@ -21,6 +21,7 @@ var keyNames = [...]string{
 	"livecounts", // string: live places per block from serving on, 16 bits each
 	"livehead",   // string: live places bit by bit from serving on, near the front
 	"idledends",  // sorted set: the same visitors by when their sessions would have ended
+	"left",       // sorted set: places from serving on whose holders left the line, by place
 }
 
 // hbKey is the index of "hb" among the keys.

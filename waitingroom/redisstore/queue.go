@@ -150,6 +150,14 @@ func (s *Store) Release(ctx context.Context, room, visitor, passID string, passE
 	return err
 }
 
+// Leave implements waitingroom.Store. It is one round trip.
+func (s *Store) Leave(ctx context.Context, room, visitor string, place uint64, now time.Time, lim waitingroom.Limits) error {
+	_, err := s.run(ctx, "leave", leaveScript, room,
+		now.UnixMicro(), visitor, place, lim.Retention.Microseconds(), s.ttlMillis(),
+		beatWindow(lim).Microseconds())
+	return err
+}
+
 // Advance implements waitingroom.Store. Only the first call in a given unix
 // second, from whichever node, does anything.
 func (s *Store) Advance(ctx context.Context, room string, now time.Time, lim waitingroom.Limits) error {

@@ -28,6 +28,8 @@ var (
 	reclaimSrc string
 	//go:embed lua/release.lua
 	releaseSrc string
+	//go:embed lua/leave.lua
+	leaveSrc string
 	//go:embed lua/advance.lua
 	advanceSrc string
 	//go:embed lua/snapshot.lua
@@ -50,6 +52,7 @@ var (
 	claimScript         = newScript(claimSrc)
 	reclaimScript       = newScript(reclaimSrc)
 	releaseScript       = newScript(releaseSrc)
+	leaveScript         = newScript(leaveSrc)
 	advanceScript       = newScript(advanceSrc)
 	snapshotScript      = newScript(snapshotSrc)
 	drawSeedScript      = newScript(drawSeedSrc)
@@ -61,7 +64,7 @@ var (
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, reclaimScript, releaseScript, advanceScript,
 		snapshotScript, drawSeedScript, saveOverridesScript, historyScript, beatScript,
-		accountScript,
+		accountScript, leaveScript,
 	}
 )
 

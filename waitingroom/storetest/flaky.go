@@ -80,6 +80,14 @@ func (f *Flaky) Release(ctx context.Context, room, v, passID string, exp, now ti
 	return f.Store.Release(ctx, room, v, passID, exp, now, lim)
 }
 
+// Leave implements waitingroom.Store.
+func (f *Flaky) Leave(ctx context.Context, room, v string, place uint64, now time.Time, lim waitingroom.Limits) error {
+	if err := f.err(); err != nil {
+		return err
+	}
+	return f.Store.Leave(ctx, room, v, place, now, lim)
+}
+
 // Advance implements waitingroom.Store.
 func (f *Flaky) Advance(ctx context.Context, room string, now time.Time, lim waitingroom.Limits) error {
 	if err := f.err(); err != nil {

@@ -94,6 +94,7 @@ func Run(t *testing.T, h Harness) {
 	}
 	tests = append(tests, accountTests...)
 	tests = append(tests, joinCheckTests...)
+	tests = append(tests, leaveTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

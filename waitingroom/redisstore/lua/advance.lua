@@ -127,6 +127,7 @@ if ARGV[4] == '1' and m[3] ~= '1' then
 	redis.call('HSET', meta, 'drawn', '1')
 	-- Places drawn are not their keys: the beats so far say nothing of them.
 	redis.call('HDEL', meta, 'wseq')
+	redis.call('DEL', left)
 	-- A draw over fans some of whom are already in would reorder the past;
 	-- when admission has begun, the draw is empty and everyone stays FIFO.
 	if serving == 0 then
@@ -172,15 +173,15 @@ local function ghost_runs(blk, a, b, runs)
 	end
 end
 
--- Where serving goes to admit up to n live places, from serving to end_:
+-- Where serving goes to admit up to n live places, from start to end_:
 -- places below young, and those in a re-seed's margin, are judged by their
 -- beats; the rest are all live. Returns the new serving, the live places
 -- admitted, and the runs of ghosts passed over on the way.
-local function admit_live(end_, young, n)
-	local p, got, runs = serving, 0, {}
+local function admit_live(start, end_, young, n)
+	local p, got, runs = start, 0, {}
 	-- A step walks at most STEP_BLOCKS blocks of ghosts; a longer run of
 	-- them is skipped over the next steps.
-	local walk = serving + STEP_BLOCKS * LIVE_BLOCK
+	local walk = start + STEP_BLOCKS * LIVE_BLOCK
 	local cached = -1
 	-- Walks the places up to to by their beats, until n are live.
 	local function judge(to)
@@ -231,6 +232,79 @@ local function admit_live(end_, young, n)
 		end
 	end
 	return p, got, runs
+end
+
+-- Whether place p lies in one of the runs.
+local function in_runs(runs, p)
+	for _, r in ipairs(runs) do
+		if p >= r[1] and p < r[1] + r[2] then
+			return true
+		end
+	end
+	return false
+end
+
+-- Adds place p (in none of them) to the sorted runs, joining the runs it
+-- touches, as memstore's addToRuns.
+local function add_to_runs(runs, p)
+	local i = #runs + 1
+	for j, r in ipairs(runs) do
+		if r[1] > p then
+			i = j
+			break
+		end
+	end
+	local prev, nxt = runs[i - 1], runs[i]
+	local join_prev = prev and prev[1] + prev[2] == p
+	local join_next = nxt and nxt[1] == p + 1
+	if join_prev and join_next then
+		prev[2] = prev[2] + 1 + nxt[2]
+		table.remove(runs, i)
+	elseif join_prev then
+		prev[2] = prev[2] + 1
+	elseif join_next then
+		nxt[1], nxt[2] = nxt[1] - 1, nxt[2] + 1
+	else
+		table.insert(runs, i, {p, 1})
+	end
+end
+
+-- admit_live with the places whose holders left (leave.lua) passed over as
+-- ghosts, whatever their beats or their youth say: each left place that
+-- admit_live let in is a ghost instead, and as many more live places are
+-- looked for beyond.
+local function admit_present(end_, young, n)
+	local to, got, runs = admit_live(serving, end_, young, n)
+	local from = serving
+	while true do
+		local out = 0
+		for _, s in ipairs(redis.call('ZRANGEBYSCORE', left, int(from), '(' .. int(to))) do
+			local p = tonumber(s)
+			if not in_runs(runs, p) then
+				add_to_runs(runs, p)
+				out = out + 1
+			end
+		end
+		if out == 0 then
+			break
+		end
+		got = got - out
+		if to >= end_ then
+			break
+		end
+		local more, got2, runs2 = admit_live(to, end_, young, out)
+		for _, g in ipairs(runs2) do
+			local last = runs[#runs]
+			if last and last[1] + last[2] == g[1] then
+				last[2] = last[2] + g[2]
+			else
+				runs[#runs + 1] = g
+			end
+		end
+		got = got + got2
+		from, to = to, more
+	end
+	return to, got, runs
 end
 
 -- The pace record, as waitingroom.Pace.Step keeps it: the same arithmetic as
@@ -298,6 +372,7 @@ local function admit()
 			end
 			redis.call('HSET', meta, 'epochs', format_epochs(epochs))
 			redis.call('HDEL', meta, 'wseq')
+			redis.call('DEL', left)
 			record_draw(serving, seq - serving, number + 1, now)
 			drawn_end = seq
 		end
@@ -310,7 +385,7 @@ local function admit()
 	local waiting = end_ > serving
 	local admitted = 0
 	if n > 0 then
-		local to, got, ghosts = admit_live(end_, judge_from(now, win), n)
+		local to, got, ghosts = admit_present(end_, judge_from(now, win), n)
 		admitted = got
 		if got > 0 then
 			redis.call('ZADD', batches, int(serving), batch(serving, got, 0, now, false, to - serving))
@@ -337,6 +412,7 @@ local function admit()
 		-- ghosts lost their turn then (and come back as lapsed admissions).
 		record_admission(serving, to - serving, now)
 		redis.call('HSET', meta, 'serving', int(to))
+		redis.call('ZREMRANGEBYSCORE', left, '-inf', '(' .. int(to))
 		serving = to
 		pending = pending + got
 		credit = credit - got

@@ -94,6 +94,15 @@ if win > 0 and nb > 0 then
 			local k = window_key(idx, blk)
 			redis.call('BITOP', 'OR', k, k, hbtmp)
 			redis.call('DEL', hbtmp)
+			-- Places whose holders left the line are never live again
+			-- (a copy of the ticket may still be looking): one command
+			-- a block, and one per such place.
+			for _, s in ipairs(redis.call('ZRANGEBYSCORE', left, base, base + BEAT_BLOCK - 1)) do
+				local off = tonumber(s) - base
+				if off < 8 * redis.call('STRLEN', k) then
+					redis.call('SETBIT', k, off, 0)
+				end
+			end
 			redis.call('PEXPIRE', k, expire_in)
 		end
 	end
