@@ -139,6 +139,8 @@ func TestEveryKeyExpires(t *testing.T) {
 	must(s.Release(ctx, "r", "2", "pass-2", res.Expires, t0.Add(13*time.Second), lim))
 	// A heartbeat window is written.
 	must(s.Beat(ctx, "r", waitingroom.Beats{Places: []uint64{2}}, t0.Add(14*time.Second), lim))
+	// A waiting fan leaves the line: their place is recorded as left.
+	must(s.Leave(ctx, "r", "2", 2, t0.Add(14*time.Second), lim))
 	// In another room, a session idles out.
 	must(s.Init(ctx, "i", waitingroom.Seed{}))
 	long := lim
