@@ -18,13 +18,13 @@ import (
 // The storefront as fans meet it: the demo Caddyfile's gateway in front of
 // the booking service, a real headless Chromium at a desktop's and a phone's
 // width, with JavaScript on and off. Every page state is checked the same
-// way (storefront.check) and kept as a screenshot of each width.
+// way (shopChecks.check) and kept as a screenshot of each width.
 
 // jsNotice is the start of what the storefront says without JavaScript.
 const jsNotice = "This storefront needs JavaScript"
 
-// storefront checks page states and keeps their screenshots.
-type storefront struct {
+// shopChecks checks page states and keeps their screenshots.
+type shopChecks struct {
 	t   *testing.T
 	axe string
 }
@@ -37,7 +37,7 @@ type storefront struct {
 // expected names URLs whose refusal is what the state is about: the browser
 // logs every 4xx answer to a fetch as a console error, the page's own
 // handling of it aside.
-func (s storefront) check(p *browsertest.Page, state string, expected ...string) {
+func (s shopChecks) check(p *browsertest.Page, state string, expected ...string) {
 	t := s.t
 	t.Helper()
 	suffix := ""
@@ -131,7 +131,7 @@ func pageShows(text string) string {
 
 // checkNoJS looks at a page loaded with JavaScript off: the notice is the
 // first thing the main content says, and nothing claims to be loading.
-func (s storefront) checkNoJS(p *browsertest.Page, state string) {
+func (s shopChecks) checkNoJS(p *browsertest.Page, state string) {
 	t := s.t
 	t.Helper()
 	main := strings.TrimSpace(browsertest.Eval[string](p, `document.querySelector("main") ? document.querySelector("main").innerText : ""`))
@@ -159,7 +159,7 @@ func firstWords(s string) string {
 // link, or one of another order, is refused.
 func TestStorefrontInBrowser(t *testing.T) {
 	exe := browsertest.Chromium(t)
-	s := storefront{t: t, axe: browsertest.AxeSource(t)}
+	s := shopChecks{t: t, axe: browsertest.AxeSource(t)}
 	// Webhooks are held back, so the order page shows its pending state long
 	// enough to be reloaded and looked at on a busy machine.
 	d := startDemo(t, "storefront-admin", "-fake-pay-delay", "10s")
