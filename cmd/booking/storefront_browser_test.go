@@ -272,7 +272,7 @@ func TestStorefrontInBrowser(t *testing.T) {
 	wantRefused(t, d.base+"/api/tickets/not-an-order."+mac)
 	p.Do(chromedp.Navigate(d.base + "/tickets/" + tampered))
 	waitFor(t, p, "the refusal of a tampered link", pageShows("This link does not open an order"))
-	s.check(p, "order-link-invalid", d.base+"/api/tickets/"+tampered)
+	s.check(p, "order-link-invalid", d.base+"/api/tickets/"+tampered, d.base+"/tickets/"+tampered)
 
 	// A second fan, whose payment is declined.
 	other := browsertest.NewBrowser(t, exe).Page(t, true)
