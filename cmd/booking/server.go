@@ -19,6 +19,7 @@ import (
 	"github.com/foyer-dev/foyer/booking/payments"
 	"github.com/foyer-dev/foyer/booking/payments/pgledger"
 	"github.com/foyer-dev/foyer/booking/pgstore"
+	"github.com/foyer-dev/foyer/booking/storefront"
 	"github.com/foyer-dev/foyer/booking/stream"
 	"github.com/foyer-dev/foyer/internal/servertiming"
 	"github.com/foyer-dev/foyer/static"
@@ -149,7 +150,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	}
 	mux.Handle("/pay/", a.fake.Handler())
 	mux.HandleFunc("GET /healthz", healthz)
-	if err := mountStorefront(mux); err != nil {
+	if err := mountStorefront(mux, api, cfg.maxPerCustomer, log); err != nil {
 		a.close()
 		return nil, err
 	}
@@ -166,34 +167,21 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	return a, nil
 }
 
-// mountStorefront serves the storefront's one page for every storefront
-// route (an order's signed link too), its assets under /storefront/, and the
-// site's icon.
-func mountStorefront(mux *http.ServeMux) error {
+// mountStorefront serves the storefront's pages, rendered in the fan's
+// language and working without JavaScript (booking/storefront), which read
+// and write through api; its assets under /storefront/, and the site's icon.
+func mountStorefront(mux *http.ServeMux, api http.Handler, maxPerCustomer int, log *slog.Logger) error {
 	files, err := fs.Sub(static.Storefront, "storefront")
 	if err != nil {
 		return err
 	}
-	index, err := fs.ReadFile(files, "index.html")
+	shop, err := storefront.New(storefront.Config{API: api, Files: files, MaxPerCustomer: maxPerCustomer, Logger: log})
 	if err != nil {
 		return err
 	}
-	page := func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-cache")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
-		_, _ = w.Write(index)
+	for _, pattern := range storefront.Routes {
+		mux.Handle(pattern, shop)
 	}
-	mux.HandleFunc("GET /{$}", page)
-	mux.HandleFunc("GET /events/{id}", page)
-	mux.HandleFunc("GET /orders/{id}", page)
-	mux.HandleFunc("GET "+booking.OrderLinkPath+"{link}", func(w http.ResponseWriter, r *http.Request) {
-		// The link is the key to the order: no search engine keeps it, and
-		// it is never sent on as a Referer.
-		w.Header().Set("X-Robots-Tag", "noindex")
-		w.Header().Set("Referrer-Policy", "no-referrer")
-		page(w, r)
-	})
 	mux.Handle("GET /storefront/", http.StripPrefix("/storefront/", http.FileServerFS(files)))
 	icon, err := fs.ReadFile(files, "favicon.ico")
 	if err != nil {
