@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+
+	"github.com/foyer-dev/foyer/internal/loop"
 )
 
 // The dashboard's history: every second the node writes down what its own
@@ -330,16 +332,7 @@ func (s *sampler) start() {
 	s.cancel, s.done = cancel, make(chan struct{})
 	go func() {
 		defer close(s.done)
-		t := time.NewTicker(fineStep)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				s.sample()
-			}
-		}
+		loop.Every(ctx, fineStep, func(context.Context) { s.sample() })
 	}()
 }
 
