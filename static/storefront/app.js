@@ -232,7 +232,13 @@ async function showEvent(id) {
       const { data, command } = await api("GET", `/api/events/${id}/seats`);
       state.map = data;
       if (command === "sold-out" || data.available === 0 && data.held === 0) say(t("event.sold_out"), "info");
-      drawMap(state, mapBox, () => drawSide(state, side, refresh));
+      // Redrawn only when a seat changed: a redraw replaces every seat, and
+      // a tap whose seat is replaced between touch and lift is lost.
+      const drawn = JSON.stringify([data, state.hold && state.hold.seats]);
+      if (drawn !== state.mapDrawn) {
+        state.mapDrawn = drawn;
+        drawMap(state, mapBox, () => drawSide(state, side, refresh));
+      }
       drawSide(state, side, refresh);
     } catch (err) { say(explain(err)); }
   };
