@@ -216,7 +216,7 @@ func (h *Handler) toLogin(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="`+h.Room+`"`)
 		return writeJSON(w, http.StatusUnauthorized, loginError{
 			Error:    "login_required",
-			Message:  h.langs.choose(nil, r).text("api.login_required"),
+			Message:  h.langs.choose(nil, r).T("api.login_required"),
 			LoginURL: target,
 		})
 	}

@@ -139,7 +139,7 @@ func TestBrowserWaitingPageInLanguages(t *testing.T) {
 				if lang.code == "ar" {
 					noJS.acceptLanguage("ar-EG,ar;q=0.9,en;q=0.5")
 				}
-				loc := h.langs.byCode[lang.code]
+				loc := h.langs.lookup(lang.code)
 
 				check := func(step, variant string) {
 					t.Helper()
@@ -252,7 +252,7 @@ func TestBrowserRefusalsInLanguages(t *testing.T) {
 					fan := newBrowserFan(t, browser, name, w.width, tc.js)
 					fan.acceptLanguage(lang.code)
 					fan.open(site + "/events/42")
-					want := h.langs.byCode[lang.code].text(tc.headline)
+					want := h.langs.lookup(lang.code).T(tc.headline)
 					got, err := chromedp.Run(fan.ctx, chromedp.Evaluate[string](`document.querySelector("h1").textContent`))
 					if err != nil || got != want {
 						t.Errorf("heading %q (%v), want %q", got, err, want)
@@ -300,7 +300,7 @@ func TestBrowserChallengeExplainsSlowDown(t *testing.T) {
 	}
 	second := newBrowserFan(t, browser, "second", 390, true)
 	second.open(site + "/events/42?lang=de")
-	words := h.langs.byCode["de"].text("challenge.too_many")
+	words := h.langs.lookup("de").T("challenge.too_many")
 	before, _, _ := strings.Cut(words, "{s}")
 	deadline := time.Now().Add(30 * time.Second)
 	var msg string

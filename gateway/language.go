@@ -3,96 +3,50 @@ package gateway
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
-	"unicode"
+	"sync"
 
-	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
-	"golang.org/x/text/unicode/bidi"
+
+	"github.com/foyer-dev/foyer/internal/i18n"
+	"github.com/foyer-dev/foyer/static"
 )
 
-// locale is one language, ready for fans: its messages and everything worded
-// from them that a poll or a live update needs, built once when the handler
-// is provisioned, so that wording a status is a few map lookups.
+// The words a fan reads come from message catalogs (package i18n): the
+// built-in ones, embedded from static/messages, and an operator's, given
+// with the messages setting, which add languages or override built-in
+// words. What an operator gives is checked against English when the handler
+// is provisioned, so that a fan never reads a blank or a raw key.
+
+// locale is one language, ready for fans: its messages, and fanShapes
+// worded in it, built once when the handler is provisioned, so that wording
+// a status for a poll or a live update is a few map lookups.
 type locale struct {
-	tag  language.Tag
-	code string // the tag as pages write it: lang="zh-Hans"
-	dir  string // "ltr" or "rtl"
-	name string // the language's own name, for the menu
-	msgs map[string]message
-	num  numberFormat
+	*i18n.Locale
 	// texts are fanShapes worded in this language.
 	texts map[string]fanText
 }
 
-func newLocale(c *catalog) *locale {
-	l := &locale{tag: c.tag, code: c.tag.String(), msgs: c.msgs, num: newNumberFormat(c.tag)}
-	l.name = l.text("language.name")
-	l.dir = directionOf(l.name)
-	l.texts = make(map[string]fanText, len(fanShapes))
+func newLocale(c *i18n.Catalog) *locale {
+	l := &locale{Locale: i18n.NewLocale(c), texts: make(map[string]fanText, len(fanShapes))}
 	for v, shape := range fanShapes {
 		t := shape
-		t.Headline = l.text(v + ".headline")
-		t.Lead = l.text(v + ".lead")
+		t.Headline = l.T(v + ".headline")
+		t.Lead = l.T(v + ".lead")
 		if shape.PositionLabel != "" {
-			t.PositionLabel = l.text(shape.PositionLabel)
+			t.PositionLabel = l.T(shape.PositionLabel)
 		}
 		if shape.NoETA != "" {
-			t.NoETA = l.text(shape.NoETA)
+			t.NoETA = l.T(shape.NoETA)
 		}
 		l.texts[v] = t
 	}
 	return l
-}
-
-// directionOf says which way a language is written, from the first letter
-// of its own name: Arabic's "العربية" is right to left.
-func directionOf(name string) string {
-	for _, r := range name {
-		if !unicode.IsLetter(r) {
-			continue
-		}
-		switch p, _ := bidi.LookupRune(r); p.Class() {
-		case bidi.R, bidi.AL:
-			return "rtl"
-		}
-		return "ltr"
-	}
-	return "ltr"
-}
-
-// text is a message that is not about a number. Provisioning checked that
-// every key the room uses is in every catalog it offers.
-func (l *locale) text(key string) string {
-	return l.msgs[key].forms[plural.Other]
-}
-
-// count is a plural message about n, with {n} written in the language's
-// digits.
-func (l *locale) count(key string, n uint64) string {
-	m := l.msgs[key]
-	text := m.forms[plural.Other]
-	if m.plural {
-		i := int(min(n, 1<<30)) // the rules look at the last digits; very large numbers are "other" or "many" alike
-		if n > 1<<30 {
-			i = 1000000
-		}
-		if t := m.forms[plural.Cardinal.MatchPlural(l.tag, i, 0, 0, 0, 0)]; t != "" {
-			text = t
-		}
-	}
-	return strings.Replace(text, "{n}", l.num.format(n), 1)
-}
-
-// fill replaces each {name} in text by its value.
-func fill(text string, pairs ...string) string {
-	for i := 0; i+1 < len(pairs); i += 2 {
-		text = strings.ReplaceAll(text, "{"+pairs[i]+"}", pairs[i+1])
-	}
-	return text
 }
 
 // Values of the language setting.
@@ -102,8 +56,7 @@ const languageAuto = "auto"
 type langSet struct {
 	// locales are those offered, the room's default first.
 	locales []*locale
-	byCode  map[string]*locale
-	matcher language.Matcher
+	matcher *i18n.Matcher
 	// fixed: the language setting names one, which every fan reads unless
 	// they choose another from the page's menu.
 	fixed  bool
@@ -123,18 +76,15 @@ func newLangSet(lang string, offered []string, messagesDir, cookie string) (*lan
 	if err != nil {
 		return nil, err
 	}
-	all := make(map[string]*catalog, len(builtin))
-	for code, c := range builtin {
-		all[code] = c
-	}
-	var own map[string]*catalog
+	all := maps.Clone(builtin)
+	var own map[string]*i18n.Catalog
 	if messagesDir != "" {
-		if own, err = readMessagesDir(messagesDir); err != nil {
+		if own, err = i18n.ParseOSDir(messagesDir); err != nil {
 			return nil, err
 		}
 		for code, c := range own {
 			if base, ok := all[code]; ok {
-				all[code] = overlay(base, c)
+				all[code] = i18n.Overlay(base, c)
 			} else {
 				all[code] = c
 			}
@@ -149,16 +99,16 @@ func newLangSet(lang string, offered []string, messagesDir, cookie string) (*lan
 				return nil, fmt.Errorf("languages: %q is not a language tag", s)
 			}
 			if all[tag.String()] == nil {
-				return nil, fmt.Errorf("languages: no catalog for %s (built in: %s; add <tag>.json with the messages setting)", tag, strings.Join(sortedKeys(builtin), ", "))
+				return nil, fmt.Errorf("languages: no catalog for %s (built in: %s; add <tag>.json with the messages setting)", tag, strings.Join(slices.Sorted(maps.Keys(builtin)), ", "))
 			}
 			if !containsString(codes, tag.String()) {
 				codes = append(codes, tag.String())
 			}
 		}
 	} else {
-		codes = append(codes, referenceLanguage)
-		for _, code := range sortedKeys(all) {
-			if code != referenceLanguage {
+		codes = append(codes, i18n.Reference)
+		for _, code := range slices.Sorted(maps.Keys(all)) {
+			if code != i18n.Reference {
 				codes = append(codes, code)
 			}
 		}
@@ -178,40 +128,51 @@ func newLangSet(lang string, offered []string, messagesDir, cookie string) (*lan
 	}
 	// Every catalog offered stands beside the reference: English, with
 	// what the operator's English adds or changes.
-	ref := all[referenceLanguage]
+	ref := all[i18n.Reference]
 	var errs []error
-	if own[referenceLanguage] != nil {
-		if err := own[referenceLanguage].check(builtin[referenceLanguage], true, true); err != nil {
+	if own[i18n.Reference] != nil {
+		if err := own[i18n.Reference].CheckOverride(builtin[i18n.Reference]); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	for _, code := range codes {
 		c := all[code]
-		if code == referenceLanguage {
+		if code == i18n.Reference {
 			continue
 		}
 		if messagesDir != "" && own[code] == nil {
 			// Checked for the keys the operator's English may add.
-			c = &catalog{file: filepath.Join(messagesDir, code+".json") + " (not given)", tag: c.tag, msgs: c.msgs}
+			c = &i18n.Catalog{File: filepath.Join(messagesDir, code+".json") + " (not given)", Tag: c.Tag, Msgs: c.Msgs}
 		}
-		if err := c.check(ref, false, false); err != nil {
+		if err := c.Check(ref); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	ls := &langSet{byCode: make(map[string]*locale, len(codes)), fixed: fixed, cookie: cookie}
-	tags := make([]language.Tag, 0, len(codes))
+	ls := &langSet{fixed: fixed, cookie: cookie}
+	plain := make([]*i18n.Locale, 0, len(codes))
 	for _, code := range codes {
 		l := newLocale(all[code])
 		ls.locales = append(ls.locales, l)
-		ls.byCode[l.code] = l
-		tags = append(tags, l.tag)
+		plain = append(plain, l.Locale)
 	}
-	ls.matcher = language.NewMatcher(tags)
+	ls.matcher = i18n.NewMatcher(plain)
 	return ls, nil
 }
+
+// builtinCatalogs reads the catalogs embedded in the binary, by tag string.
+var builtinCatalogs = sync.OnceValues(func() (map[string]*i18n.Catalog, error) {
+	out, err := i18n.ParseFS(static.Messages, static.MessagesDir)
+	if err != nil {
+		return nil, err
+	}
+	if out[i18n.Reference] == nil {
+		return nil, errors.New("messages: no " + i18n.Reference + ".json among the built-in catalogs")
+	}
+	return out, nil
+})
 
 func indexString(list []string, s string) int {
 	for i, x := range list {
@@ -230,8 +191,8 @@ func (ls *langSet) def() *locale { return ls.locales[0] }
 // lookup finds an offered language by the code a page sent back (its own
 // polls and live connection); anything else reads the default.
 func (ls *langSet) lookup(code string) *locale {
-	if l, ok := ls.byCode[code]; ok {
-		return l
+	if i, ok := ls.matcher.Lookup(code); ok {
+		return ls.locales[i]
 	}
 	return ls.def()
 }
@@ -239,21 +200,10 @@ func (ls *langSet) lookup(code string) *locale {
 // match finds the offered language closest to a tag a fan asked for by name
 // (the menu, the cookie), or nil.
 func (ls *langSet) match(s string) *locale {
-	if s == "" {
-		return nil
+	if i := ls.matcher.Match(s); i >= 0 {
+		return ls.locales[i]
 	}
-	if l, ok := ls.byCode[s]; ok {
-		return l
-	}
-	tag, err := language.Parse(s)
-	if err != nil {
-		return nil
-	}
-	_, i, conf := ls.matcher.Match(tag)
-	if conf < language.High {
-		return nil
-	}
-	return ls.locales[i]
+	return nil
 }
 
 // choose picks the language of a page for r: the fan's own choice from the
@@ -266,9 +216,9 @@ func (ls *langSet) choose(w http.ResponseWriter, r *http.Request) *locale {
 	if q := r.URL.Query().Get("lang"); q != "" && w != nil {
 		if l := ls.match(q); l != nil {
 			if ls.remember != nil {
-				ls.remember(w, r, ls.cookie, l.code, 365*24*3600)
+				ls.remember(w, r, ls.cookie, l.Code, 365*24*3600)
 			} else {
-				http.SetCookie(w, &http.Cookie{Name: ls.cookie, Value: l.code, Path: "/", MaxAge: 365 * 24 * 3600,
+				http.SetCookie(w, &http.Cookie{Name: ls.cookie, Value: l.Code, Path: "/", MaxAge: 365 * 24 * 3600,
 					HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
 			}
 			return l
@@ -287,18 +237,7 @@ func (ls *langSet) choose(w http.ResponseWriter, r *http.Request) *locale {
 
 // fromHeader matches an Accept-Language header.
 func (ls *langSet) fromHeader(accept string) *locale {
-	if accept == "" {
-		return ls.def()
-	}
-	tags, _, err := language.ParseAcceptLanguage(accept)
-	if err != nil || len(tags) == 0 {
-		return ls.def()
-	}
-	_, i, conf := ls.matcher.Match(tags...)
-	if conf == language.No {
-		return ls.def()
-	}
-	return ls.locales[i]
+	return ls.locales[ls.matcher.Accept(accept)]
 }
 
 // langOption is one entry of the page's language menu.
@@ -316,8 +255,8 @@ func (ls *langSet) menu(u *url.URL, current *locale) []langOption {
 	q := u.Query()
 	out := make([]langOption, 0, len(ls.locales))
 	for _, l := range ls.locales {
-		q.Set("lang", l.code)
-		out = append(out, langOption{Code: l.code, Name: l.name, Dir: l.dir, URL: u.Path + "?" + q.Encode(), Current: l == current})
+		q.Set("lang", l.Code)
+		out = append(out, langOption{Code: l.Code, Name: l.Name, Dir: l.Dir, URL: u.Path + "?" + q.Encode(), Current: l == current})
 	}
 	return out
 }

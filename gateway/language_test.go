@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,10 +12,12 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
 	xmessage "golang.org/x/text/message"
 	"golang.org/x/text/number"
 
+	"github.com/foyer-dev/foyer/internal/i18n"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -45,12 +48,12 @@ func TestBuiltinCatalogsAreComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := all[referenceLanguage]
+	ref := all[i18n.Reference]
 	for code, c := range all {
-		if code == referenceLanguage {
+		if code == i18n.Reference {
 			continue
 		}
-		if err := c.check(ref, false, false); err != nil {
+		if err := c.Check(ref); err != nil {
 			t.Errorf("%v", err)
 		}
 	}
@@ -61,8 +64,8 @@ func TestBuiltinCatalogsAreComplete(t *testing.T) {
 	}
 	ls := allLanguages(t)
 	for _, l := range ls.locales {
-		if want := map[string]string{"ar": "rtl", "he": "rtl"}[l.code]; (want == "rtl") != (l.dir == "rtl") {
-			t.Errorf("%s is written %s", l.code, l.dir)
+		if want := map[string]string{"ar": "rtl", "he": "rtl"}[l.Code]; (want == "rtl") != (l.Dir == "rtl") {
+			t.Errorf("%s is written %s", l.Code, l.Dir)
 		}
 	}
 }
@@ -75,41 +78,38 @@ func TestCatalogCheckNamesFileAndKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := all[referenceLanguage]
+	ref := all[i18n.Reference]
 	for _, tc := range []struct {
 		name, lang string
-		edit       func(c *catalog)
+		edit       func(c *i18n.Catalog)
 		want       string
 	}{
-		{"a key missing", "de", func(c *catalog) { delete(c.msgs, "queued.headline") }, `de.json: key "queued.headline": missing`},
-		{"a plural form Polish needs", "pl", func(c *catalog) {
-			m := c.msgs["eta.minutes"]
-			m.forms[pluralFormNames["few"]] = ""
-			c.msgs["eta.minutes"] = m
+		{"a key missing", "de", func(c *i18n.Catalog) { delete(c.Msgs, "queued.headline") }, `de.json: key "queued.headline": missing`},
+		{"a plural form Polish needs", "pl", func(c *i18n.Catalog) {
+			m := c.Msgs["eta.minutes"]
+			m.Forms[plural.Few] = ""
+			c.Msgs["eta.minutes"] = m
 		}, `pl.json: key "eta.minutes": lacks the plural form "few"`},
-		{"Arabic's dual", "ar", func(c *catalog) {
-			m := c.msgs["slowdown.body"]
-			m.forms[pluralFormNames["two"]] = ""
-			c.msgs["slowdown.body"] = m
+		{"Arabic's dual", "ar", func(c *i18n.Catalog) {
+			m := c.Msgs["slowdown.body"]
+			m.Forms[plural.Two] = ""
+			c.Msgs["slowdown.body"] = m
 		}, `ar.json: key "slowdown.body": lacks the plural form "two"`},
-		{"a text for a plural", "ja", func(c *catalog) {
-			c.msgs["eta.minutes"] = message{forms: c.msgs["eta.minutes"].forms}
+		{"a text for a plural", "ja", func(c *i18n.Catalog) {
+			c.Msgs["eta.minutes"] = i18n.Message{Forms: c.Msgs["eta.minutes"].Forms}
 		}, `ja.json: key "eta.minutes": must be an object of texts by plural form`},
-		{"a lost placeholder", "fr", func(c *catalog) {
-			m := c.msgs["not_open.lead"]
-			m.forms[0] = "La file ouvre bientôt."
-			c.msgs["not_open.lead"] = m
+		{"a lost placeholder", "fr", func(c *i18n.Catalog) {
+			m := c.Msgs["not_open.lead"]
+			m.Forms[0] = "La file ouvre bientôt."
+			c.Msgs["not_open.lead"] = m
 		}, `fr.json: key "not_open.lead": has placeholders [], want [{when}]`},
-		{"an unknown key", "it", func(c *catalog) { c.msgs["queued.headlin"] = message{forms: c.msgs["queued.headline"].forms} }, `it.json: key "queued.headlin": not a key of`},
+		{"an unknown key", "it", func(c *i18n.Catalog) { c.Msgs["queued.headlin"] = i18n.Message{Forms: c.Msgs["queued.headline"].Forms} }, `it.json: key "queued.headlin": not a key of`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := all[tc.lang]
-			c := &catalog{file: src.file, tag: src.tag, msgs: make(map[string]message)}
-			for k, v := range src.msgs {
-				c.msgs[k] = v
-			}
+			c := &i18n.Catalog{File: src.File, Tag: src.Tag, Msgs: maps.Clone(src.Msgs)}
 			tc.edit(c)
-			err := c.check(ref, false, false)
+			err := c.Check(ref)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one saying %s", err, tc.want)
 			}
@@ -138,7 +138,7 @@ func TestAcceptLanguage(t *testing.T) {
 		"garbage;;;":              "en",
 		"nb, da;q=0.9":            "en",
 	} {
-		if got := ls.fromHeader(accept).code; got != want {
+		if got := ls.fromHeader(accept).Code; got != want {
 			t.Errorf("Accept-Language %q: %s, want %s", accept, got, want)
 		}
 	}
@@ -147,10 +147,10 @@ func TestAcceptLanguage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ls.fromHeader("th").code; got != "es" {
+	if got := ls.fromHeader("th").Code; got != "es" {
 		t.Errorf("an unknown language in a room whose default is es: %s", got)
 	}
-	if got := ls.fromHeader("ja").code; got != "es" {
+	if got := ls.fromHeader("ja").Code; got != "es" {
 		t.Errorf("a language the room does not offer: %s, want es", got)
 	}
 }
@@ -163,7 +163,7 @@ func TestLanguageChoice(t *testing.T) {
 	req := httptest.NewRequest(http.MethodGet, "/events/42?lang=ja", nil)
 	req.Header.Set("Accept-Language", "de")
 	rec := httptest.NewRecorder()
-	if got := ls.choose(rec, req).code; got != "ja" {
+	if got := ls.choose(rec, req).Code; got != "ja" {
 		t.Fatalf("?lang=ja: %s", got)
 	}
 	cookies := rec.Result().Cookies()
@@ -173,12 +173,12 @@ func TestLanguageChoice(t *testing.T) {
 	req = httptest.NewRequest(http.MethodGet, "/events/42", nil)
 	req.Header.Set("Accept-Language", "de")
 	req.AddCookie(cookies[0])
-	if got := ls.choose(httptest.NewRecorder(), req).code; got != "ja" {
+	if got := ls.choose(httptest.NewRecorder(), req).Code; got != "ja" {
 		t.Errorf("the remembered choice: %s, want ja", got)
 	}
 	req = httptest.NewRequest(http.MethodGet, "/events/42?lang=xx-nonsense", nil)
 	req.Header.Set("Accept-Language", "de")
-	if got := ls.choose(httptest.NewRecorder(), req).code; got != "de" {
+	if got := ls.choose(httptest.NewRecorder(), req).Code; got != "de" {
 		t.Errorf("?lang= of no offered language: %s, want the browser's de", got)
 	}
 
@@ -188,11 +188,11 @@ func TestLanguageChoice(t *testing.T) {
 	}
 	req = httptest.NewRequest(http.MethodGet, "/", nil)
 	req.Header.Set("Accept-Language", "de")
-	if got := fixed.choose(httptest.NewRecorder(), req).code; got != "it" {
+	if got := fixed.choose(httptest.NewRecorder(), req).Code; got != "it" {
 		t.Errorf("language it: %s", got)
 	}
 	req = httptest.NewRequest(http.MethodGet, "/?lang=de", nil)
-	if got := fixed.choose(httptest.NewRecorder(), req).code; got != "de" {
+	if got := fixed.choose(httptest.NewRecorder(), req).Code; got != "de" {
 		t.Errorf("language it, ?lang=de: %s", got)
 	}
 }
@@ -220,14 +220,14 @@ func TestLanguageSettingsRefused(t *testing.T) {
 func TestNumberFormatAgreesWithXText(t *testing.T) {
 	ls := allLanguages(t)
 	for _, l := range ls.locales {
-		p := xmessage.NewPrinter(l.tag)
+		p := xmessage.NewPrinter(l.Tag)
 		for _, n := range []uint64{0, 1, 7, 12, 999, 1000, 1234, 12345, 123456, 1234567, 987654321, 1 << 40} {
-			if got, want := l.num.format(n), p.Sprint(number.Decimal(n)); got != want {
-				t.Errorf("%s: %d is %q, x/text writes %q", l.code, n, got, want)
+			if got, want := l.Uint(n), p.Sprint(number.Decimal(n)); got != want {
+				t.Errorf("%s: %d is %q, x/text writes %q", l.Code, n, got, want)
 			}
 		}
 	}
-	if got := allLanguages(t).byCode["ar"].num.format(1234); got != "١٬٢٣٤" {
+	if got := allLanguages(t).lookup("ar").Uint(1234); got != "١٬٢٣٤" {
 		t.Errorf("Arabic 1234: %q", got)
 	}
 }
@@ -250,7 +250,7 @@ func TestPluralForms(t *testing.T) {
 		{"ja", 5, "約5分"},
 		{"de", 1, "etwa 1 Minute"},
 	} {
-		if got := ls.byCode[tc.lang].count("eta.minutes", tc.n); got != tc.want {
+		if got := ls.lookup(tc.lang).Count("eta.minutes", tc.n); got != tc.want {
 			t.Errorf("%s %d: %q, want %q", tc.lang, tc.n, got, tc.want)
 		}
 	}
@@ -278,13 +278,13 @@ func TestMessagesDir(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := ls.byCode["en"].texts[variantSoldOut].Headline; got != "All gone" {
+		if got := ls.lookup("en").texts[variantSoldOut].Headline; got != "All gone" {
 			t.Errorf("overridden headline %q", got)
 		}
-		if got := ls.byCode["de"].count("shop.hint", 4); got != "Höchstens 4 Tickets pro Fan." {
+		if got := ls.lookup("de").Count("shop.hint", 4); got != "Höchstens 4 Tickets pro Fan." {
 			t.Errorf("added key in German: %q", got)
 		}
-		if got := ls.byCode["de"].texts[variantSoldOut].Headline; got != "Ausverkauft" {
+		if got := ls.lookup("de").texts[variantSoldOut].Headline; got != "Ausverkauft" {
 			t.Errorf("German keeps its own words: %q", got)
 		}
 	})

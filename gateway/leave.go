@@ -38,7 +38,7 @@ type leaveData struct {
 }
 
 // T translates a catalog key into the page's language.
-func (d leaveData) T(key string) string { return d.loc.text(key) }
+func (d leaveData) T(key string) string { return d.loc.T(key) }
 
 func (h *Handler) serveLeave(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodPost {
@@ -54,13 +54,13 @@ func (h *Handler) serveLeave(w http.ResponseWriter, r *http.Request) error {
 		return writeError(w, http.StatusBadRequest, "malformed_form", "The form could not be read.")
 	}
 	l := h.langs.choose(w, r)
-	d := leaveData{Lang: l.code, Dir: l.dir, loc: l, LeaveURL: h.prefix + "/leave", Back: localPath(r.PostFormValue("back"))}
+	d := leaveData{Lang: l.Code, Dir: l.Dir, loc: l, LeaveURL: h.prefix + "/leave", Back: localPath(r.PostFormValue("back"))}
 	if d.Title = h.room.Settings().Title; d.Title == "" {
-		d.Title = l.text("title.default")
+		d.Title = l.T("title.default")
 	}
 	if !wantsJSON && r.PostFormValue("confirm") != "yes" {
 		d.Confirm = true
-		d.Headline, d.Lead = l.text("leave.confirm_headline"), l.text("leave.confirm_lead")
+		d.Headline, d.Lead = l.T("leave.confirm_headline"), l.T("leave.confirm_lead")
 		return renderLeave(w, d)
 	}
 	ticket, pass := h.ourCookies(r)
@@ -81,7 +81,7 @@ func (h *Handler) serveLeave(w http.ResponseWriter, r *http.Request) error {
 			State string `json:"state"`
 		}{true, tr.To.String()})
 	}
-	d.Headline, d.Lead = l.text("leave.done_headline"), l.text("leave.done_lead")
+	d.Headline, d.Lead = l.T("leave.done_headline"), l.T("leave.done_lead")
 	return renderLeave(w, d)
 }
 

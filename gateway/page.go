@@ -12,6 +12,7 @@ import (
 	"text/template/parse"
 	"time"
 
+	"github.com/foyer-dev/foyer/internal/i18n"
 	"github.com/foyer-dev/foyer/static"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
@@ -76,7 +77,7 @@ type pageData struct {
 // the plural form and writes the number as the language does.
 func (d pageData) T(key string, n ...any) string {
 	if len(n) == 0 {
-		return d.loc.text(key)
+		return d.loc.T(key)
 	}
 	var v uint64
 	switch x := n[0].(type) {
@@ -91,7 +92,7 @@ func (d pageData) T(key string, n ...any) string {
 			v = *x
 		}
 	}
-	return d.loc.count(key, v)
+	return d.loc.Count(key, v)
 }
 
 func loadPage(path string) (*template.Template, error) {
@@ -115,8 +116,8 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool, l *loca
 	view, text := pageViewOf(st, unavailable, l)
 	d := pageData{
 		Status:        st,
-		Lang:          l.code,
-		Dir:           l.dir,
+		Lang:          l.Code,
+		Dir:           l.Dir,
 		loc:           l,
 		Title:         st.Title,
 		Headline:      view.Headline,
@@ -137,13 +138,13 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool, l *loca
 		WorkerURL:     prefix + "/pow-worker.js",
 	}
 	if d.Title == "" {
-		d.Title = l.text("title.default")
+		d.Title = l.T("title.default")
 	}
 	if st.DrawIndex != nil {
-		d.DrawIndex = l.num.format(*st.DrawIndex)
+		d.DrawIndex = l.Uint(*st.DrawIndex)
 	}
 	if st.Reconnecting && !unavailable {
-		d.Notice = l.text("notice.reconnecting")
+		d.Notice = l.T("notice.reconnecting")
 	}
 	switch {
 	case unavailable:
@@ -202,10 +203,10 @@ func formatCount(n uint64) string {
 // names.
 func formatWhen(t *time.Time, l *locale) template.HTML {
 	if t == nil {
-		return template.HTML(template.HTMLEscapeString(l.text("when.unknown")))
+		return template.HTML(template.HTMLEscapeString(l.T("when.unknown")))
 	}
 	layout := "2006-01-02 15:04 MST"
-	if l.code == referenceLanguage {
+	if l.Code == i18n.Reference {
 		layout = "15:04 MST on Mon 2 Jan"
 	}
 	return template.HTML(`<time datetime="` + t.UTC().Format(time.RFC3339) + `">` +
@@ -241,8 +242,8 @@ func checkPageKeys(file string, t *template.Template, ls *langSet) error {
 		}
 		walkT(tt.Tree.Root, func(key string) {
 			for _, l := range ls.locales {
-				if _, ok := l.msgs[key]; !ok {
-					errs = append(errs, fmt.Errorf("page %s: T %q: no such key in the %s catalog", file, key, l.code))
+				if !l.Has(key) {
+					errs = append(errs, fmt.Errorf("page %s: T %q: no such key in the %s catalog", file, key, l.Code))
 				}
 			}
 		})

@@ -110,10 +110,10 @@ func TestEveryVariantIsWorded(t *testing.T) {
 		for name := range fanShapes {
 			text := l.texts[name]
 			if text.Headline == "" || text.Lead == "" {
-				t.Errorf("%s %s: headline %q, lead %q", l.code, name, text.Headline, text.Lead)
+				t.Errorf("%s %s: headline %q, lead %q", l.Code, name, text.Headline, text.Lead)
 			}
 			if text.Figures && text.NoETA == "" {
-				t.Errorf("%s %s shows a wait with no word for none", l.code, name)
+				t.Errorf("%s %s shows a wait with no word for none", l.Code, name)
 			}
 		}
 	}

@@ -9,9 +9,9 @@ import (
 
 // What fans read, state by state. The server's render of the waiting page and
 // the live page's updates both come from fanShapes, worded in the fan's
-// language from the message catalogs (catalog.go), and from pageViewOf, so a
-// fan who reloads reads what the live page showed them (README, "What fans
-// read").
+// language from the message catalogs (language.go, package i18n), and from
+// pageViewOf, so a fan who reloads reads what the live page showed them
+// (README, "What fans read").
 
 // fanText is the wording and the shape of the page for one variant.
 type fanText struct {
@@ -149,17 +149,17 @@ func pageViewOf(st waitingroom.Status, unavailable bool, l *locale) (pageView, f
 	}
 	switch {
 	case st.AwaitingDraw:
-		v.Position = l.text("position.next_draw")
+		v.Position = l.T("position.next_draw")
 	case st.Position != nil:
-		v.Position = l.num.format(*st.Position)
+		v.Position = l.Uint(*st.Position)
 	case variant == variantRegistered:
-		v.Position = l.text("position.drawn_at_start")
+		v.Position = l.T("position.drawn_at_start")
 	}
 	if st.ETASeconds != nil {
 		v.ETA = formatETA(*st.ETASeconds, l)
 	}
 	if st.TurnPassed {
-		v.Once = l.text("notice.turn_passed")
+		v.Once = l.T("notice.turn_passed")
 	}
 	return v, text
 }
@@ -169,17 +169,17 @@ func pageViewOf(st waitingroom.Status, unavailable bool, l *locale) (pageView, f
 // the line has stood still (see waitingroom.Pace).
 func formatETA(sec int64, l *locale) string {
 	if sec < 60 {
-		return l.text("eta.under_minute")
+		return l.T("eta.under_minute")
 	}
 	minutes := uint64(math.Round(float64(sec) / 60))
 	if minutes < 60 {
-		return l.count("eta.minutes", minutes)
+		return l.Count("eta.minutes", minutes)
 	}
 	h, m := minutes/60, minutes%60
 	if m == 0 {
-		return fill(l.text("eta.hours"), "h", l.num.format(h))
+		return l.T("eta.hours", "h", l.Uint(h))
 	}
-	return fill(l.text("eta.hours_minutes"), "h", l.num.format(h), "m", l.num.format(m))
+	return l.T("eta.hours_minutes", "h", l.Uint(h), "m", l.Uint(m))
 }
 
 // leadOf writes a variant's lead, with the time in it as a <time> element.

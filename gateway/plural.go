@@ -10,7 +10,7 @@ import (
 // count writes n with its noun in the right number for English, by CLDR's
 // plural rules (golang.org/x/text/feature/plural): "1 person", "2 people",
 // "0 places". Operators' commands and pages are in English; what fans read
-// goes through the message catalogs (catalog.go) instead.
+// goes through the message catalogs (package i18n) instead.
 func count(n uint64, one, many string) string {
 	noun := many
 	if englishOne(n) {

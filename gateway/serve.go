@@ -243,7 +243,7 @@ func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, err error)
 	}
 	w.Header().Set("Retry-After", strconv.Itoa(retryAfterUnavailable))
 	if wantsJSON(r) {
-		return writeError(w, http.StatusServiceUnavailable, "unavailable", h.langs.choose(nil, r).text("api.unavailable"))
+		return writeError(w, http.StatusServiceUnavailable, "unavailable", h.langs.choose(nil, r).T("api.unavailable"))
 	}
 	// Not Reconnecting: its notice tells a fan they keep their place, and a
 	// newcomer has none yet.

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -15,6 +17,17 @@ import (
 	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
 )
+
+// A catalog is one JSON file per language named by its BCP 47 tag
+// (de.json, pt-BR.json). A value is a text, or an object of texts by CLDR
+// plural form ("zero", "one", "two", "few", "many", "other") for a text
+// about a number. Placeholders are written {name}: {n} is the number a
+// plural text is about.
+//
+// English is the reference. A catalog is complete when it has every key
+// English has, no key English lacks, the same placeholders, and, for a
+// plural text, every form its language's whole numbers take (from CLDR's
+// rules as golang.org/x/text has them) and "other".
 
 // Reference is the language every other catalog is checked against.
 const Reference = "en"
@@ -51,10 +64,10 @@ func FormName(f plural.Form) string {
 // objects of texts by CLDR plural form. file (its base name is the language
 // tag) names it in errors.
 func Parse(file string, data []byte) (*Catalog, error) {
-	name := strings.TrimSuffix(path.Base(file), ".json")
+	name := strings.TrimSuffix(path.Base(filepath.ToSlash(file)), ".json")
 	tag, err := language.Parse(name)
 	if err != nil || !strings.HasSuffix(file, ".json") {
-		return nil, fmt.Errorf("messages: %s: the file's name must be a language tag and .json, such as de.json", file)
+		return nil, fmt.Errorf("messages: %s: the file's name must be a language tag and .json, such as de.json or pt-BR.json", file)
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -112,14 +125,23 @@ func placeholders(s string) []string {
 // ref lacks, a text where ref has plural forms or the reverse, a plural form
 // the language needs, or placeholders other than ref's. Errors name the
 // file and the key.
-func (c *Catalog) Check(ref *Catalog) error {
+func (c *Catalog) Check(ref *Catalog) error { return c.check(ref, false, false) }
+
+// CheckOverride is Check for c laid over ref in ref's own language (an
+// operator's English over the built-in one): c may leave keys out and add
+// keys of its own, but a key ref has keeps its shape and its placeholders.
+func (c *Catalog) CheckOverride(ref *Catalog) error { return c.check(ref, true, true) }
+
+func (c *Catalog) check(ref *Catalog, partial, addsKeys bool) error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("messages: %s: key %q: "+format, append([]any{c.File, key}, args...)...))
 	}
-	for _, key := range sortedKeys(ref.Msgs) {
-		if _, ok := c.Msgs[key]; !ok {
-			bad(key, "missing (%s has it)", ref.File)
+	if !partial {
+		for _, key := range sortedKeys(ref.Msgs) {
+			if _, ok := c.Msgs[key]; !ok {
+				bad(key, "missing (%s has it)", ref.File)
+			}
 		}
 	}
 	need := NeededForms(c.Tag)
@@ -127,7 +149,9 @@ func (c *Catalog) Check(ref *Catalog) error {
 		m := c.Msgs[key]
 		r, ok := ref.Msgs[key]
 		if !ok {
-			bad(key, "not a key of %s", ref.File)
+			if !addsKeys {
+				bad(key, "not a key of %s", ref.File)
+			}
 			continue
 		}
 		if m.Plural != r.Plural {
@@ -153,7 +177,7 @@ func (c *Catalog) Check(ref *Catalog) error {
 			}
 		}
 		for f, text := range m.Forms {
-			// A form may leave the number out ("one seat"), but may bring
+			// A form may leave the number out ("one seat", "one second"), but may bring
 			// no placeholder of its own.
 			for _, p := range placeholders(text) {
 				if !slices.Contains(want, p) {
@@ -171,27 +195,83 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// ReadDir reads every *.json catalog in dir of fsys, by tag string, and
-// checks each against the reference (en.json), which must be among them.
-func ReadDir(fsys fs.FS, dir string) (map[string]*Catalog, error) {
+// Overlay is base with over's messages over it: a key of over replaces
+// base's, and a new key joins it. Errors about the result name over's file.
+func Overlay(base, over *Catalog) *Catalog {
+	c := &Catalog{File: over.File, Tag: base.Tag, Msgs: maps.Clone(base.Msgs)}
+	maps.Copy(c.Msgs, over.Msgs)
+	return c
+}
+
+// ParseFS parses every *.json catalog in dir of fsys, by tag string,
+// without checking them against each other. Files are named dir/name.
+func ParseFS(fsys fs.FS, dir string) (map[string]*Catalog, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
+	return parseDir(entries, func(name string) (string, []byte, error) {
+		file := path.Join(dir, name)
+		data, err := fs.ReadFile(fsys, file)
+		return file, data, err
+	})
+}
+
+// ParseOSDir is ParseFS for a directory of the operating system's, such as
+// one an operator names in a setting: files are named by their path there,
+// and a directory with no catalog is refused.
+func ParseOSDir(dir string) (map[string]*Catalog, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("messages: %w", err)
+	}
+	out, err := parseDir(entries, func(name string) (string, []byte, error) {
+		file := filepath.Join(dir, name)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return file, nil, fmt.Errorf("messages: %w", err)
+		}
+		return file, data, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("messages: %s holds no catalog (<language>.json)", dir)
+	}
+	return out, nil
+}
+
+// parseDir parses the *.json files among entries, which read names (for
+// errors) and reads. Two files of one language are refused.
+func parseDir(entries []fs.DirEntry, read func(name string) (file string, data []byte, err error)) (map[string]*Catalog, error) {
 	out := make(map[string]*Catalog, len(entries))
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
-		data, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		file, data, err := read(e.Name())
 		if err != nil {
 			return nil, err
 		}
-		c, err := Parse(path.Join(dir, e.Name()), data)
+		c, err := Parse(file, data)
 		if err != nil {
 			return nil, err
+		}
+		if prev, dup := out[c.Tag.String()]; dup {
+			return nil, fmt.Errorf("messages: %s and %s are the same language", prev.File, file)
 		}
 		out[c.Tag.String()] = c
+	}
+	return out, nil
+}
+
+// ReadDir reads every *.json catalog in dir of fsys, by tag string, and
+// checks each against the reference (en.json), which must be among them.
+func ReadDir(fsys fs.FS, dir string) (map[string]*Catalog, error) {
+	out, err := ParseFS(fsys, dir)
+	if err != nil {
+		return nil, err
 	}
 	ref := out[Reference]
 	if ref == nil {

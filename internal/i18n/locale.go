@@ -73,19 +73,48 @@ func (l *Locale) T(key string, pairs ...string) string {
 	return fill(m.Forms[plural.Other], pairs...)
 }
 
-// N is the plural text of key about n, {n} written in the language's digits.
+// Has reports whether the language's catalog has key.
+func (l *Locale) Has(key string) bool {
+	_, ok := l.msgs[key]
+	return ok
+}
+
+// N is the plural text of key about n, {n} written in the language's digits,
+// and each other {name} replaced as by T.
 func (l *Locale) N(key string, n int, pairs ...string) string {
 	m, ok := l.msgs[key]
 	if !ok {
 		return key
 	}
+	return fill(strings.Replace(l.form(m, uint64(max(n, 0))), "{n}", l.Number(n), 1), pairs...)
+}
+
+// Count is the plural text of key about n, {n} written in the language's
+// digits, for a count that may pass what an int holds (a place in a line).
+// It allocates only the text it returns, so a poll may word a place with it.
+func (l *Locale) Count(key string, n uint64) string {
+	m, ok := l.msgs[key]
+	if !ok {
+		return key
+	}
+	return strings.Replace(l.form(m, n), "{n}", l.num.Format(n), 1)
+}
+
+// form is m's text for n by the language's plural rules.
+func (l *Locale) form(m Message, n uint64) string {
 	text := m.Forms[plural.Other]
 	if m.Plural {
-		if t := m.Forms[plural.Cardinal.MatchPlural(l.Tag, max(n, 0), 0, 0, 0, 0)]; t != "" {
+		// The rules look at the last digits; very large numbers are
+		// "other" or "many" alike, and read as a million does.
+		i := int(min(n, 1<<30))
+		if n > 1<<30 {
+			i = 1000000
+		}
+		if t := m.Forms[plural.Cardinal.MatchPlural(l.Tag, i, 0, 0, 0, 0)]; t != "" {
 			text = t
 		}
 	}
-	return fill(strings.Replace(text, "{n}", l.Number(n), 1), pairs...)
+	return text
 }
 
 func fill(text string, pairs ...string) string {
@@ -102,6 +131,9 @@ func (l *Locale) Number(n int) string {
 	}
 	return l.num.Format(uint64(n))
 }
+
+// Uint is Number for a count that may pass what an int holds.
+func (l *Locale) Uint(n uint64) string { return l.num.Format(n) }
 
 // Money writes an amount in cents of a currency (ISO 4217) as the language
 // does: its digits and separators, and where the symbol goes (the

@@ -14,7 +14,7 @@ import (
 // grouping separator and its group sizes (1,234,567 in English, 1.234.567 in
 // German, 12,34,567 in Hindi, ١٬٢٣٤٬٥٦٧ in Arabic). It is learnt once per
 // language from golang.org/x/text/number, which has CLDR's patterns, so that
-// a page formats a number without a message.Printer (which allocates on each
+// a page or a poll formats a number without a message.Printer (which allocates on each
 // call); the tests hold the two to the same output.
 type NumberFormat struct {
 	digits    [10]string
@@ -23,6 +23,7 @@ type NumberFormat struct {
 	secondary int // digits in each group left of it
 }
 
+// NewNumberFormat learns how the language of tag writes whole numbers.
 func NewNumberFormat(tag language.Tag) NumberFormat {
 	p := xmessage.NewPrinter(tag)
 	var f NumberFormat

@@ -5,16 +5,13 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-
-	"golang.org/x/text/language"
 )
 
 // Set is the languages offered, the reference first, and how one is chosen
 // for a request. Safe for concurrent use.
 type Set struct {
 	Locales []*Locale
-	byCode  map[string]*Locale
-	matcher language.Matcher
+	matcher *Matcher
 	// Cookie remembers a fan's choice from the menu.
 	Cookie string
 }
@@ -25,22 +22,21 @@ func NewSet(fsys fs.FS, dir, cookie string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{byCode: make(map[string]*Locale, len(cats)), Cookie: cookie}
+	s := &Set{Cookie: cookie}
 	codes := append([]string{Reference}, sortedKeys(cats)...)
-	tags := make([]language.Tag, 0, len(cats))
+	seen := make(map[string]bool, len(cats))
 	for _, code := range codes {
-		if s.byCode[code] != nil {
+		if seen[code] {
 			continue
 		}
+		seen[code] = true
 		l := NewLocale(cats[code])
 		if l.Name == "" {
 			return nil, fmt.Errorf("messages: %s: no language.name", cats[code].File)
 		}
 		s.Locales = append(s.Locales, l)
-		s.byCode[code] = l
-		tags = append(tags, l.Tag)
 	}
-	s.matcher = language.NewMatcher(tags)
+	s.matcher = NewMatcher(s.Locales)
 	return s, nil
 }
 
@@ -50,21 +46,10 @@ func (s *Set) Default() *Locale { return s.Locales[0] }
 // match finds the offered language closest to a tag asked for by name (the
 // menu, the cookie), or nil.
 func (s *Set) match(v string) *Locale {
-	if v == "" {
-		return nil
+	if i := s.matcher.Match(v); i >= 0 {
+		return s.Locales[i]
 	}
-	if l, ok := s.byCode[v]; ok {
-		return l
-	}
-	tag, err := language.Parse(v)
-	if err != nil {
-		return nil
-	}
-	_, i, conf := s.matcher.Match(tag)
-	if conf < language.High {
-		return nil
-	}
-	return s.Locales[i]
+	return nil
 }
 
 // Choose picks the language of a page: the fan's choice from the menu
@@ -84,15 +69,7 @@ func (s *Set) Choose(w http.ResponseWriter, r *http.Request) *Locale {
 			return l
 		}
 	}
-	tags, _, err := language.ParseAcceptLanguage(r.Header.Get("Accept-Language"))
-	if err != nil || len(tags) == 0 {
-		return s.Default()
-	}
-	_, i, conf := s.matcher.Match(tags...)
-	if conf == language.No {
-		return s.Default()
-	}
-	return s.Locales[i]
+	return s.Locales[s.matcher.Accept(r.Header.Get("Accept-Language"))]
 }
 
 // Option is one entry of a page's language menu.
