@@ -234,7 +234,7 @@ async function showEvent(id) {
       if (command === "sold-out" || data.available === 0 && data.held === 0) say(t("event.sold_out"), "info");
       // Redrawn only when a seat changed: a redraw replaces every seat, and
       // a tap whose seat is replaced between touch and lift is lost.
-      const drawn = JSON.stringify([data, state.hold && state.hold.seats]);
+      const drawn = JSON.stringify([data.sections, data.zones, state.hold && state.hold.seats]);
       if (drawn !== state.mapDrawn) {
         state.mapDrawn = drawn;
         drawMap(state, mapBox, () => drawSide(state, side, refresh));
