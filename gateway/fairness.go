@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"html/template"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -40,11 +41,129 @@ func (c *fairnessCache) get(ctx context.Context, room *waitingroom.Room, now tim
 	return c.rep, c.err
 }
 
-var fairnessPage = template.Must(template.New("fairness.html").Funcs(template.FuncMap{
-	"last":        func(e waitingroom.HistoryEntry) uint64 { return e.Start + e.Count - 1 },
-	"placesBelow": placesBelow,
-	"when":        func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000 MST") },
-}).ParseFS(static.Fairness, static.FairnessPage))
+var fairnessPage = template.Must(template.ParseFS(static.Fairness, static.FairnessPage))
+
+// fairnessData is what the fairness page is given: the report, and the
+// language it is worded in. Every word comes from the catalogs' fairness.*
+// keys; numbers and times are written in the language's digits. The JSON
+// report is the same in every language.
+type fairnessData struct {
+	waitingroom.FairnessReport
+	Lang, Dir string
+	Languages []langOption
+	// History says whether the admissions cover every place reached, and
+	// which.
+	History template.HTML
+	loc     *locale
+}
+
+func newFairnessData(rep waitingroom.FairnessReport, l *locale, menu []langOption) fairnessData {
+	d := fairnessData{FairnessReport: rep, Lang: l.Code, Dir: l.Dir, Languages: menu, loc: l}
+	state, class := l.T("fairness.history.incomplete"), "warn"
+	detail := l.T("fairness.history.lost")
+	if rep.Complete {
+		state, class = l.T("fairness.history.complete"), "ok"
+		switch s := rep.Counts.Serving; s {
+		case 0:
+			detail = l.T("fairness.covers.none")
+		case 1:
+			detail = l.T("fairness.covers.one", "place", l.Uint(0))
+		default:
+			detail = l.T("fairness.covers.range", "first", l.Uint(0), "last", l.Uint(s-1))
+		}
+	}
+	d.History = withMarkup(l.T("fairness.history.line"),
+		"state", template.HTML(`<span class="`+class+`">`+template.HTMLEscapeString(state)+`</span>`),
+		"detail", template.HTML(template.HTMLEscapeString(detail)))
+	return d
+}
+
+// T is the text of a catalog key in the page's language, {{.T "key"}}; with
+// a number, {{.T "key" .Count}}, the plural text about it.
+func (d fairnessData) T(key string, n ...uint64) string {
+	if len(n) == 0 {
+		return d.loc.T(key)
+	}
+	return d.loc.Count(key, n[0])
+}
+
+// H is T for a text with markup made here in it: each {name} is replaced,
+// unescaped, by the markup that follows its name; the rest is escaped.
+func (d fairnessData) H(key string, pairs ...any) template.HTML {
+	return withMarkup(d.loc.T(key), pairs...)
+}
+
+// Title is the page's title: the report's, and the room's name.
+func (d fairnessData) Title() string { return d.loc.T("fairness.title", "room", d.Room) }
+
+// Num writes a number in the page's language.
+func (d fairnessData) Num(n uint64) string { return d.loc.Uint(n) }
+
+// Range writes the places or order keys of an entry of the history.
+func (d fairnessData) Range(e waitingroom.HistoryEntry) string {
+	return d.loc.T("fairness.range", "first", d.loc.Uint(e.Start), "last", d.loc.Uint(e.Start+e.Count-1))
+}
+
+// When writes a time of the history to the millisecond, in UTC, as a
+// <time> element: ISO 8601's order, which needs no month names, in the
+// language's digits.
+func (d fairnessData) When(t time.Time) template.HTML {
+	t = t.UTC()
+	return template.HTML(`<time datetime="` + t.Format(time.RFC3339Nano) + `">` +
+		template.HTMLEscapeString(d.loc.Digits(t.Format("2006-01-02 15:04:05.000"))+" UTC") + `</time>`)
+}
+
+// Method names the queueing method in the page's language.
+func (d fairnessData) Method() string {
+	key := "fairness.method." + string(d.QueueingMethod)
+	if !d.loc.Has(key) {
+		return string(d.QueueingMethod)
+	}
+	return d.loc.T(key)
+}
+
+// withMarkup escapes text but for its {name}s, each replaced by the markup
+// given after its name in pairs: a name, then template.HTML, or a string
+// written in the page's template itself (never one from a catalog or a
+// report).
+func withMarkup(text string, pairs ...any) template.HTML {
+	var b strings.Builder
+	for text != "" {
+		i := strings.IndexByte(text, '{')
+		j := strings.IndexByte(text[max(i, 0):], '}')
+		if i < 0 || j < 0 {
+			break
+		}
+		name, markup := text[i+1:i+j], ""
+		found := false
+		for k := 0; k+1 < len(pairs); k += 2 {
+			if pairs[k] != name {
+				continue
+			}
+			switch m := pairs[k+1].(type) {
+			case template.HTML:
+				markup, found = string(m), true
+			case string: // a literal of the page's template
+				markup, found = m, true
+			}
+		}
+		if !found {
+			b.WriteString(template.HTMLEscapeString(text[:i+j+1]))
+			text = text[i+j+1:]
+			continue
+		}
+		b.WriteString(template.HTMLEscapeString(text[:i]))
+		b.WriteString(markup)
+		text = text[i+j+1:]
+	}
+	b.WriteString(template.HTMLEscapeString(text))
+	return template.HTML(b.String())
+}
+
+// renderFairness writes the fairness page in a language.
+func renderFairness(w io.Writer, rep waitingroom.FairnessReport, l *locale, menu []langOption) error {
+	return fairnessPage.Execute(w, newFairnessData(rep, l, menu))
+}
 
 // serveFairness answers <path_prefix>/fairness: the room's fairness report,
 // JSON for programs (the default) and a page for people who ask for HTML.
@@ -62,12 +181,18 @@ func (h *Handler) serveFairness(w http.ResponseWriter, r *http.Request) error {
 		return writeError(w, http.StatusServiceUnavailable, "store_unavailable",
 			"The room's history cannot be read right now; try again shortly.")
 	}
-	w.Header().Set("Cache-Control", "public, max-age=5")
 	if !wantsHTML(r) {
+		w.Header().Set("Cache-Control", "public, max-age=5")
 		return writeJSON(w, http.StatusOK, rep)
 	}
+	// The page is in the fan's language, chosen as the waiting page's is
+	// (?lang=, which sets a cookie, the cookie, the language setting,
+	// Accept-Language): a shared cache must not hand one fan's to another.
+	w.Header().Set("Vary", "Accept, Accept-Language, Cookie")
+	w.Header().Set("Cache-Control", "private, max-age=5")
+	l := h.langs.choose(w, r)
 	var b strings.Builder
-	if err := fairnessPage.Execute(&b, rep); err != nil {
+	if err := renderFairness(&b, rep, l, h.langs.menu(r.URL, l)); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -119,9 +119,44 @@ func TestCaddyFairnessReport(t *testing.T) {
 		!strings.Contains(page, "Fairness report: fair-draw") || !strings.Contains(page, rep.Seed) || !strings.Contains(page, "complete") {
 		t.Fatalf("report page: %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), page)
 	}
+	// The page is in the fan's language: Arabic from the browser's
+	// Accept-Language, German chosen from the menu (?lang=de), which is
+	// remembered; the JSON report is the same whatever the language.
+	resp, page = newFan(t).get(report, "Accept", "text/html", "Accept-Language", "ar-EG,ar;q=0.9,en;q=0.5")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(page, `<html lang="ar" dir="rtl">`) ||
+		!strings.Contains(page, "تقرير العدالة: fair-draw") || !strings.Contains(page, rep.Seed) || strings.Contains(page, "fairness.") ||
+		strings.Contains(page, "Fairness report") || !strings.Contains(resp.Header.Get("Vary"), "Accept-Language") ||
+		resp.Header.Get("Cache-Control") != "private, max-age=5" {
+		t.Fatalf("report page in Arabic: %d %v\n%s", resp.StatusCode, resp.Header, page)
+	}
+	de := newFan(t)
+	if resp, page := de.get(report+"?lang=de", "Accept", "text/html"); resp.StatusCode != http.StatusOK ||
+		!strings.Contains(page, `<html lang="de" dir="ltr">`) || !strings.Contains(page, "Fairness-Bericht: fair-draw") || strings.Contains(page, "fairness.") {
+		t.Fatalf("report page in German: %d\n%s", resp.StatusCode, page)
+	}
+	if _, page := de.get(report, "Accept", "text/html", "Accept-Language", "en"); !strings.Contains(page, "Fairness-Bericht") {
+		t.Fatalf("the chosen German was not remembered:\n%s", page)
+	}
+	for _, lang := range []string{"ar", "de"} {
+		if resp, body := newFan(t).get(report, "Accept", "application/json", "Accept-Language", lang); resp.StatusCode != http.StatusOK ||
+			resp.Header.Get("Cache-Control") != "public, max-age=5" || !sameJSON(t, body, rep) {
+			t.Fatalf("JSON report with Accept-Language %s: %d %s", lang, resp.StatusCode, body)
+		}
+	}
 	if out, err := verifyDraw(t, "--report", report, "--draw-index", "13"); err == nil {
 		t.Fatalf("verify-draw of an index no draw covers succeeded:\n%s", out)
 	}
+}
+
+// sameJSON reports whether body is rep, field for field.
+func sameJSON(t *testing.T, body string, rep waitingroom.FairnessReport) bool {
+	t.Helper()
+	want, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	return json.Unmarshal([]byte(body), &a) == nil && json.Unmarshal(want, &b) == nil && fmt.Sprint(a) == fmt.Sprint(b)
 }
 
 // verifyDraw runs the registered verify-draw command.

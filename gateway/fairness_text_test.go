@@ -3,6 +3,8 @@ package gateway
 import (
 	"encoding/hex"
 	"encoding/json"
+	"html/template"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/internal/i18n"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -91,12 +94,94 @@ func TestFairnessPageNamesThePlacesLetIn(t *testing.T) {
 		9: "the admissions cover every place from 0 to 8<",
 	} {
 		rep := waitingroom.FairnessReport{Room: "r", Reason: "closed", Complete: true, Counts: waitingroom.FairnessCounts{Serving: serving}}
-		var b strings.Builder
-		if err := fairnessPage.Execute(&b, rep); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(b.String(), want) {
+		if page := fairnessPageIn(t, rep, "en"); !strings.Contains(page, want) {
 			t.Errorf("serving %d: the page lacks %q", serving, want)
+		}
+	}
+}
+
+// fairnessSample is a report with every part of the page: a draw, rolling
+// draws and admissions.
+func fairnessSample() waitingroom.FairnessReport {
+	at := time.Date(2026, 6, 1, 10, 0, 1, 250e6, time.UTC)
+	size := uint64(1200)
+	return waitingroom.FairnessReport{
+		Room: "tour-2026", Reason: "sold_out", GeneratedAt: at.Add(time.Hour), QueueingMethod: waitingroom.Random,
+		Algorithm: waitingroom.DrawAlgorithm, Commitment: strings.Repeat("ab", 32), Seed: strings.Repeat("cd", 32),
+		CommittedAt: &at, DrawSize: &size, Complete: true,
+		Epochs: []waitingroom.HistoryEntry{{Number: 1, Start: 1200, Count: 1, At: at.Add(time.Minute)}},
+		Admissions: []waitingroom.HistoryEntry{
+			{Kind: waitingroom.HistoryAdmit, Start: 0, Count: 1, At: at.Add(time.Second)},
+			{Kind: waitingroom.HistoryAdmit, Start: 1, Count: 1200, At: at.Add(2 * time.Second)},
+		},
+		Counts: waitingroom.FairnessCounts{Issued: 1201, Serving: 1201, Admitted: 1201, Claimed: 1201},
+	}
+}
+
+// fairnessPageIn renders the fairness page of rep in a built-in language,
+// with the language menu.
+func fairnessPageIn(t *testing.T, rep waitingroom.FairnessReport, code string) string {
+	t.Helper()
+	ls := allLanguages(t)
+	l := ls.lookup(code)
+	if l.Code != code {
+		t.Fatalf("no built-in %s", code)
+	}
+	var b strings.Builder
+	if err := renderFairness(&b, rep, l, ls.menu(&url.URL{Path: "/_waiting-room/fairness"}, l)); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestFairnessPageInTheFansLanguage: every word of the fairness page is the
+// catalog's, in the page's language and direction: Arabic reads right to
+// left in Arabic words and Arabic digits, German in German with its own
+// grouping, English as before; no key is left unworded in any language, and
+// the machine's values (seed, commitment, method) are shown as they are.
+func TestFairnessPageInTheFansLanguage(t *testing.T) {
+	rep := fairnessSample()
+	en, err := builtinCatalogs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var englishWords []string
+	for key, m := range en[i18n.Reference].Msgs {
+		if strings.HasPrefix(key, "fairness.") && !m.Plural && len(m.Forms[0]) > 12 && !strings.Contains(m.Forms[0], "{") {
+			englishWords = append(englishWords, m.Forms[0])
+		}
+	}
+	for _, tc := range []struct {
+		code, dir string
+		want      []string
+	}{
+		{"ar", "rtl", []string{"تقرير العدالة: tour-2026", "نفدت التذاكر.", "الأماكن التي بلغها الطابور", "قرعة عشوائية", "كامل",
+			"تغطي مرات الدخول كل الأماكن من ٠ إلى ١٬٢٠٠", "١٬٢٠٠ مفتاح ترتيب", "مكان واحد", "<time datetime=\"2026-06-01T10:00:01.25Z\">٢٠٢٦-٠٦-٠١ ١٠:٠٠:٠١.٢٥٠ UTC</time>"}},
+		{"de", "ltr", []string{"Fairness-Bericht: tour-2026", "Der Verkauf ist ausverkauft.", "Vergebene Ordnungsschlüssel", "Auslosung",
+			"vollständig", "die Einlässe decken jeden Platz von 0 bis 1.200 ab", "1.200 Ordnungsschlüssel", "1 Platz", "1.200 Plätze", "2026-06-01 10:00:01.250 UTC"}},
+		{"en", "ltr", []string{"Fairness report: tour-2026", "The sale has sold out.", "Places the line reached", "random draw",
+			">complete</span>: the admissions cover every place from 0 to 1,200", "1,200 order keys", "1 place<", "1,200 places",
+			"2026-06-01 10:00:01.250 UTC", "Accept: application/json", "Order keys drawn at the start (the pre-queue&#39;s registrations)"}},
+	} {
+		page := fairnessPageIn(t, rep, tc.code)
+		if want := `<html lang="` + tc.code + `" dir="` + tc.dir + `">`; !strings.Contains(page, want) {
+			t.Errorf("%s: the page lacks %s", tc.code, want)
+		}
+		for _, w := range append(tc.want, rep.Seed, rep.Commitment, "(random)", `hreflang="de"`, `aria-current="true">`) {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s: the page lacks %q", tc.code, w)
+			}
+		}
+		if strings.Contains(page, "fairness.") {
+			t.Errorf("%s: a key is left unworded:\n%s", tc.code, page)
+		}
+		if tc.code == "en" {
+			continue
+		}
+		for _, w := range englishWords {
+			if strings.Contains(page, template.HTMLEscapeString(w)) {
+				t.Errorf("%s: the page has English %q", tc.code, w)
+			}
 		}
 	}
 }

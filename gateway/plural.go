@@ -37,16 +37,3 @@ func aheadOf(place uint64) string {
 	}
 	return count(place, "person", "people") + verb
 }
-
-// placesBelow words the places under serving, the line's first place not
-// yet reached: "no place", "place 0", "every place from 0 to 8". Serving
-// itself is not among them.
-func placesBelow(serving uint64) string {
-	switch serving {
-	case 0:
-		return "no place (nobody was let in)"
-	case 1:
-		return "place 0"
-	}
-	return "every place from 0 to " + strconv.FormatUint(serving-1, 10)
-}

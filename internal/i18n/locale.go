@@ -174,6 +174,10 @@ func (l *Locale) Time(t time.Time) string {
 		"month", name(mo, int(t.Month())-1), "year", l.digits(strconv.Itoa(t.Year())), "time", hm)
 }
 
+// Digits writes each ASCII digit of s in the language's digits, with no
+// grouping: a date and a clock such as "2026-06-01 10:00:00.000 UTC".
+func (l *Locale) Digits(s string) string { return l.digits(s) }
+
 // digits writes each ASCII digit of s in the language's digits, with no
 // grouping: a year, a clock.
 func (l *Locale) digits(s string) string {
