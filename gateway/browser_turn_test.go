@@ -32,7 +32,9 @@ func englishT(key string) string {
 // (document.hidden, visibilityState) until window.foyerTestShow() is called,
 // which shows them and fires visibilitychange, as a fan coming back to the
 // tab does. Headless Chromium shows every tab, so the visibility is emulated
-// in the page, before the page's own script runs.
+// in the page, before the page's own script runs. The tab also records each
+// notification the page raises (window.foyerTestNotes), which a headless
+// browser shows nowhere.
 const hiddenTab = `(function () {
   var hidden = true;
   Object.defineProperty(Document.prototype, "hidden", { configurable: true, get: function () { return hidden; } });
