@@ -296,7 +296,8 @@ const holeF = "F"
 // can still claim within their grace; hole C, closed before a loss, opens
 // again after one). A claim again also makes the store hold two slots for
 // one visitor (the new session's and the held one of the lost session) until
-// the hold ends.
+// the hold ends. A holder whose session the origin revoked before the loss
+// claims again the same way, and is let in again.
 const holeG = "G"
 
 // holeH: the operator pauses the room through one node, and the store loses
@@ -1254,6 +1255,10 @@ func (m *admissionModel) handPass(f *modelFan, d decision, own bool) *sessionRec
 		if o.subject == p.Subject && m.revokedBeforeSeeing(o) {
 			m.hole(holeF, "invariant 6: node %d handed out a pass (jti %s) to %s, whose session (jti %s) was revoked through node %d at +%s, just before the store lost the room",
 				m.handNode, m.jti(p.ID), m.who(p.Subject), m.jti(o.key.id), o.endNode, m.until(o.endedAt))
+		}
+		if n := len(m.losses); n > 0 && o.subject == p.Subject && o.ended && !o.endIdle && o.key.id != p.ID && !o.endedAt.After(m.losses[n-1].at) {
+			m.hole(holeG, "invariant 6: node %d handed out a new pass (jti %s) to %s, whose session (jti %s) the origin revoked at +%s, before the loss at +%s: the restored admission counted a claim free",
+				m.handNode, m.jti(p.ID), m.who(p.Subject), m.jti(o.key.id), m.until(o.endedAt), m.until(m.losses[n-1].at))
 		}
 	}
 	if s.ended {
