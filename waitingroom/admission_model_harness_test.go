@@ -1064,8 +1064,9 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 		// A browser that holds a pass from before the loss, with the
 		// ticket of a newer place (its ticket alone rejoined, and the
 		// account's new place was let in through another browser), is
-		// answered on its pass: that session is reclaimed.
-		if rec := m.passes[a.Pass]; rec != nil && a.Pass != "" && rec.session.current().lost && d.NewPass != "" && d.Pass.Subject == rec.session.subject {
+		// answered on its pass: that session is reclaimed, or its holder
+		// waits at the front when its held slot is gone.
+		if rec := m.passes[a.Pass]; rec != nil && a.Pass != "" && rec.session.current().lost && d.Ticket.Visitor.String() == rec.session.subject {
 			lost = true
 		}
 		if lost {
