@@ -297,7 +297,9 @@ const holeF = "F"
 // again after one). A claim again also makes the store hold two slots for
 // one visitor (the new session's and the held one of the lost session) until
 // the hold ends. A holder whose session the origin revoked before the loss
-// claims again the same way, and is let in again.
+// claims again the same way, and is let in again. A session claimed again
+// (here, or within the nodes' lag: hole E) has a new pass id, and revoking
+// it leaves the passes from before the loss going in.
 const holeG = "G"
 
 // holeH: the operator pauses the room through one node, and the store loses
@@ -1299,6 +1301,9 @@ func (m *admissionModel) checkAccepted(node int, token string, p waitingroom.Pas
 		m.hole(holeD, "invariant 6: node %d accepted a pass of %s issued at +%s, a second or less before its session idled out at +%s", node, m.who(p.Subject), m.until(rec.pass.IssuedAt), m.until(s.endedAt))
 	case s.ended && s.endIdle:
 		m.fatalf("invariant 6: node %d accepted a pass of %s (handed out at +%s) whose session idled out at +%s", node, m.who(p.Subject), m.until(rec.handedAt), m.until(s.endedAt))
+	case s.ended && !s.endIdle && m.knowsRevocation(node, s) && rec.session.next != nil:
+		m.hole(holeG, "invariant 6: node %d accepted a pass of %s (jti %s) from before the loss, whose session, claimed again after the loss as jti %s, the origin revoked at +%s: the revocation names the new id only",
+			node, m.who(p.Subject), m.jti(rec.pass.ID), m.jti(s.key.id), m.until(s.endedAt))
 	case s.ended && !s.endIdle && m.knowsRevocation(node, s):
 		m.fatalf("invariant 6: node %d accepted a pass of %s whose session was revoked at +%s through node %d", node, m.who(p.Subject), m.until(s.endedAt), s.endNode)
 	}
