@@ -307,6 +307,15 @@ const holeG = "G"
 // in while paused (README: a paused room admits nobody).
 const holeH = "H"
 
+// holeI: a place handed out within the nodes' lag before the store lost the
+// room lies in the re-seed's margin, whose places are judged by their beats
+// since the loss: its holder's beats from before (the join's, sent after
+// the loss) do not count, and the line passes it as a ghost although its
+// holder keeps polling; they come back at the front as a returner (README,
+// "When Redis comes back empty": nobody is judged a ghost for one
+// waiting_idle_timeout, and no fan who keeps polling is skipped).
+const holeI = "I"
+
 // openHoles are the holes still open in the code, tolerated when
 // FOYER_MODEL_KNOWN_HOLES is not set: none. A, B and D are closed by the
 // admission table (an idled-out session resumes to its end, a claimed ticket
@@ -314,9 +323,9 @@ const holeH = "H"
 // and C by the stores recording the ghosts a step skips among the live
 // places it admits (a ghost comes back as a lapsed admission).
 //
-// E to H are open: the re-seed starts from views up to a refresh old (E, F,
-// H), and restores admissions by their counts of claims (G).
-const openHoles = "E,F,G,H"
+// E to I are open: the re-seed starts from views up to a refresh old (E, F,
+// H, I), and restores admissions by their counts of claims (G).
+const openHoles = "E,F,G,H,I"
 
 func knownHoles() map[string]bool {
 	out := map[string]bool{}
@@ -366,6 +375,7 @@ type placeRec struct {
 	account string
 	order   int // places handed out before it
 	era     int // losses of the store before it was handed out
+	event   int // the model's event count when it was handed out
 	// spent is set once a request carrying a ticket of this place was
 	// answered with another place (or the puzzle to earn one).
 	spent bool
@@ -1117,6 +1127,11 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 		}
 		if p := m.places[presented.place]; !onPass && m.inLine(p) && p.waiting && now.Sub(p.lastMark) <= m.lookback && (d.Rejoined || d.Status.Returned) {
 			msg := fmt.Sprintf("invariant 4: the fan at place %d polled %s ago, still in line, and was passed over: %s", p.id.key, now.Sub(p.lastMark), m.describe(d))
+			for _, l := range m.losses {
+				if p.event > min(l.tickSeq[0], l.tickSeq[1]) && p.event <= l.event {
+					m.hole(holeI, "%s (the place was handed out after the nodes' last tick before the loss at +%s)", msg, m.until(l.at))
+				}
+			}
 			for _, b := range m.snap.Batches {
 				if n := len(m.losses); n > 0 && b.Start <= p.id.key && p.id.key < b.End() && b.Claimed >= b.Count && !b.At.After(m.losses[n-1].at) {
 					m.hole(holeG, "%s (its admission, places %d to %d, restored after the loss at +%s, has every slot claimed)", msg, b.Start, b.End()-1, m.until(m.losses[n-1].at))
@@ -1145,7 +1160,7 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 			if n := len(m.losses); n > 0 && q.key <= m.losses[n-1].maxKey {
 				m.fatalf("a place handed out after the store lost the room (key %d) is not behind every earlier ticket (keys up to %d)", q.key, m.losses[n-1].maxKey)
 			}
-			p = &placeRec{id: q, account: f.account, order: len(m.places), era: len(m.losses)}
+			p = &placeRec{id: q, account: f.account, order: len(m.places), era: len(m.losses), event: m.event}
 			m.places[q] = p
 		}
 		if presented != nil && presented.place != q {
