@@ -427,7 +427,10 @@ func (s *sessionRec) live(now time.Time) bool { return !s.ended && s.next == nil
 
 // current is the session s goes on as.
 func (s *sessionRec) current() *sessionRec {
-	for s.next != nil {
+	for range 64 { // a chain is a loss or two long; never a cycle
+		if s.next == nil || s.next == s {
+			break
+		}
 		s = s.next
 	}
 	return s
@@ -1147,7 +1150,7 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 		m.claimingAgain, m.handNode = superseded != nil, node
 		s := m.handPass(f, d, own)
 		m.claimingAgain = false
-		if superseded != nil {
+		if superseded != nil && s != superseded {
 			superseded.next, s.era = s, superseded.era
 		}
 	}
