@@ -13,6 +13,8 @@ import (
 
 	"github.com/foyer-dev/foyer/internal/clock"
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
+	"github.com/foyer-dev/foyer/waitingroom/redisstore"
 )
 
 // The harness of the model-based test of admission (admission_model_test.go):
@@ -151,6 +153,7 @@ const (
 	opOperator                    // the operator pauses, resumes, holds everyone or lets them go
 	opQuiet                       // a fan stops sending anything
 	opComeBack                    // a quiet fan's page polls again
+	opStoreLost                   // the store loses the room (an empty restart); each node's next tick re-seeds it
 )
 
 // modelStep is one event. Fan is the index of a fan in the order the fans
@@ -191,6 +194,8 @@ func (s modelStep) String() string {
 		return fmt.Sprintf("quiet fan=%d", s.Fan)
 	case opComeBack:
 		return fmt.Sprintf("come-back fan=%d node=%d", s.Fan, s.Node)
+	case opStoreLost:
+		return "store-lost"
 	}
 	return fmt.Sprintf("op%d", int(s.Op))
 }
@@ -260,13 +265,67 @@ const (
 	holeD = "D"
 )
 
+// holeE: a place let in on the spot within the nodes' lag before the store
+// lost the room (their views, which the re-seed restores, still had it in
+// line, among the margin's places) is let in a second time by the re-created
+// room, its holder's beat making it live: a second slot for one visitor, and
+// a claim of it (a copy of the ticket, or the ticket alone) opens the
+// session anew, a whole session_duration from then, past session_duration
+// plus admission_grace after the first admission (README, "When Redis comes
+// back empty": serving does not jump back, no place already let in is let in
+// again).
+const holeE = "E"
+
+// holeF: a session the origin revoked just before the store lost the room,
+// before the nodes refreshed, is opened again: reclaimed through a node
+// whose view, which re-seeded the room, still had it live (its slot held),
+// or claimed again by its ticket in an admission that view still had
+// unclaimed. A pass of the revoked session is handed out again (with the
+// same id, which nodes refuse once they know the revocation, or, a second
+// later, another), and the store holds its slot again (README: the origin
+// ends a session; revoked passes stay refused through a loss).
+const holeF = "F"
+
+// holeG: after a loss, an admission still within its grace comes back with
+// its counts, not who claimed nor which places it skipped as ghosts: a holder
+// who had claimed sends their ticket alone (the store no longer knows their
+// session) and claims again, or a skipped ghost comes back and claims as a
+// live place, and takes the slot of a fan of that admission yet to claim,
+// who, claiming within their grace, is refused and rejoins at the back
+// (README, "When Redis comes back empty": a fan admitted just before the loss
+// can still claim within their grace; hole C, closed before a loss, opens
+// again after one). A claim again also makes the store hold two slots for
+// one visitor (the new session's and the held one of the lost session) until
+// the hold ends. A holder whose session the origin revoked before the loss
+// claims again the same way, and is let in again. A session claimed again
+// (here, or within the nodes' lag: hole E) has a new pass id, and revoking
+// it leaves the passes from before the loss going in.
+const holeG = "G"
+
+// holeH: the operator pauses the room through one node, and the store loses
+// the room before the other node refreshed: the re-created room lets people
+// in while paused (README: a paused room admits nobody).
+const holeH = "H"
+
+// holeI: a place handed out within the nodes' lag before the store lost the
+// room lies in the re-seed's margin, whose places are judged by their beats
+// since the loss: its holder's beats from before (the join's, sent after
+// the loss) do not count, and the line passes it as a ghost although its
+// holder keeps polling; they come back at the front as a returner (README,
+// "When Redis comes back empty": nobody is judged a ghost for one
+// waiting_idle_timeout, and no fan who keeps polling is skipped).
+const holeI = "I"
+
 // openHoles are the holes still open in the code, tolerated when
 // FOYER_MODEL_KNOWN_HOLES is not set: none. A, B and D are closed by the
 // admission table (an idled-out session resumes to its end, a claimed ticket
 // gets its live session's pass, a claim of a live session is a use of it),
 // and C by the stores recording the ghosts a step skips among the live
 // places it admits (a ghost comes back as a lapsed admission).
-const openHoles = ""
+//
+// E to I are open: the re-seed starts from views up to a refresh old (E, F,
+// H, I), and restores admissions by their counts of claims (G).
+const openHoles = "E,F,G,H,I"
 
 func knownHoles() map[string]bool {
 	out := map[string]bool{}
@@ -315,6 +374,8 @@ type placeRec struct {
 	id      placeID
 	account string
 	order   int // places handed out before it
+	era     int // losses of the store before it was handed out
+	event   int // the model's event count when it was handed out
 	// spent is set once a request carrying a ticket of this place was
 	// answered with another place (or the puzzle to earn one).
 	spent bool
@@ -350,9 +411,30 @@ type sessionRec struct {
 	// tick on (README, "Tickets and passes are bearer tokens").
 	endNode  int
 	endEvent int
+	// lost is set while the store lost the session and nobody reclaimed it
+	// since (no pass of it was handed out after the loss); holdUntil is when
+	// the slot the re-seed held for it ends.
+	lost      bool
+	holdUntil time.Time
+	era       int // losses of the store before it began
+	// next is the session it goes on as, when it was lost and claimed
+	// again by its ticket after the loss (see judge); its passes are that
+	// session's.
+	next *sessionRec
 }
 
-func (s *sessionRec) live(now time.Time) bool { return !s.ended && now.Before(s.exp) }
+func (s *sessionRec) live(now time.Time) bool { return !s.ended && s.next == nil && now.Before(s.exp) }
+
+// current is the session s goes on as.
+func (s *sessionRec) current() *sessionRec {
+	for range 64 { // a chain is a loss or two long; never a cycle
+		if s.next == nil || s.next == s {
+			break
+		}
+		s = s.next
+	}
+	return s
+}
 
 type passRec struct {
 	pass     waitingroom.Pass
@@ -367,6 +449,10 @@ type subjectRec struct {
 	hadPass  bool
 	returns  int         // sessions opened as a returner (Counters.Returned moved)
 	idleOuts []time.Time // from the store's record of revocations
+	// losses counts the losses of the store that found the visitor with a
+	// live session: each may send them to the front once more (a pass
+	// from before the loss whose held slot is gone waits there).
+	losses int
 }
 
 // modelFan is one fan's browser.
@@ -423,6 +509,21 @@ type admissionModel struct {
 	// the spot, returners) as observed over the last rateSpan, oldest first.
 	admissions []admissionCount
 
+	// losses are the losses of the store so far, oldest first; countBase
+	// carries invariant 7's count of admissions across them (a re-seed
+	// starts from a node's view, which may lag the store it lost).
+	losses    []modelLoss
+	countBase uint64
+	// claimedAgain counts the lost sessions claimed again after a loss by
+	// their tickets, which go on with a later end (see judge).
+	claimedAgain  int
+	claimingAgain bool // while handPass records such a claim
+	handNode      int  // the node whose answer handPass records
+	paused        bool // the operator's last word on paused
+	// tickServing is serving as the store had it after the nodes' last
+	// ticks: as far as their views go.
+	tickServing uint64
+
 	event    int    // counts requests, revocations and ticks
 	tickSeq  [2]int // the event of each node's last tick
 	snap     waitingroom.Snapshot
@@ -430,6 +531,22 @@ type admissionModel struct {
 	known    map[string]bool
 	tainted  string
 	sawHoles map[string]bool
+}
+
+// modelLoss is one loss of the store: when, and how far the line had gone as
+// the model saw it just before.
+type modelLoss struct {
+	at time.Time
+	// maxKey is the highest order key handed out before the loss: every
+	// place handed out after it has a higher one (README, "nobody who joins
+	// after the loss is placed ahead of an earlier ticket").
+	maxKey  uint64
+	serving uint64
+	// event is the model's event count when the store lost the room, and
+	// ticked when the nodes' ticks that re-seeded it were over.
+	event, ticked int
+	// tickSeq is each node's last tick before the loss.
+	tickSeq [2]int
 }
 
 // newAdmissionModel starts two nodes of room on their stores, reading the
@@ -558,6 +675,9 @@ func (m *admissionModel) do(s modelStep) {
 		if err := m.nodes[s.Node].patch(m.ctx, s.Setting, s.On); err != nil {
 			m.fatalf("%s: %v", s, err)
 		}
+		if s.Setting == "paused" {
+			m.paused = s.On
+		}
 		m.tb.Logf("step %d: %s", m.steps, s)
 	case opQuiet:
 		fan().quiet = true
@@ -566,9 +686,87 @@ func (m *admissionModel) do(s modelStep) {
 		f := fan()
 		f.quiet = false
 		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindStatus}, true)
+	case opStoreLost:
+		m.storeLost()
 	default:
 		m.fatalf("unknown step %v", s)
 	}
+}
+
+// storeLost has the store lose the room, as a store restarted empty does, and
+// lets each node tick once (half a second later, as Room.Run does), which
+// re-seeds the room from the nodes' views (README, "When Redis comes back
+// empty").
+func (m *admissionModel) storeLost() {
+	m.tb.Helper()
+	now := m.clock.Now()
+	loss := modelLoss{at: now, serving: m.snap.Serving, event: m.event, tickSeq: m.tickSeq}
+	for q := range m.places {
+		loss.maxKey = max(loss.maxKey, q.key)
+	}
+	m.losses = append(m.losses, loss)
+	switch s := m.truth.(type) {
+	case *memstore.Store:
+		s.Drop(m.roomID)
+	case *redisstore.Store:
+		if err := s.Drop(m.ctx, m.roomID); err != nil {
+			m.fatalf("store-lost: %v", err)
+		}
+	default:
+		m.fatalf("store-lost: the model cannot empty a %T", m.truth)
+	}
+	// The sessions live now are the store's no more: the re-seed holds a
+	// slot for each, for a minute, until the first request its pass
+	// carries reclaims it.
+	hold := min(m.settings.SessionDuration, time.Minute)
+	if m.settings.SessionIdleTimeout > 0 {
+		hold = min(m.settings.SessionDuration, m.settings.SessionIdleTimeout)
+	}
+	for _, s := range m.sessions {
+		// One the store lost before, past its hold and not reclaimed
+		// since, holds no slot in the nodes' views: it gets none now.
+		if s.live(now) && !(s.lost && !now.Before(s.holdUntil)) {
+			s.lost, s.holdUntil = true, now.Add(hold)
+			m.subject(s.subject).losses++
+		}
+	}
+	m.tb.Logf("step %d: store-lost at +%s (keys up to %d handed out, serving %d)", m.steps, m.until(now), loss.maxKey, loss.serving)
+	m.tickAll()
+	m.losses[len(m.losses)-1].ticked = m.event
+	m.observe()
+	m.tickServing = m.snap.Serving
+}
+
+// knowsRevocation reports whether node refuses the passes of session s, which
+// the origin revoked: the node that carried the revocation out at once, the
+// other from its next tick on. A loss of the store before that tick costs the
+// other node one more: it re-seeds an empty room, and learns the revocation
+// from the node that writes it back, at its next tick after that.
+func (m *admissionModel) knowsRevocation(node int, s *sessionRec) bool {
+	if s.endNode == node {
+		return true
+	}
+	for _, l := range m.losses {
+		if l.tickSeq[node] < s.endEvent && s.endEvent <= l.event && m.tickSeq[node] <= l.ticked {
+			return false
+		}
+	}
+	return m.tickSeq[node] > s.endEvent
+}
+
+// revokedBeforeSeeing reports whether session s was revoked and the store
+// then lost the room before the nodes ticked: their views, which re-seeded it,
+// still had the session live, or its admission unclaimed (hole F).
+func (m *admissionModel) revokedBeforeSeeing(s *sessionRec) bool {
+	if !s.ended || s.endIdle {
+		return false
+	}
+	for _, l := range m.losses {
+		if min(l.tickSeq[0], l.tickSeq[1]) < s.endEvent && s.endEvent <= l.event {
+			return true
+		}
+	}
+	return false
 }
 
 // wait lets seconds pass: every half second each node runs its controller
@@ -576,15 +774,23 @@ func (m *admissionModel) do(s modelStep) {
 func (m *admissionModel) wait(seconds int) {
 	m.tb.Helper()
 	for range 2 * seconds {
-		m.clock.Advance(waitingroom.RefreshInterval)
-		for _, n := range m.nodes {
-			m.event++
-			if err := n.tick(m.ctx); err != nil {
-				m.fatalf("node %d tick: %v", n.index, err)
-			}
-			m.tickSeq[n.index] = m.event
-		}
+		m.tickAll()
 		m.observe()
+		m.tickServing = m.snap.Serving
+	}
+}
+
+// tickAll lets half a second pass, and each node run its controller loop
+// once.
+func (m *admissionModel) tickAll() {
+	m.tb.Helper()
+	m.clock.Advance(waitingroom.RefreshInterval)
+	for _, n := range m.nodes {
+		m.event++
+		if err := n.tick(m.ctx); err != nil {
+			m.fatalf("node %d tick: %v", n.index, err)
+		}
+		m.tickSeq[n.index] = m.event
 	}
 }
 
@@ -686,8 +892,65 @@ func (m *admissionModel) observe() {
 		}
 		m.tb.Logf("  the store idled out visitor %s at +%s", m.who(rv.Visitor), m.until(rv.IdledAt))
 	}
+	if prev := m.snap; prev.Incarnation != "" && snap.Incarnation != prev.Incarnation {
+		// The room was re-created, from the nodes' views: serving does not
+		// go back behind where the nodes saw it at their last tick (README,
+		// "When Redis comes back empty"). Places let in on the spot since
+		// (under half a second) are not in those views: their sessions are
+		// reclaimed through their passes. The count of admissions starts from a node's view,
+		// which may lag the store's: invariant 7 counts on from where it
+		// was.
+		if snap.Serving < m.tickServing {
+			m.fatalf("after the store lost the room, serving went back from %d, as the nodes last saw it, to %d", m.tickServing, snap.Serving)
+		}
+		if was, is := prev.Admitted+prev.Returned, snap.Admitted+snap.Returned; is < was {
+			m.countBase += was - is
+		}
+		var batches []string
+		for _, b := range snap.Batches {
+			batches = append(batches, fmt.Sprintf("places %d-%d let in at +%s, %d of %d claimed", b.Start, b.End()-1, m.until(b.At), b.Claimed, b.Count))
+		}
+		m.tb.Logf("  the room was re-created: serving %d, next key %d, %d live, %d pending, forgotten below %d, admissions restored: %v",
+			snap.Serving, snap.Seq, snap.Active, snap.Pending, snap.Forgotten, batches)
+	}
 	m.snap = snap
+	m.checkAdmittedOnce(snap)
 	m.checkRate(now, snap)
+}
+
+// checkAdmittedOnce holds that a re-created room lets in no place again
+// whose holder was let in before the loss (README, "When Redis comes back
+// empty": serving does not jump back): an admission made after the loss that
+// spans such a place is hole E.
+func (m *admissionModel) checkAdmittedOnce(snap waitingroom.Snapshot) {
+	m.tb.Helper()
+	if len(m.losses) == 0 {
+		return
+	}
+	loss := m.losses[len(m.losses)-1]
+	for q := range m.places {
+		sr := m.subjects[q.visitor]
+		if q.key >= snap.Serving && sr != nil && sr.hadPass && !sr.first.After(loss.at) {
+			m.hole(holeE, "after the loss at +%s serving is %d, behind place %d, whose holder (visitor %s) was let in at +%s",
+				m.until(loss.at), snap.Serving, q.key, m.who(q.visitor), m.until(sr.first))
+		}
+	}
+	for _, b := range snap.Batches {
+		if !b.At.After(loss.at) {
+			continue
+		}
+		if m.paused {
+			m.hole(holeH, "the room re-created after the loss at +%s let in places %d to %d at +%s while paused", m.until(loss.at), b.Start, b.End()-1, m.until(b.At))
+		}
+		for q := range m.places {
+			sr := m.subjects[q.visitor]
+			if q.key < b.Start || q.key >= b.End() || sr == nil || !sr.hadPass || sr.first.After(loss.at) {
+				continue
+			}
+			m.hole(holeE, "the room re-created after the loss at +%s let in places %d to %d at +%s, among them place %d, whose holder (visitor %s) was let in at +%s",
+				m.until(loss.at), b.Start, b.End()-1, m.until(b.At), q.key, m.who(q.visitor), m.until(sr.first))
+		}
+	}
 }
 
 // checkRate holds invariant 7: the room lets fans in within
@@ -698,7 +961,7 @@ func (m *admissionModel) observe() {
 // least) banked before it: MaxCatchUpTicks never makes a burst beyond that.
 func (m *admissionModel) checkRate(now time.Time, snap waitingroom.Snapshot) {
 	m.tb.Helper()
-	n := snap.Admitted + snap.Returned
+	n := snap.Admitted + snap.Returned + m.countBase
 	perSecond := float64(m.cfg.Rate) / 60
 	limit := uint64(max(perSecond, 1) + perSecond*rateSpan.Seconds())
 	for len(m.admissions) > 0 && now.Sub(m.admissions[0].at) > rateSpan {
@@ -795,13 +1058,51 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 	// One answer short of the pass is right: a node whose view predates
 	// the session (it has not refreshed since) may hold an unclaimed ticket
 	// at the front of the line, on its place, for one more poll.
+	var superseded *sessionRec
 	if held := m.heldSession(presented, d); held != nil {
 		s := held
-		same := d.NewPass != "" && d.Pass.ID == s.key.id && d.Pass.Subject == s.subject && d.Pass.ExpiresAt.Equal(s.exp)
+		same := d.NewPass != "" && d.Pass.ID == s.key.id && d.Pass.Subject == s.subject && sameEnd(d.Pass.ExpiresAt, s.exp)
 		claimed := presented != nil && presented.claimed
 		stale := m.tickSeq[node] < s.startEvent && !claimed && d.NewPass == "" && !d.Rejoined &&
 			d.Ticket.Room != "" && d.Ticket.Visitor.String() == s.subject
-		if !same && !stale {
+		// After a loss, until a pass of the session is handed out again
+		// (reclaimed), the store may no longer know it: the ticket alone
+		// may rejoin at the back, as a place whose admission ended before
+		// the loss is refused as finished (README, "When Redis comes back
+		// empty"), wait at the front as a returner, or, for a place let in
+		// within the nodes' lag before the loss (which their views, and so
+		// the re-seed, do not have), wait in line on its place; the pass
+		// it holds still reclaims the session. A rejoin is the new place's
+		// answer, which may be an admission of its own (an account's new
+		// place, say).
+		lost := s.lost && (d.NewPass == "" || (d.Rejoined && d.Pass.Subject != s.subject))
+		// A browser that holds a pass from before the loss, with the
+		// ticket of a newer place (its ticket alone rejoined, and the
+		// account's new place was let in through another browser), is
+		// answered on its pass: that session is reclaimed, or its holder
+		// waits at the front when its held slot is gone.
+		if rec := m.passes[a.Pass]; rec != nil && a.Pass != "" && rec.session.current().lost && d.Ticket.Visitor.String() == rec.session.subject {
+			lost = true
+		}
+		if lost {
+			m.tb.Logf("  the store lost the session of visitor %s: its ticket alone is answered %s", m.who(s.subject), m.describe(d))
+		}
+		// A claim made within the nodes' lag before the loss (their views,
+		// which the re-seed restores, still had the admission unclaimed)
+		// is made again by the ticket alone, within the admission's grace:
+		// the store opens the session anew, in the one slot the re-seed
+		// held for the admission, ending a whole session_duration from the
+		// new claim (so with another pass id), and a pass from before the
+		// loss, reclaimed, is signed again as that session's. The model
+		// takes the new session for the lost one going on (one session per
+		// visitor still holds); invariant 3 still bounds its end.
+		if s.lost && !same && d.NewPass != "" && d.Pass.Subject == s.subject {
+			m.tb.Logf("  the session of visitor %s (jti %s, exp +%s), claimed again after the loss by its ticket, goes on as jti %s to +%s",
+				m.who(s.subject), m.jti(s.key.id), m.until(s.exp), m.jti(d.Pass.ID), m.until(d.Pass.ExpiresAt))
+			same, superseded = true, s
+			m.claimedAgain++
+		}
+		if !same && !stale && !lost {
 			msg := fmt.Sprintf("invariant 2: the ticket of visitor %s (claimed %v), sent without its pass while its session (jti %s, exp +%s) is live, got %s instead of that session's pass",
 				m.who(s.subject), claimed, m.jti(s.key.id), m.until(s.exp), m.describe(d))
 			if claimed {
@@ -816,9 +1117,28 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 		// claims it; only a fan who stayed away past their grace (or long
 		// enough to count as a ghost) is sent to the front as a returner or
 		// to the back (README, "Who is still in line").
-		if p := m.places[presented.place]; m.inLine(p) && p.waiting && now.Sub(p.lastMark) <= m.lookback && (d.Rejoined || d.Status.Returned) {
+		//
+		// After a loss, a browser that holds a pass from before it and a
+		// newer place (its ticket alone rejoined) is answered on the
+		// session of its pass: at the front as a returner when its held
+		// slot is gone (README, "When Redis comes back empty"), ahead of
+		// that place, which the answer replaces.
+		onPass := false
+		if rec := m.passes[a.Pass]; rec != nil && a.Pass != "" {
+			s := rec.session.current()
+			onPass = s.era < len(m.losses) && d.Ticket.Visitor.String() == s.subject && d.Ticket.Key != presented.place.key
+		}
+		if p := m.places[presented.place]; !onPass && m.inLine(p) && p.waiting && now.Sub(p.lastMark) <= m.lookback && (d.Rejoined || d.Status.Returned) {
 			msg := fmt.Sprintf("invariant 4: the fan at place %d polled %s ago, still in line, and was passed over: %s", p.id.key, now.Sub(p.lastMark), m.describe(d))
+			for _, l := range m.losses {
+				if p.event > min(l.tickSeq[0], l.tickSeq[1]) && p.event <= l.event {
+					m.hole(holeI, "%s (the place was handed out after the nodes' last tick before the loss at +%s)", msg, m.until(l.at))
+				}
+			}
 			for _, b := range m.snap.Batches {
+				if n := len(m.losses); n > 0 && b.Start <= p.id.key && p.id.key < b.End() && b.Claimed >= b.Count && !b.At.After(m.losses[n-1].at) {
+					m.hole(holeG, "%s (its admission, places %d to %d, restored after the loss at +%s, has every slot claimed)", msg, b.Start, b.End()-1, m.until(m.losses[n-1].at))
+				}
 				if b.Start <= p.id.key && p.id.key < b.End() && b.End()-b.Start > b.Count && b.Claimed >= b.Count {
 					m.hole(holeC, "%s (its admission, places %d to %d, let %d in, skipping the rest as ghosts, and every slot of it is claimed)", msg, b.Start, b.End()-1, b.Count)
 				}
@@ -827,13 +1147,23 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 		}
 	}
 	if d.NewPass != "" {
-		m.handPass(f, d, own)
+		m.claimingAgain, m.handNode = superseded != nil, node
+		s := m.handPass(f, d, own)
+		m.claimingAgain = false
+		if superseded != nil && s != superseded {
+			superseded.next, s.era = s, superseded.era
+		}
 	}
 	if d.Ticket.Room != "" {
 		q := placeID{visitor: d.Ticket.Visitor.String(), key: d.Ticket.Key}
 		p := m.places[q]
 		if p == nil {
-			p = &placeRec{id: q, account: f.account, order: len(m.places)}
+			// A place handed out after a loss is behind every ticket
+			// handed out before it (README, "When Redis comes back empty").
+			if n := len(m.losses); n > 0 && q.key <= m.losses[n-1].maxKey {
+				m.fatalf("a place handed out after the store lost the room (key %d) is not behind every earlier ticket (keys up to %d)", q.key, m.losses[n-1].maxKey)
+			}
+			p = &placeRec{id: q, account: f.account, order: len(m.places), era: len(m.losses), event: m.event}
 			m.places[q] = p
 		}
 		if presented != nil && presented.place != q {
@@ -885,21 +1215,24 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 	// lapsed first, once (their turn's grace ran out, or they were skipped
 	// as a ghost) or once per idle-out of their session (README, "Bounded
 	// returns" and "Who is still in line").
-	if delta := m.snap.Returned - before.Returned; delta > 0 {
+	if delta := m.snap.Returned - before.Returned; m.snap.Incarnation == before.Incarnation && m.snap.Returned > before.Returned {
 		if d.NewPass == "" {
 			m.fatalf("invariant 4: the store counted %d returner(s) let in, and the answer handed out no pass: %s", delta, m.describe(d))
 		}
 		sr := m.subject(d.Pass.Subject)
 		sr.returns += int(delta)
-		if sr.returns > 1+len(sr.idleOuts) {
-			m.fatalf("invariant 4: visitor %s was let in at the front %d times, with %d idle-out(s): once per lapse at most", m.who(d.Pass.Subject), sr.returns, len(sr.idleOuts))
+		// A loss that found the visitor inside may send them to the front
+		// once more: their pass's held slot was gone when they came back.
+		if sr.returns > 1+len(sr.idleOuts)+sr.losses {
+			m.fatalf("invariant 4: visitor %s was let in at the front %d times, with %d idle-out(s) and %d loss(es) of the store while inside: once per lapse at most",
+				m.who(d.Pass.Subject), sr.returns, len(sr.idleOuts), sr.losses)
 		}
 	}
 }
 
 // handPass records a pass handed to fan (to its own browser, or to whoever
 // held the copy it sent) and checks the session's bounds.
-func (m *admissionModel) handPass(f *modelFan, d decision, own bool) {
+func (m *admissionModel) handPass(f *modelFan, d decision, own bool) *sessionRec {
 	m.tb.Helper()
 	now := m.clock.Now()
 	p := d.Pass
@@ -916,25 +1249,56 @@ func (m *admissionModel) handPass(f *modelFan, d decision, own bool) {
 		if m.epochAt(p.Subject, now) > 0 {
 			m.hole(holeA, "%s after its session idled out", msg)
 		}
+		if m.claimingAgain {
+			m.hole(holeE, "%s, its session lost with the store and claimed again by its ticket in an admission the re-created room made again", msg)
+		}
 		m.fatalf("%s", msg)
 	}
 	key := sessionKey{id: p.ID, epoch: m.epochAt(p.Subject, now)}
 	s := m.sessions[key]
 	if s == nil {
-		s = &sessionRec{key: key, subject: p.Subject, exp: p.ExpiresAt, started: now, startEvent: m.event}
+		// The session counts, for an account, in the era of the place it
+		// was let in from.
+		era := len(m.losses)
+		if pl := m.places[placeID{visitor: d.Ticket.Visitor.String(), key: d.Ticket.Key}]; pl != nil {
+			era = pl.era
+		}
+		s = &sessionRec{key: key, subject: p.Subject, exp: p.ExpiresAt, started: now, startEvent: m.event, era: era}
 		m.sessions[key] = s
+	}
+	if s.lost {
+		// Reclaimed: the same session goes on (the check below holds
+		// its end), its slot the store's again.
+		s.lost = false
+		m.tb.Logf("  the session of visitor %s (jti %s, exp +%s) was reclaimed after the loss", m.who(p.Subject), m.jti(p.ID), m.until(p.ExpiresAt))
+	}
+	for _, o := range m.sessions {
+		if o.subject == p.Subject && m.revokedBeforeSeeing(o) {
+			m.hole(holeF, "invariant 6: node %d handed out a pass (jti %s) to %s, whose session (jti %s) was revoked through node %d at +%s, just before the store lost the room",
+				m.handNode, m.jti(p.ID), m.who(p.Subject), m.jti(o.key.id), o.endNode, m.until(o.endedAt))
+		}
+		if n := len(m.losses); n > 0 && o.subject == p.Subject && o.ended && !o.endIdle && o.key.id != p.ID && !o.endedAt.After(m.losses[n-1].at) {
+			m.hole(holeG, "invariant 6: node %d handed out a new pass (jti %s) to %s, whose session (jti %s) the origin revoked at +%s, before the loss at +%s: the restored admission counted a claim free",
+				m.handNode, m.jti(p.ID), m.who(p.Subject), m.jti(o.key.id), m.until(o.endedAt), m.until(m.losses[n-1].at))
+		}
 	}
 	if s.ended {
 		m.fatalf("invariant 6: a pass of the session of %s (jti %s) was handed out after the session ended at +%s", m.who(p.Subject), m.jti(p.ID), m.until(s.endedAt))
 	}
-	if !s.exp.Equal(p.ExpiresAt) {
+	if !sameEnd(s.exp, p.ExpiresAt) {
 		m.fatalf("invariant 2: two passes of session jti %s end at +%s and +%s", m.jti(p.ID), m.until(s.exp), m.until(p.ExpiresAt))
 	}
 	m.passes[d.NewPass] = &passRec{pass: p, handedAt: now, fan: f, session: s}
 	if own {
 		f.pass, f.passExp = d.NewPass, p.ExpiresAt
 	}
+	return s
 }
+
+// sameEnd reports whether two passes end alike: a pass carries its end in
+// whole seconds, and a session taken over from its pass (a reclaim after a
+// loss) ends as the pass says.
+func sameEnd(a, b time.Time) bool { return a.Unix() == b.Unix() }
 
 // checkAccepted holds invariant 6: a pass the room lets through belongs to
 // a live session.
@@ -945,15 +1309,20 @@ func (m *admissionModel) checkAccepted(node int, token string, p waitingroom.Pas
 	if rec == nil {
 		m.fatalf("invariant 6: node %d accepted a pass the room never handed out", node)
 	}
-	s := rec.session
+	s := rec.session.current()
 	switch {
+	case s.lost:
+		m.fatalf("invariant 6: node %d accepted a pass of %s from before the loss without reclaiming its session", node, m.who(p.Subject))
 	case !now.Before(s.exp.Add(passLeeway)):
 		m.fatalf("invariant 6: node %d accepted a pass of %s that expired at +%s", node, m.who(p.Subject), m.until(s.exp))
 	case s.ended && s.endIdle && !rec.pass.IssuedAt.Before(s.endedAt.Add(-time.Second)):
 		m.hole(holeD, "invariant 6: node %d accepted a pass of %s issued at +%s, a second or less before its session idled out at +%s", node, m.who(p.Subject), m.until(rec.pass.IssuedAt), m.until(s.endedAt))
 	case s.ended && s.endIdle:
 		m.fatalf("invariant 6: node %d accepted a pass of %s (handed out at +%s) whose session idled out at +%s", node, m.who(p.Subject), m.until(rec.handedAt), m.until(s.endedAt))
-	case s.ended && (s.endNode == node || m.tickSeq[node] > s.endEvent):
+	case s.ended && !s.endIdle && m.knowsRevocation(node, s) && rec.session.next != nil:
+		m.hole(holeG, "invariant 6: node %d accepted a pass of %s (jti %s) from before the loss, whose session, claimed again after the loss as jti %s, the origin revoked at +%s: the revocation names the new id only",
+			node, m.who(p.Subject), m.jti(rec.pass.ID), m.jti(s.key.id), m.until(s.endedAt))
+	case s.ended && !s.endIdle && m.knowsRevocation(node, s):
 		m.fatalf("invariant 6: node %d accepted a pass of %s whose session was revoked at +%s through node %d", node, m.who(p.Subject), m.until(s.endedAt), s.endNode)
 	}
 }
@@ -966,14 +1335,25 @@ func (m *admissionModel) check() {
 	}
 	now := m.clock.Now()
 	live := map[sessionKey]*sessionRec{}
+	slots := 0
 	for _, s := range m.sessions {
 		if s.live(now) {
 			live[s.key] = s
+			// A session the store lost holds a slot only as one of the
+			// anonymous ones the re-seed held, as many as the nodes' views
+			// had (one let in within their lag has none), and only until
+			// the hold ends: it counts here once reclaimed, when a pass of
+			// it is handed out again. Until then its pass goes nowhere
+			// (checkAccepted), and the store's count, held slots
+			// included, is checked by observe.
+			if !s.lost {
+				slots++
+			}
 		}
 	}
 	// Invariant 1, as the passes handed out tell it.
-	if len(live) > m.cfg.Cap {
-		m.fatalf("invariant 1: %d live sessions by the passes handed out, cap %d", len(live), m.cfg.Cap)
+	if slots > m.cfg.Cap {
+		m.fatalf("invariant 1: %d live sessions holding slots by the passes handed out, cap %d", slots, m.cfg.Cap)
 	}
 	// Invariant 2, per visitor: one live session.
 	bySubject := map[string]int{}
@@ -993,14 +1373,22 @@ func (m *admissionModel) check() {
 	// Invariant 2, per account: one place in line, one live session, and
 	// not both (README, "The account block"). A fan without an account is
 	// bound by the ticket it holds only: a spent ticket kept from an earlier
-	// visit is a newcomer's (README, "Per-client join limits").
+	// visit is a newcomer's (README, "Per-client join limits"). A loss of
+	// the store forgets which place or session an account holds, and the
+	// account's next join takes a new place behind every earlier ticket
+	// (README, "When Redis restarts empty"): the rule binds what the
+	// account was handed between two losses, each era on its own.
 	type holding struct {
 		sessions map[sessionKey]bool
 		subjects map[string]bool
 		places   []placeID
 	}
 	accounts := map[string]*holding{}
-	get := func(a string) *holding {
+	get := func(account string, era int) *holding {
+		a := account
+		if era > 0 {
+			a = fmt.Sprintf("%s (handed out after loss %d)", account, era)
+		}
 		h := accounts[a]
 		if h == nil {
 			h = &holding{sessions: map[sessionKey]bool{}, subjects: map[string]bool{}}
@@ -1010,14 +1398,14 @@ func (m *admissionModel) check() {
 	}
 	for _, rec := range m.passes {
 		if a := rec.fan.account; a != "" && rec.session.live(now) {
-			h := get(a)
+			h := get(a, rec.session.era)
 			h.sessions[rec.session.key] = true
 			h.subjects[rec.session.subject] = true
 		}
 	}
 	for _, p := range m.places {
 		if p.account != "" && m.inLine(p) {
-			h := get(p.account)
+			h := get(p.account, p.era)
 			h.places = append(h.places, p.id)
 		}
 	}
