@@ -50,7 +50,7 @@ test: services
 # Then the model-based admission test with a long budget (make test gives it 60 s).
 chaos: services
 	@$(GOTEST) -timeout 20m -run '^TestFault' ./... | $(GO) run ./internal/testreport
-	@FOYER_MODEL_BUDGET=$${FOYER_MODEL_BUDGET:-10m} $(GOTEST) -timeout 30m -run '^TestAdmissionModel$$' ./waitingroom/ | $(GO) run ./internal/testreport
+	@FOYER_MODEL_LOSSES=1 FOYER_MODEL_BUDGET=$${FOYER_MODEL_BUDGET:-10m} $(GOTEST) -timeout 30m -run '^TestAdmissionModel$$' ./waitingroom/ | $(GO) run ./internal/testreport
 
 test-short:
 	$(GO) test -short -count=1 ./...

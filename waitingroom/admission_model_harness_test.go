@@ -1252,6 +1252,11 @@ func (m *admissionModel) handPass(f *modelFan, d decision, own bool) *sessionRec
 		if m.claimingAgain {
 			m.hole(holeE, "%s, its session lost with the store and claimed again by its ticket in an admission the re-created room made again", msg)
 		}
+		if n := len(m.losses); n > 0 && !m.losses[n-1].at.Before(sr.first) && now.Sub(m.losses[n-1].at) <= m.settings.AdmissionGrace+m.settings.ReturnWindow+time.Minute {
+			// Its place was let in within the nodes' lag before the loss,
+			// and the re-created room, not knowing it, let it in again.
+			m.hole(holeE, "%s, its place let in again by the room re-created after the loss at +%s", msg, m.until(m.losses[n-1].at))
+		}
 		m.fatalf("%s", msg)
 	}
 	key := sessionKey{id: p.ID, epoch: m.epochAt(p.Subject, now)}

@@ -104,10 +104,17 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 	// A batch with every slot claimed has none left for this place: it was
 	// claimed already, by this visitor before the store forgot them.
 	if b != nil && b.Claimed < b.Count {
+		if b.Restored && !r.releaseHeld() && len(r.live)+r.pending >= lim.Cap {
+			// Its held slot went to a session the nodes' views did not
+			// know (one that began or resumed just before the loss, and
+			// reclaimed it): the place waits at the front for the next
+			// slot, never above the cap.
+			r.returners[visitor] = now
+			return waitingroom.ClaimResult{Status: waitingroom.Full}, nil
+		}
+		delete(r.returners, visitor)
 		b.Claimed++
-		if b.Restored {
-			r.releaseHeld()
-		} else {
+		if !b.Restored {
 			r.pending--
 		}
 		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}, nil

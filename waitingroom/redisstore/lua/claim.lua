@@ -92,18 +92,21 @@ if #b > 0 and not lapse_holds then
 	-- A batch with every slot claimed has none left for this place: it was
 	-- claimed already, by this visitor before the store forgot them.
 	if place < start + span and claimed < count then
+		-- One of the sessions a held slot stood for takes that slot. When
+		-- none is left (a session the nodes' views did not know, begun or
+		-- resumed just before the loss, reclaimed it), the place waits at
+		-- the front for the next slot, never above the cap.
+		if restored and not release_held() and redis.call('ZCARD', live) + pending >= cap then
+			redis.call('ZADD', returners, int(now), visitor)
+			redis.call('PEXPIRE', returners, ttl)
+			return {2, 0}
+		end
+		redis.call('ZREM', returners, visitor)
 		-- Add before removing: a set emptied for a moment would be deleted
 		-- and come back without its TTL.
 		redis.call('ZADD', batches, int(start), batch(start, count, claimed + 1, at, restored, span))
 		redis.call('ZREM', batches, b[1])
-		if restored then
-			-- One of the sessions a held slot stood for: it takes that slot.
-			local held = num(redis.call('HGET', meta, 'heldleft'))
-			if held > 0 then
-				redis.call('ZREM', live, 'held:' .. int(held - 1))
-				redis.call('HSET', meta, 'heldleft', int(held - 1))
-			end
-		else
+		if not restored then
 			redis.call('HSET', meta, 'pending', int(pending - 1))
 		end
 		return {0, open_session(visitor, now, session, retention, ttl)}
