@@ -179,6 +179,7 @@ func TestBrowserWaitingPageInLanguages(t *testing.T) {
 				tick(3)
 				check("reconnecting", variantPaused+variantReconnecting)
 				flaky.SetDown(false)
+				tick(1) // the node sees the store again before the operator acts
 				patch(waitingroom.Settings{SoldOut: true}, "sold_out")
 				check("sold_out", variantSoldOut)
 			})
