@@ -50,10 +50,7 @@ if idle_at and place < num(m[1]) then
 	redis.call('ZREM', idled, visitor)
 	redis.call('ZREM', idledends, visitor)
 	-- The same end gives the same pass id: the origin sees one session.
-	redis.call('ZADD', live, ends, visitor)
-	redis.call('ZADD', seen, int(now), visitor)
-	redis.call('PEXPIRE', live, ttl)
-	redis.call('PEXPIRE', seen, ttl)
+	resume_session(visitor, tonumber(ends), now, ttl)
 	return {0, tonumber(ends)}
 end
 local forget = redis.call('ZSCORE', finished, visitor)

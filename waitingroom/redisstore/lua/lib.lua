@@ -56,6 +56,15 @@ local function open_session(visitor, now, session, retention, ttl)
 	return exp
 end
 
+-- Puts back a session that ended or was lost, to the end it had (the same
+-- end gives the same pass id), as used now.
+local function resume_session(visitor, ends, now, ttl)
+	redis.call('ZADD', live, int(ends), visitor)
+	redis.call('ZADD', seen, int(now), visitor)
+	redis.call('PEXPIRE', live, ttl)
+	redis.call('PEXPIRE', seen, ttl)
+end
+
 -- Gives up one of the slots held after a loss ("held:<i>", i below heldleft),
 -- for a session it stood for that is now accounted for or over. Returns
 -- whether one was still held: they all end at once, and once they have,

@@ -31,10 +31,7 @@ if not release_held() then
 	end
 end
 -- The pass's end: the same end gives the same pass id.
-redis.call('ZADD', live, int(ends), visitor)
+resume_session(visitor, ends, now, ttl)
 redis.call('ZADD', finished, 'GT', int(ends + retention), visitor)
-redis.call('ZADD', seen, int(now), visitor)
-redis.call('PEXPIRE', live, ttl)
 redis.call('PEXPIRE', finished, ttl)
-redis.call('PEXPIRE', seen, ttl)
 return {0, ends}
