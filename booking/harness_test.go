@@ -21,7 +21,7 @@ import (
 	"github.com/foyer-dev/foyer/booking/pgstore"
 	"github.com/foyer-dev/foyer/booking/pgstore/pgtest"
 	"github.com/foyer-dev/foyer/booking/stream"
-	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 const adminToken = "admin-secret"
@@ -37,7 +37,7 @@ type harness struct {
 	svc    *booking.Service
 	fake   *payments.Fake
 	stream *stream.Memory
-	key    *waitingroom.SigningKey
+	key    *pass.Signer
 	srv    *httptest.Server
 }
 
@@ -66,7 +66,7 @@ func openPG(t *testing.T, url string) booking.Store {
 func newHarness(t *testing.T, store booking.Store) *harness {
 	t.Helper()
 	h := &harness{t: t, clock: booking.NewManualClock(epoch), store: store, stream: stream.NewMemory()}
-	key, err := waitingroom.GenerateSigningKey()
+	key, err := pass.GenerateSigner()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func newHarness(t *testing.T, store booking.Store) *harness {
 	return h
 }
 
-func keysOf(keys ...*waitingroom.SigningKey) map[string]ed25519.PublicKey {
+func keysOf(keys ...*pass.Signer) map[string]ed25519.PublicKey {
 	m := map[string]ed25519.PublicKey{}
 	for _, k := range keys {
 		m[k.KeyID()] = k.Public()
@@ -104,7 +104,7 @@ func keysOf(keys ...*waitingroom.SigningKey) map[string]ed25519.PublicKey {
 func (h *harness) pass(customer string) string {
 	h.t.Helper()
 	now := h.clock.Now()
-	tok, err := h.key.IssuePass(waitingroom.Pass{Room: "onsale", Subject: customer, IssuedAt: now, ExpiresAt: now.Add(time.Hour)}, waitingroom.DefaultIssuer)
+	tok, err := h.key.Sign(pass.Claims{Room: "onsale", Subject: customer, IssuedAt: now, ExpiresAt: now.Add(time.Hour)}, pass.DefaultIssuer)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -15,24 +15,24 @@ import (
 	"time"
 
 	"github.com/foyer-dev/foyer/booking"
-	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 // jwksServer serves a key set that the test can change, counting fetches.
 type jwksServer struct {
 	mu      sync.Mutex
-	keys    []*waitingroom.SigningKey
+	keys    []*pass.Signer
 	fetches atomic.Int32
 	srv     *httptest.Server
 }
 
-func newJWKSServer(t *testing.T, keys ...*waitingroom.SigningKey) *jwksServer {
+func newJWKSServer(t *testing.T, keys ...*pass.Signer) *jwksServer {
 	s := &jwksServer{keys: keys}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.fetches.Add(1)
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		var set waitingroom.JWKS
+		var set pass.JWKS
 		for _, k := range s.keys {
 			set.Keys = append(set.Keys, k.JWK())
 		}
@@ -42,22 +42,22 @@ func newJWKSServer(t *testing.T, keys ...*waitingroom.SigningKey) *jwksServer {
 	return s
 }
 
-func (s *jwksServer) set(keys ...*waitingroom.SigningKey) {
+func (s *jwksServer) set(keys ...*pass.Signer) {
 	s.mu.Lock()
 	s.keys = keys
 	s.mu.Unlock()
 }
 
-func mustKey(t *testing.T) *waitingroom.SigningKey {
-	k, err := waitingroom.GenerateSigningKey()
+func mustKey(t *testing.T) *pass.Signer {
+	k, err := pass.GenerateSigner()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return k
 }
 
-func issue(t *testing.T, k *waitingroom.SigningKey, room, sub string, at time.Time) string {
-	tok, err := k.IssuePass(waitingroom.Pass{Room: room, Subject: sub, IssuedAt: at, ExpiresAt: at.Add(10 * time.Minute)}, waitingroom.DefaultIssuer)
+func issue(t *testing.T, k *pass.Signer, room, sub string, at time.Time) string {
+	tok, err := k.Sign(pass.Claims{Room: room, Subject: sub, IssuedAt: at, ExpiresAt: at.Add(10 * time.Minute)}, pass.DefaultIssuer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +65,8 @@ func issue(t *testing.T, k *waitingroom.SigningKey, room, sub string, at time.Ti
 }
 
 // issueBy issues a pass as another issuer than the gateway's default.
-func issueBy(t *testing.T, k *waitingroom.SigningKey, iss, room, sub string, at time.Time) string {
-	tok, err := k.IssuePass(waitingroom.Pass{Room: room, Subject: sub, IssuedAt: at, ExpiresAt: at.Add(10 * time.Minute)}, iss)
+func issueBy(t *testing.T, k *pass.Signer, iss, room, sub string, at time.Time) string {
+	tok, err := k.Sign(pass.Claims{Room: room, Subject: sub, IssuedAt: at, ExpiresAt: at.Add(10 * time.Minute)}, iss)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestPassesFromJWKSURL(t *testing.T) {
 func TestPassesAnyRoomAndFile(t *testing.T) {
 	clock := booking.NewManualClock(time.Now())
 	k := mustKey(t)
-	set, _ := json.Marshal(waitingroom.JWKS{Keys: []waitingroom.JWK{k.JWK()}})
+	set, _ := json.Marshal(pass.JWKS{Keys: []pass.JWK{k.JWK()}})
 	path := filepath.Join(t.TempDir(), "jwks.json")
 	if err := os.WriteFile(path, set, 0o600); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/foyer-dev/foyer/booking"
 	"github.com/foyer-dev/foyer/booking/payments"
-	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 // idempotencyCounter is what both stores offer to count their records.
@@ -36,12 +36,12 @@ func TestUntrustedInputLeavesNothing(t *testing.T) {
 		holds := fmt.Sprintf("/api/events/%d/holds", id)
 		body := `{"id":"evt_forged","type":"payment_intent.succeeded","data":{"object":{"id":"pi_x","amount":100}}}`
 		now := h.clock.Now()
-		other, err := waitingroom.GenerateSigningKey()
+		other, err := pass.GenerateSigner()
 		if err != nil {
 			t.Fatal(err)
 		}
-		passAs := func(k *waitingroom.SigningKey, iss, room string) string {
-			tok, err := k.IssuePass(waitingroom.Pass{Room: room, Subject: "fan", IssuedAt: now, ExpiresAt: now.Add(time.Hour)}, iss)
+		passAs := func(k *pass.Signer, iss, room string) string {
+			tok, err := k.Sign(pass.Claims{Room: room, Subject: "fan", IssuedAt: now, ExpiresAt: now.Add(time.Hour)}, iss)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,11 +65,11 @@ func TestUntrustedInputLeavesNothing(t *testing.T) {
 				[]string{payments.SignatureHeader, payments.Sign([]byte("whsec_test"), now, []byte(body+" "))}, 400, booking.CodeInvalidSignature},
 			{"garbage signature", "POST", "/api/payments/webhook", body, []string{payments.SignatureHeader, "t=x,v1=zz"}, 400, booking.CodeInvalidSignature},
 			{"pass for another room", "POST", holds, `{"section":"A","quantity":1}`,
-				[]string{booking.PassHeader, passAs(h.key, waitingroom.DefaultIssuer, "another-room")}, 401, booking.CodeUnauthorized},
+				[]string{booking.PassHeader, passAs(h.key, pass.DefaultIssuer, "another-room")}, 401, booking.CodeUnauthorized},
 			{"pass from another issuer", "POST", holds, `{"section":"A","quantity":1}`,
 				[]string{booking.PassHeader, passAs(h.key, "another-gateway", "onsale")}, 401, booking.CodeUnauthorized},
 			{"pass signed by another key", "POST", holds, `{"section":"A","quantity":1}`,
-				[]string{booking.PassHeader, passAs(other, waitingroom.DefaultIssuer, "onsale")}, 401, booking.CodeUnauthorized},
+				[]string{booking.PassHeader, passAs(other, pass.DefaultIssuer, "onsale")}, 401, booking.CodeUnauthorized},
 		}
 		before := snapshot(t, h, id)
 		for i, c := range cases {

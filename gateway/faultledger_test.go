@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 // passLedger is the origin's log of the passes it was shown, which is how the
@@ -25,7 +26,7 @@ import (
 // it expires.
 type passLedger struct {
 	mu       sync.Mutex
-	verifier *waitingroom.PassVerifier
+	verifier *pass.Verifier
 	passes   map[string]*ledgerPass
 	// late are passes the origin saw again after it had revoked them.
 	late []string
@@ -42,7 +43,7 @@ type ledgerPass struct {
 func newPassLedger(key *waitingroom.SigningKey) *passLedger {
 	keys := map[string]ed25519.PublicKey{key.KeyID(): key.Public()}
 	return &passLedger{
-		verifier: waitingroom.NewPassVerifier(keys, waitingroom.WithClock(now), waitingroom.WithLeeway(5*time.Second)),
+		verifier: pass.NewVerifier(keys, pass.WithClock(now), pass.WithLeeway(5*time.Second)),
 		passes:   make(map[string]*ledgerPass),
 	}
 }

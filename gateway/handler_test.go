@@ -14,6 +14,7 @@ import (
 
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/memstore"
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 	"github.com/foyer-dev/foyer/waitingroom/storetest"
 )
 
@@ -210,11 +211,11 @@ func TestJWKSVerifiesPasses(t *testing.T) {
 	o := &origin{}
 	serve(h, o, get("/"))
 	rec := serve(h, &origin{}, get("/_waiting-room/jwks.json"))
-	keys, err := waitingroom.ParseJWKS(rec.Body.Bytes())
+	keys, err := pass.ParseJWKS(rec.Body.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := waitingroom.NewPassVerifier(keys, waitingroom.WithIssuer(waitingroom.DefaultIssuer))
+	v := pass.NewVerifier(keys, pass.WithIssuer(pass.DefaultIssuer))
 	p, err := v.Verify(o.lastReq.Header.Get(headerPass), "unit")
 	if err != nil {
 		t.Fatalf("an origin with only the JWKS cannot verify the pass: %v", err)

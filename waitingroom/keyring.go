@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 // MaxVerifyingKeys bounds how many keys a room verifies with besides the one
@@ -19,7 +21,7 @@ const MaxVerifyingKeys = 4
 type Keyring struct {
 	current *SigningKey
 	others  []*SigningKey
-	jwks    JWKS
+	jwks    pass.JWKS
 }
 
 // NewKeyring builds a keyring. Keys that repeat the current key or one
@@ -28,7 +30,7 @@ func NewKeyring(current *SigningKey, others ...*SigningKey) (*Keyring, error) {
 	if current == nil {
 		return nil, errors.New("keyring needs a current key")
 	}
-	kr := &Keyring{current: current, jwks: JWKS{Keys: []JWK{current.JWK()}}}
+	kr := &Keyring{current: current, jwks: pass.JWKS{Keys: []pass.JWK{current.JWK()}}}
 	seen := map[string]bool{current.KeyID(): true}
 	for _, k := range others {
 		if k == nil || seen[k.KeyID()] {
@@ -58,9 +60,9 @@ func (kr *Keyring) KeyIDs() []string {
 
 // JWKS is the public half of every key, the current one first. The result is
 // shared: callers must not change it.
-func (kr *Keyring) JWKS() JWKS { return kr.jwks }
+func (kr *Keyring) JWKS() pass.JWKS { return kr.jwks }
 
-// PublicKeys indexes every public key by key ID, for a PassVerifier.
+// PublicKeys indexes every public key by key ID, for a pass.Verifier.
 func (kr *Keyring) PublicKeys() map[string]ed25519.PublicKey {
 	m := make(map[string]ed25519.PublicKey, 1+len(kr.others))
 	m[kr.current.KeyID()] = kr.current.Public()

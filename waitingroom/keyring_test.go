@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 func TestKeyringOpensTicketsOfEveryKey(t *testing.T) {
@@ -51,7 +53,7 @@ func TestKeyringJWKSListsEveryKeyOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := ParseJWKS(data)
+	keys, err := pass.ParseJWKS(data)
 	if err != nil || len(keys) != 3 || !keys[a.KeyID()].Equal(a.Public()) || !keys[next.KeyID()].Equal(next.Public()) {
 		t.Fatalf("parsed back %d keys (%v); want the three public keys by kid", len(keys), err)
 	}

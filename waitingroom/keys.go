@@ -6,20 +6,19 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 // SigningKey is the room operator's Ed25519 key. It signs passes (EdDSA JWTs that
 // origins verify with the public half) and, through a derived secret, tickets
 // (which only gateways read). Every node that serves a room must hold the same key.
 type SigningKey struct {
-	private   ed25519.PrivateKey
-	public    ed25519.PublicKey
-	kid       string
+	signer    *pass.Signer // signs passes, and names the key (its kid)
 	ticketKey []byte
 	seedKey   []byte    // keys the MAC of proof-of-work seeds
 	seedMACs  sync.Pool // of keyed HMAC-SHA256 states for seeds
@@ -37,7 +36,6 @@ func GenerateSigningKey() (*SigningKey, error) {
 
 // NewSigningKey wraps an existing Ed25519 private key.
 func NewSigningKey(priv ed25519.PrivateKey) *SigningKey {
-	pub := priv.Public().(ed25519.PublicKey)
 	// The ticket secret is derived, not the signing key itself, so that the two uses
 	// can never be confused and rotating one rotates both.
 	mac := hmac.New(sha256.New, priv.Seed())
@@ -46,9 +44,7 @@ func NewSigningKey(priv ed25519.PrivateKey) *SigningKey {
 	mac = hmac.New(sha256.New, priv.Seed())
 	mac.Write([]byte("foyer challenge seed key v1"))
 	return &SigningKey{
-		private:   priv,
-		public:    pub,
-		kid:       Thumbprint(pub),
+		signer:    pass.NewSigner(priv),
 		ticketKey: ticketKey,
 		seedKey:   mac.Sum(nil),
 	}
@@ -77,7 +73,7 @@ func ParseSigningKeyPEM(data []byte) (*SigningKey, error) {
 
 // MarshalPEM encodes the private key as a PKCS #8 PEM block.
 func (k *SigningKey) MarshalPEM() ([]byte, error) {
-	der, err := x509.MarshalPKCS8PrivateKey(k.private)
+	der, err := x509.MarshalPKCS8PrivateKey(k.signer.Private())
 	if err != nil {
 		return nil, err
 	}
@@ -85,18 +81,13 @@ func (k *SigningKey) MarshalPEM() ([]byte, error) {
 }
 
 // KeyID is the key's RFC 7638 thumbprint, used as the JWT "kid".
-func (k *SigningKey) KeyID() string { return k.kid }
+func (k *SigningKey) KeyID() string { return k.signer.KeyID() }
 
 // Public returns the verifying half.
-func (k *SigningKey) Public() ed25519.PublicKey { return k.public }
+func (k *SigningKey) Public() ed25519.PublicKey { return k.signer.Public() }
 
-// JWK returns the public key as a JSON Web Key.
-func (k *SigningKey) JWK() JWK { return PublicJWK(k.public) }
+// JWK returns the public key as published in the room's key set.
+func (k *SigningKey) JWK() pass.JWK { return k.signer.JWK() }
 
-// Thumbprint computes the RFC 7638 SHA-256 thumbprint of an Ed25519 public key.
-func Thumbprint(pub ed25519.PublicKey) string {
-	// The members are fixed and in lexicographic order, as RFC 7638 requires.
-	canonical := `{"crv":"Ed25519","kty":"OKP","x":"` + base64.RawURLEncoding.EncodeToString(pub) + `"}`
-	sum := sha256.Sum256([]byte(canonical))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
+// Signer is the part of the key that signs passes.
+func (k *SigningKey) Signer() *pass.Signer { return k.signer }

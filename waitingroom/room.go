@@ -11,6 +11,7 @@ import (
 
 	"github.com/foyer-dev/foyer/internal/loop"
 	"github.com/foyer-dev/foyer/waitingroom/clientlimit"
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 // Config describes a room to NewRoom.
@@ -58,7 +59,7 @@ type Room struct {
 	keys     *Keyring
 	issuer   string
 	now      func() time.Time
-	verifier *PassVerifier
+	verifier *pass.Verifier
 	passes   *passCache
 	revoked  revocations
 	idled    idleOuts
@@ -193,7 +194,7 @@ func NewRoom(cfg Config) (*Room, error) {
 		openOnFailure: cfg.OpenOnStoreFailure,
 	}
 	r.recall(cfg.Memo, cfg.Resumed)
-	r.verifier = NewPassVerifier(keys.PublicKeys(), WithIssuer(cfg.Issuer), WithClock(cfg.Now), WithLeeway(passLeeway))
+	r.verifier = pass.NewVerifier(keys.PublicKeys(), pass.WithIssuer(cfg.Issuer), pass.WithClock(cfg.Now), pass.WithLeeway(passLeeway))
 	r.publish(r.now(), Snapshot{}, false)
 	return r, nil
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 // Visit is the outcome of a visitor's request: their status, the ticket to hand
@@ -160,7 +162,7 @@ func (r *Room) CheckPass(token string) (Pass, error) {
 func (r *Room) IssuePassthrough() (string, Pass, error) {
 	now := r.now()
 	p := Pass{
-		ID:        NewPassID(),
+		ID:        pass.NewID(),
 		Room:      r.id,
 		Subject:   NewVisitorID().String(),
 		IssuedAt:  now,
@@ -267,7 +269,7 @@ func (r *Room) AdmittedStatus(p Pass) Status {
 
 // JWKS is the key set origins verify passes with: the key that signs, then the
 // others still trusted during a rotation.
-func (r *Room) JWKS() JWKS { return r.keys.JWKS() }
+func (r *Room) JWKS() pass.JWKS { return r.keys.JWKS() }
 
 // KeyIDs lists the IDs of the keys the room verifies with, the signing one first.
 func (r *Room) KeyIDs() []string { return r.keys.KeyIDs() }

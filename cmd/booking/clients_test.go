@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/foyer-dev/foyer/booking"
-	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 // Clients of the process-level tests: passes signed as a gateway would,
@@ -24,17 +24,17 @@ import (
 // passSigner signs admission passes as the gateway would, and publishes its
 // key in a JWKS file the booking processes read.
 type passSigner struct {
-	key  *waitingroom.SigningKey
+	key  *pass.Signer
 	jwks string
 }
 
 func newPassSigner(t *testing.T) *passSigner {
 	t.Helper()
-	key, err := waitingroom.GenerateSigningKey()
+	key, err := pass.GenerateSigner()
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, _ := json.Marshal(waitingroom.JWKS{Keys: []waitingroom.JWK{key.JWK()}})
+	set, _ := json.Marshal(pass.JWKS{Keys: []pass.JWK{key.JWK()}})
 	path := filepath.Join(t.TempDir(), "jwks.json")
 	if err := os.WriteFile(path, set, 0o600); err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ const shopRoom = "onsale"
 // issue signs a pass for customer, valid for an hour.
 func (s *passSigner) issue(customer string) (string, error) {
 	now := time.Now()
-	return s.key.IssuePass(waitingroom.Pass{Room: shopRoom, Subject: customer, IssuedAt: now, ExpiresAt: now.Add(time.Hour)}, waitingroom.DefaultIssuer)
+	return s.key.Sign(pass.Claims{Room: shopRoom, Subject: customer, IssuedAt: now, ExpiresAt: now.Add(time.Hour)}, pass.DefaultIssuer)
 }
 
 func (s *passSigner) pass(t *testing.T, customer string) string {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 // config is everything the service reads from its flags and environment.
@@ -71,7 +71,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	str(&c.redisURL, "redis-url", "REDIS_URL", "", "Redis URL for the outbox stream; empty uses an in-process stream")
 	str(&c.jwks, "jwks", "BOOKING_JWKS", "", "where the gateway publishes its pass keys: a URL (e.g. http://localhost:8080/_waiting-room/jwks.json) or a file")
 	str(&c.room, "room", "BOOKING_ROOM", "", "the gateway's waiting room (its room setting): only passes for it are accepted; required with -jwks")
-	str(&c.issuer, "issuer", "BOOKING_ISSUER", waitingroom.DefaultIssuer, "the gateway's issuer setting: only passes it issued are accepted")
+	str(&c.issuer, "issuer", "BOOKING_ISSUER", pass.DefaultIssuer, "the gateway's issuer setting: only passes it issued are accepted")
 	str(&c.adminToken, "admin-token", "BOOKING_ADMIN_TOKEN", "", "bearer token for /api/admin/; empty disables the admin API")
 	str(&c.publicURL, "public-url", "BOOKING_PUBLIC_URL", "", "the URL fans reach the storefront at, for pay page links and returns (default http://localhost<addr>)")
 	str(&c.webhookURL, "webhook-url", "BOOKING_WEBHOOK_URL", "", "where the fake provider posts its webhooks (default http://127.0.0.1<port>/api/payments/webhook)")
@@ -134,7 +134,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return c, fmt.Errorf("-db-background-conns %q: want 0 (automatic) to 1000", dbBgConns)
 	}
 	if c.issuer == "" {
-		return c, errors.New("-issuer must name the gateway's issuer (default " + waitingroom.DefaultIssuer + ")")
+		return c, errors.New("-issuer must name the gateway's issuer (default " + pass.DefaultIssuer + ")")
 	}
 	if c.jwks == "" && !c.devPasses {
 		return c, errors.New("set -jwks to the gateway's key set (behind Foyer), or -dev-passes for a standalone demo")

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 // devPassCookie carries a self-issued pass in the standalone demo.
@@ -16,7 +16,7 @@ const devPassCookie = "foyer_dev_pass"
 // devPassHandler stands in for the gateway when there is none: POST gives the
 // browser a pass for a fresh customer, in an HttpOnly cookie. It exists only
 // with -dev-passes.
-func devPassHandler(key *waitingroom.SigningKey, room, issuer string) http.Handler {
+func devPassHandler(key *pass.Signer, room, issuer string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
@@ -27,7 +27,7 @@ func devPassHandler(key *waitingroom.SigningKey, room, issuer string) http.Handl
 		_, _ = rand.Read(b)
 		customer := "dev-" + hex.EncodeToString(b)
 		now := time.Now()
-		tok, err := key.IssuePass(waitingroom.Pass{Room: room, Subject: customer, IssuedAt: now, ExpiresAt: now.Add(time.Hour)}, issuer)
+		tok, err := key.Sign(pass.Claims{Room: room, Subject: customer, IssuedAt: now, ExpiresAt: now.Add(time.Hour)}, issuer)
 		if err != nil {
 			http.Error(w, `{"error":"internal_error","message":"could not issue a pass"}`, http.StatusInternalServerError)
 			return

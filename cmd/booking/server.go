@@ -23,7 +23,7 @@ import (
 	"github.com/foyer-dev/foyer/booking/stream"
 	"github.com/foyer-dev/foyer/internal/servertiming"
 	"github.com/foyer-dev/foyer/static"
-	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 // app is the assembled service: its handler and what runs beside it.
@@ -117,7 +117,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 
 	mux := http.NewServeMux()
 	if cfg.devPasses {
-		key, err := waitingroom.GenerateSigningKey()
+		key, err := pass.GenerateSigner()
 		if err != nil {
 			a.close()
 			return nil, err

@@ -21,6 +21,7 @@ import (
 	"github.com/foyer-dev/foyer/booking"
 	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
 
 const rotationRoom = "rotation"
@@ -164,9 +165,8 @@ type originHit struct {
 
 func newPassOrigin(t *testing.T, jwksURL string) *passOrigin {
 	o := &passOrigin{revoke: map[string]time.Time{}}
-	o.passes = booking.NewJWKSPasses(jwksURL, rotationRoom, booking.SystemClock{}, nil)
 	// A test's phases are seconds apart; a real origin's default is 10s.
-	o.passes.MinRefetch = 100 * time.Millisecond
+	o.passes = booking.NewJWKSPasses(jwksURL, rotationRoom, booking.SystemClock{}, nil).WithMinRefetch(100 * time.Millisecond)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sub, err := o.passes.Customer(r)
 		o.mu.Lock()
@@ -216,7 +216,7 @@ func (o *passOrigin) checkInvariants(t *testing.T, limit int, keys ...*waitingro
 	byID := map[string]session{}
 	for _, h := range o.seen {
 		at := h.at
-		v := waitingroom.NewPassVerifier(trusted, waitingroom.WithClock(func() time.Time { return at }), waitingroom.WithLeeway(5*time.Second))
+		v := pass.NewVerifier(trusted, pass.WithClock(func() time.Time { return at }), pass.WithLeeway(5*time.Second))
 		p, err := v.Verify(h.token, rotationRoom)
 		if err != nil {
 			t.Fatalf("the origin accepted a pass that does not verify: %v", err)
@@ -399,7 +399,7 @@ func jwksKids(t *testing.T, jwksURL string) []string {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var set waitingroom.JWKS
+	var set pass.JWKS
 	if err := json.NewDecoder(resp.Body).Decode(&set); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/foyer-dev/foyer/internal/jwks"
+	"github.com/go-jose/go-jose/v4"
 	"github.com/golang-jwt/jwt/v5"
 )
 
@@ -56,14 +58,14 @@ type Config struct {
 // Verifier checks account tokens. It is safe for concurrent use.
 type Verifier struct {
 	cfg    Config
-	static []publicKey // from the PEM key
-	jwks   *jwksSource
+	static []jose.JSONWebKey // from the PEM key
+	jwks   *jwks.Cache
 	parser *jwt.Parser
 	cache  tokenCache
 }
 
 // New checks cfg and prepares a verifier. A JWKS is not fetched here: the
-// first token that needs it does (see jwksSource), so a login service that is
+// first token that needs it does (see jwks.Cache), so a login service that is
 // away at start does not stop the room.
 func New(cfg Config) (*Verifier, error) {
 	if (cfg.JWKSURL == "") == (len(cfg.PublicKeyPEM) == 0) {
@@ -88,9 +90,11 @@ func New(cfg Config) (*Verifier, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.static = []publicKey{{key: key}}
+		v.static = []jose.JSONWebKey{{Key: key}}
 	} else {
-		v.jwks = newJWKSSource(cfg)
+		v.jwks = jwks.NewCache(jwks.URL(cfg.JWKSURL, cfg.Client), jwks.CacheConfig{
+			Now: cfg.Now, FetchTimeout: cfg.FetchTimeout, Refresh: cfg.Refresh, MinRefetch: cfg.MinRefetch,
+		})
 	}
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods(algs),
@@ -189,31 +193,31 @@ func (v *Verifier) Verify(ctx context.Context, token string) (string, error) {
 func (v *Verifier) keyFor(ctx context.Context, t *jwt.Token) (any, error) {
 	kid, _ := t.Header["kid"].(string)
 	alg := t.Method.Alg()
-	var candidates []publicKey
+	var candidates []jose.JSONWebKey
 	if v.static != nil {
 		candidates = v.static
 	} else {
-		ks, err := v.jwks.keys(ctx, kid)
+		ks, err := v.jwks.Keys(ctx, kid)
 		if err != nil {
 			return nil, err
 		}
 		if kid != "" {
-			pk, ok := ks.byKid[kid]
+			k, ok := ks.Key(kid)
 			if !ok {
 				return nil, fmt.Errorf("no key with kid %q", kid)
 			}
-			candidates = []publicKey{pk}
+			candidates = []jose.JSONWebKey{k}
 		} else {
-			candidates = ks.all
+			candidates = ks.Keys
 		}
 	}
 	var keys []jwt.VerificationKey
-	for _, pk := range candidates {
-		if pk.alg != "" && pk.alg != alg {
+	for _, k := range candidates {
+		if k.Algorithm != "" && k.Algorithm != alg {
 			continue
 		}
-		if fits(pk.key, alg) {
-			keys = append(keys, pk.key)
+		if fits(k.Key, alg) {
+			keys = append(keys, k.Key)
 		}
 	}
 	switch len(keys) {
