@@ -36,8 +36,14 @@ func GenerateSigningKey() (*SigningKey, error) {
 
 // NewSigningKey wraps an existing Ed25519 private key.
 func NewSigningKey(priv ed25519.PrivateKey) *SigningKey {
-	// The ticket secret is derived, not the signing key itself, so that the two uses
-	// can never be confused and rotating one rotates both.
+	// The ticket secret and the seed MAC key are derived, not the signing key
+	// itself, so that the uses can never be confused and rotating one rotates
+	// them all. Each is HMAC-SHA256(seed, label), not crypto/hkdf: HKDF-Expand
+	// appends a counter byte to the label, so its output would differ, and
+	// these keys must stay the same bytes across versions. Tickets sit in fans'
+	// cookies and proof-of-work seeds in their pages, and every node of a room
+	// opens what any other sealed, during a rolling upgrade too (docs/ARCHITECTURE.md,
+	// "Failure semantics"); changing the derivation would drop every fan's place.
 	mac := hmac.New(sha256.New, priv.Seed())
 	mac.Write([]byte("foyer ticket key v1"))
 	ticketKey := mac.Sum(nil)
