@@ -60,7 +60,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error)
 //	    <setting> [<value>...]
 //	}
 //
-// The settings are caddyfileSettings (and the README's table, made from it):
+// The settings are caddyfileSettings (and the settings table of docs/configuration.md, made from it):
 // most take one value of their kind (text, a positive whole number, a positive
 // duration) or are bare flags; store and previous_signing_keys have their own
 // syntax.

@@ -14,7 +14,7 @@ import (
 // its kind, default, limits and doc from the room's table
 // (waitingroom.SettingDefs); a setting of the gateway alone says them here.
 // The Caddyfile parser, the handler's JSON twin, the admin API's list of
-// settings it cannot change and the README's table are all driven by
+// settings it cannot change and the settings table (docs/configuration.md) are all driven by
 // caddyfileSettings, in its order.
 type caddyfileSetting struct {
 	name string
@@ -30,7 +30,7 @@ type caddyfileSetting struct {
 	// waitingroom.CheckText takes, as a room's text settings must.
 	text bool
 
-	// For settings of the gateway alone, what the README shows.
+	// For settings of the gateway alone, what docs/configuration.md shows.
 	syntax, defaultDoc, limits, doc string
 }
 
@@ -44,9 +44,9 @@ func roomLine(name string) caddyfileSetting {
 	return caddyfileSetting{name: name, room: d}
 }
 
-// caddyfileSettings are the lines in the README's order: gatewayLines, then
+// caddyfileSettings are the lines in the order of docs/configuration.md: gatewayLines, then
 // any room setting they do not place (so that a new room setting is in the
-// Caddyfile, the JSON twin and the README without an edit here; add its
+// Caddyfile, the JSON twin and docs/configuration.md without an edit here; add its
 // roomLine to gatewayLines only to choose its place in the table).
 var caddyfileSettings = withRoomSettings(gatewayLines)
 
@@ -96,7 +96,7 @@ var gatewayLines = []caddyfileSetting{
 		name: "previous_signing_keys", syntax: "previous_signing_keys <path>...", defaultDoc: "none",
 		limits: "at most " + strconv.Itoa(waitingroom.MaxVerifyingKeys) + " keys",
 		doc: "keys that still verify tickets and passes, and are published in `jwks.json`, but sign nothing: " +
-			"see [Rotating the signing key](#rotating-the-signing-key); JSON: an array of paths",
+			"see [Rotating the signing key](operations.md#rotating-the-signing-key); JSON: an array of paths",
 		parse: parsePreviousKeysLine,
 	},
 	{
@@ -110,7 +110,7 @@ var gatewayLines = []caddyfileSetting{
 		limits: "`auto`, or a BCP 47 tag among `languages`",
 		doc: "the language of the room's pages: `auto` takes the browser's `Accept-Language` through CLDR's language matcher, " +
 			"a tag is what every fan reads; either way the page's menu (`?lang=`, kept in a cookie) lets a fan choose another; " +
-			"see [Languages](#languages)",
+			"see [Languages](waiting-page.md#languages)",
 		field: func(h *Handler) any { return &h.Language },
 	},
 	{
@@ -191,7 +191,7 @@ func lookupCaddyfileSetting(name string) (caddyfileSetting, bool) {
 	return caddyfileSetting{}, false
 }
 
-// The README's words for a line, from the room's table for room settings.
+// The settings table's words for a line, from the room's table for room settings.
 
 func (s caddyfileSetting) syntaxText() string {
 	if s.room != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // Kind is what a setting's value is, which decides how it is written in the
-// Caddyfile, in JSON and in the README.
+// Caddyfile, in JSON and in docs/configuration.md.
 type Kind int
 
 // The kinds of setting.
@@ -31,7 +31,7 @@ const (
 type SettingDef struct {
 	// Name is the public name: the Caddyfile's, the JSON's and the admin API's.
 	Name string
-	// Arg is the Caddyfile argument as the README shows it, for text settings
+	// Arg is the Caddyfile argument as docs/configuration.md shows it, for text settings
 	// (other kinds have a standard one; see Syntax).
 	Arg string
 	// Choices are the accepted words of a KindChoice setting.
@@ -46,14 +46,14 @@ type SettingDef struct {
 	ZeroOff bool
 	// MaxLen bounds a text setting's length when > 0.
 	MaxLen int
-	// Rule is a check against other settings, in words for the README; the
+	// Rule is a check against other settings, in words for docs/configuration.md; the
 	// check itself is in Settings.Validate.
 	Rule string
 	// Runtime: an admin may change it while the room runs (see Overrides).
 	Runtime bool
 	// RuntimeOnly: it is room state an admin sets, not configuration.
 	RuntimeOnly bool
-	// Doc is the one line the README shows.
+	// Doc is the one line docs/configuration.md shows.
 	Doc string
 
 	// field points into a Settings at this setting's field: a *string, *int,
@@ -63,7 +63,7 @@ type SettingDef struct {
 	bit   uint64
 }
 
-// SettingDefs lists every room setting, in the README's order.
+// SettingDefs lists every room setting, in the order of docs/configuration.md.
 func SettingDefs() []*SettingDef { return settingDefs }
 
 // LookupSetting finds a room setting by its public name.
@@ -281,7 +281,7 @@ func (d *SettingDef) check(s *Settings) error {
 		if err := CheckText(*p); err != nil {
 			return settingErr(d.Name, "%v", err)
 		}
-		// Characters, as the README says, not bytes: a title in a script
+		// Characters, as docs/configuration.md says, not bytes: a title in a script
 		// of three bytes a character has the same room as one in ASCII.
 		if n := utf8.RuneCountInString(*p); d.MaxLen > 0 && n > d.MaxLen {
 			return settingErr(d.Name, "must be at most %d characters, got %d", d.MaxLen, n)
@@ -319,7 +319,7 @@ func (d *SettingDef) ChoiceList() string {
 }
 
 // Limits says in words what values the setting takes beyond its kind, for the
-// README: its bounds, its length, its rule against other settings.
+// docs/configuration.md: its bounds, its length, its rule against other settings.
 func (d *SettingDef) Limits() string {
 	var parts []string
 	switch {
@@ -358,7 +358,7 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
-// DefaultText says the default as the README shows it.
+// DefaultText says the default as docs/configuration.md shows it.
 func (d *SettingDef) DefaultText() string {
 	switch v := d.Default.(type) {
 	case nil:

@@ -7,11 +7,11 @@ import (
 
 // settingDefs describes every room setting once: its public name, what it
 // takes, its default and limits, whether an admin may change it while the room
-// runs, and the line the README shows for it. Defaults, validation of limits,
+// runs, and the line docs/configuration.md shows for it. Defaults, validation of limits,
 // runtime overrides and the admin API's checks all read this table, and the
-// gateway builds its Caddyfile parser and the README's settings table from it,
+// gateway builds its Caddyfile parser and the settings table of docs/configuration.md from it,
 // so a new setting is one entry here plus its field in Settings. The order is
-// the order of stored overrides and of the admin API's view, and the README's
+// the order of stored overrides and of the admin API's view, and docs/configuration.md's
 // unless the gateway places a setting elsewhere.
 var settingDefs = []*SettingDef{
 	{
@@ -108,7 +108,7 @@ var settingDefs = []*SettingDef{
 		Name: "join_limit", Runtime: true, DefaultDoc: "off",
 		Doc: "new places one client address (IPv6: its /64) may take, n per period, in bursts of up to b (default n), " +
 			"counted for every node sharing a Redis store (per node on the memory store); " +
-			"polls and admitted fans are never limited: see [Bots and abuse](#bots-and-abuse)",
+			"polls and admitted fans are never limited: see [Bots and abuse](bots.md)",
 		field: func(s *Settings) any { return &s.JoinLimit },
 	},
 	{
@@ -116,7 +116,7 @@ var settingDefs = []*SettingDef{
 		Min: MinPoWBits, Max: MaxPoWBits,
 		Doc: "newcomers solve a proof of work before a place is made: a SHA-256 hash with `<bits>` leading " +
 			"zero bits (default " + strconv.Itoa(DefaultPoWBits) + "); JSON and the admin API: `\"pow 20\"` or `\"off\"`; " +
-			"see [Bots and abuse](#bots-and-abuse)",
+			"see [Bots and abuse](bots.md)",
 		field: func(s *Settings) any { return &s.Challenge },
 	},
 	{

@@ -1,7 +1,7 @@
 // Package pass is the admission pass on its own: its claims, the signer the
 // gateway issues it with, the verifier an origin checks it with, the JWKS
 // document the gateway publishes at jwks.json, and a cache that keeps that
-// document fetched (README, "Verifying passes at the origin").
+// document fetched (docs/endpoints.md, "Tickets and passes").
 //
 // It imports nothing of the waiting room's admission (the package
 // waitingroom imports it), so an origin written in Go, such as the booking
