@@ -30,7 +30,7 @@ type caddyfileSetting struct {
 	// give as one line of valid UTF-8, as a room's text settings must.
 	text bool
 
-	// For settings of the gateway alone, what the README shows.
+	// What the README shows; a room setting's, from the room's table.
 	syntax, defaultDoc, limits, doc string
 }
 
@@ -41,7 +41,7 @@ func roomLine(name string) caddyfileSetting {
 	if !ok {
 		panic("gateway: no room setting " + name)
 	}
-	return caddyfileSetting{name: name, room: d}
+	return caddyfileSetting{name: name, room: d, syntax: d.Syntax(), defaultDoc: d.DefaultText(), limits: d.LimitsText(), doc: d.Doc}
 }
 
 // caddyfileSettings are the lines in the README's order: gatewayLines, then
@@ -189,36 +189,6 @@ func lookupCaddyfileSetting(name string) (caddyfileSetting, bool) {
 		}
 	}
 	return caddyfileSetting{}, false
-}
-
-// The README's words for a line, from the room's table for room settings.
-
-func (s caddyfileSetting) syntaxText() string {
-	if s.room != nil {
-		return s.room.Syntax()
-	}
-	return s.syntax
-}
-
-func (s caddyfileSetting) defaultText() string {
-	if s.room != nil {
-		return s.room.DefaultText()
-	}
-	return s.defaultDoc
-}
-
-func (s caddyfileSetting) limitsText() string {
-	if s.room != nil {
-		return s.room.LimitsText()
-	}
-	return s.limits
-}
-
-func (s caddyfileSetting) docText() string {
-	if s.room != nil {
-		return s.room.Doc
-	}
-	return s.doc
 }
 
 func (s caddyfileSetting) runtime() bool { return s.room != nil && s.room.Runtime }

@@ -198,8 +198,8 @@ func TestPatchKnowsEverySetting(t *testing.T) {
 // find out from an error.
 func TestEverySettingStatesItsLimits(t *testing.T) {
 	for _, s := range caddyfileSettings {
-		if strings.TrimSpace(s.limitsText()) == "" {
-			t.Errorf("%s: no limits stated", s.syntaxText())
+		if strings.TrimSpace(s.limits) == "" {
+			t.Errorf("%s: no limits stated", s.syntax)
 		}
 	}
 }

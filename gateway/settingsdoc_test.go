@@ -72,8 +72,8 @@ func settingsTableMarkdown() string {
 		if s.runtime() {
 			runtime = "yes"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", strings.ReplaceAll(s.syntaxText(), "|", `\|`),
-			s.docText(), s.defaultText(), s.limitsText(), runtime)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", strings.ReplaceAll(s.syntax, "|", `\|`),
+			s.doc, s.defaultDoc, s.limits, runtime)
 	}
 	return b.String()
 }
