@@ -56,10 +56,10 @@ test-short:
 	$(GO) test -short -count=1 ./...
 
 # Benchmarks, as ratios against a baseline measured in the same run: every figure of the
-# README's Numbers table, measured by wrk and by our own generator, written into the README.
+# Numbers table of docs/benchmarks.md, measured by wrk and by our own generator, written there.
 bench: build services
 	@./scripts/deps.sh wrk
-	$(BIN)/onsale bench numbers -readme README.md -store redis://127.0.0.1:6379
+	$(BIN)/onsale bench numbers -doc docs/benchmarks.md -store redis://127.0.0.1:6379
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./waitingroom/... ./gateway/
 
 # An on-sale rehearsed on this machine: 100,000 fans for 10,000 seats, memory stores.

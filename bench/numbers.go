@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// NumbersOptions are what the README's Numbers table is measured with.
+// NumbersOptions are what the Numbers table of docs/benchmarks.md is measured with.
 type NumbersOptions struct {
 	Own      Options       // our generator's rounds
 	Wrk      WrkOptions    // wrk's rounds
@@ -27,10 +27,10 @@ type Row struct {
 	Path, Target, Measured, Generator, Command string
 }
 
-// Numbers measures every figure of the README's Numbers table in one run and
+// Numbers measures every figure of the Numbers table (docs/benchmarks.md) in one run and
 // returns the rows, in the table's order. wrk's rows come first for each
 // path: it is a generator we did not write, so its figures are the
-// authoritative ones (see the README); ours are beside them as a check.
+// authoritative ones (see docs/benchmarks.md); ours are beside them as a check.
 func Numbers(o NumbersOptions) ([]Row, error) {
 	own := fmt.Sprintf("onsale, %d conns, %d×%gs rounds", o.Own.Conns, o.Own.Rounds, o.Own.RoundSecs)
 	wrk := fmt.Sprintf("wrk, %d threads, %d conns, %d×%s rounds", o.Wrk.Threads, o.Wrk.Conns, o.Wrk.Rounds, o.Wrk.Round)
@@ -238,7 +238,7 @@ func Machine() string {
 	return fmt.Sprintf("%d cores (%s), %s/%s, %s", runtime.NumCPU(), model, runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
 
-// Table renders the rows as the README's Numbers table, with when and where
+// Table renders the rows as the Numbers table of docs/benchmarks.md, with when and where
 // they were measured.
 func Table(rows []Row, when time.Time) string {
 	var b strings.Builder
@@ -251,14 +251,15 @@ func Table(rows []Row, when time.Time) string {
 	return b.String()
 }
 
-// Between markers of the README, the table make bench writes.
+// Between these markers of docs/benchmarks.md, the table make bench writes.
 const (
 	numbersBegin = "<!-- numbers:begin -->"
 	numbersEnd   = "<!-- numbers:end -->"
 )
 
-// WriteReadme replaces the Numbers table of the README at path.
-func WriteReadme(path, table string) error {
+// WriteDoc replaces the Numbers table of the Markdown file at path
+// (docs/benchmarks.md for make bench).
+func WriteDoc(path, table string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err

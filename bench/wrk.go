@@ -13,7 +13,7 @@ import (
 
 // WrkOptions are what the wrk comparison takes. wrk is a load generator we
 // did not write: its figures check our own generator's, and they are the
-// ones the README's Numbers table calls authoritative (see the README).
+// ones the Numbers table of docs/benchmarks.md calls authoritative (see there).
 type WrkOptions struct {
 	Foyer     string        // path of the foyer binary
 	Wrk       string        // path of the wrk binary

@@ -64,23 +64,23 @@ func TestParseBenchLine(t *testing.T) {
 	}
 }
 
-func TestWriteReadmeReplacesOnlyTheTable(t *testing.T) {
-	path := t.TempDir() + "/README.md"
+func TestWriteDocReplacesOnlyTheTable(t *testing.T) {
+	path := t.TempDir() + "/benchmarks.md"
 	before := "# x\n\n## Numbers\n\n" + numbersBegin + "\nold table\n" + numbersEnd + "\n\nafter\n"
 	if err := os.WriteFile(path, []byte(before), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rows := []Row{{"a path", "≥ 1×", ratioCell([]Ratio{{Throughput: 0.98, ThroughputLow: 0.95, ThroughputHigh: 1.01, P99: 1.02, P99Low: 0.9, P99High: 1.1}}, 0), "wrk", "`x`"}}
-	if err := WriteReadme(path, Table(rows, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))); err != nil {
+	if err := WriteDoc(path, Table(rows, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
 	got := string(b)
 	if strings.Contains(got, "old table") || !strings.HasSuffix(got, numbersEnd+"\n\nafter\n") || !strings.HasPrefix(got, "# x\n\n## Numbers\n\n"+numbersBegin+"\nMeasured 2026-12-01") ||
 		!strings.Contains(got, "| a path | ≥ 1× | **0.98×** (0.95–1.01), p99 1.02× (0.90–1.10) | wrk | `x` |") {
-		t.Errorf("README after:\n%s", got)
+		t.Errorf("the page after:\n%s", got)
 	}
-	if err := WriteReadme(t.TempDir()+"/none.md", "x"); err == nil {
-		t.Error("a missing README was written")
+	if err := WriteDoc(t.TempDir()+"/none.md", "x"); err == nil {
+		t.Error("a missing page was written")
 	}
 }

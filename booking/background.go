@@ -9,7 +9,7 @@ type backgroundKey struct{}
 // idempotency pruner and the payment provider's webhooks. A store across the
 // network may serve such work from connections of its own, so that however
 // much of it piles up, the fans' requests never queue behind it for a
-// connection (README, "The booking service").
+// connection (docs/booking.md, "The booking service").
 func Background(ctx context.Context) context.Context {
 	if IsBackground(ctx) {
 		return ctx

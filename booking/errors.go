@@ -112,6 +112,8 @@ const (
 	CodeUnavailable      = "service_unavailable"
 	CodePaymentFailed    = "payment_failed"
 	CodeInternal         = "internal_error"
+	// CodeCrossOrigin refuses a storefront form posted from another site.
+	CodeCrossOrigin = "cross_origin_request"
 )
 
 // KindOf reports the kind of err, or 0 for an unclassified error.

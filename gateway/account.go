@@ -19,7 +19,7 @@ import (
 
 // AccountConfig is the account block: the site's own login issues a signed
 // token (a JWT), and with it the room gives each account one place at most
-// (README, "The account block").
+// (docs/configuration.md, "The account block").
 type AccountConfig struct {
 	// JWKSURL is where the login publishes its public keys (a JWKS). It is
 	// fetched when first needed, kept, refreshed every JWKSRefresh and at once

@@ -135,7 +135,7 @@ func (c *fanClient) join(seed, nonce string, only ...string) clientReply {
 
 // solveChallenge asks for the page as a newcomer's app would, expects the
 // puzzle, and returns its seed and a nonce that answers it. A seed is bound
-// to the client's address, not to any cookie (README, "Answering the proof of
+// to the client's address, not to any cookie (docs/endpoints.md, "Answering the proof of
 // work"), so it is asked for without cookies, by a client of its own.
 func (c *fanClient) solveChallenge() (seed, nonce string) {
 	c.t.Helper()
@@ -180,7 +180,7 @@ func (c *fanClient) liveSocket(only ...string) (refused int, first waitingroom.S
 
 // passSeen is what an origin reads in a pass: whose it is (sub), which
 // session (jti), when that session ends (exp) and the place it was let in
-// from (order_key). README, "What fans, apps and origins see": every pass of
+// from (order_key). docs/endpoints.md, "What fans, apps and origins see": every pass of
 // one session has the same jti, derived from aud, sub and exp.
 type passSeen struct {
 	Sub      string `json:"sub"`
@@ -238,7 +238,7 @@ func originPassOf(body string) string {
 }
 
 // adminFigures are the live figures of a room as Caddy's admin endpoint
-// gives them (README, "Admin API"): the store's counters (seq is the next
+// gives them (docs/configuration.md, "Admin API"): the store's counters (seq is the next
 // order key, so the places made), the live sessions, the admissions still
 // in their grace, the returners waiting for a slot, and the line.
 type adminFigures struct {

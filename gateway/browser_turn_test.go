@@ -166,16 +166,21 @@ func TestBrowserYourTurn(t *testing.T) {
 	}
 	inView.shot(dir, "waiting-notify-focused")
 
-	// The operator lifts queue_all; the next step lets both fans in.
+	// The operator lifts queue_all: the fan in view is told at once that
+	// they are next (their page reloads into that variant), the hidden tab
+	// that it is in line. The first step lets the fan in view in, and tells
+	// the hidden tab it is next.
 	if _, err := h.room.Patch(ctx, waitingroom.OverridesOf(waitingroom.Settings{}, "queue_all")); err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
+	inView.await(variantNext, func(s shown) bool { return s.Variant == variantNext })
+	step := func() {
 		clock.Advance(time.Second)
 		if err := h.room.Tick(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
+	step()
 
 	// In view: the page shows the turn for a moment, then goes to the site.
 	var seen turnShown
@@ -198,6 +203,23 @@ func TestBrowserYourTurn(t *testing.T) {
 		t.Errorf("in view, the fan was not taken to the site: %+v", inView.turn())
 	}
 	inView.noErrors("your turn, in view")
+
+	// The hidden tab heard it is next (a new variant of the page) but did
+	// not reload: nobody looks at it, and were its reload to land after its
+	// turn came, the fan's own URL would take them to the site behind their
+	// back. Then the next steps let it in.
+	if s := away.turn(); s.Shop {
+		t.Fatal("the hidden tab went on to the site before its turn")
+	}
+	var hiddenPage shown
+	if raw, err := chromedp.Run(away.ctx, chromedp.Evaluate[string](readPage)); err != nil || json.Unmarshal([]byte(raw), &hiddenPage) != nil {
+		t.Fatalf("reading the hidden tab: %v", err)
+	}
+	if hiddenPage.Variant != variantQueueAll {
+		t.Errorf("the hidden tab reloaded into %q while nobody looked at it", hiddenPage.Variant)
+	}
+	step()
+	step()
 
 	// Away: the page shows the turn, notifies, and waits for the fan.
 	var got turnShown

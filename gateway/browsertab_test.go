@@ -213,7 +213,7 @@ func (f *tab) shot(dir, name string) {
 
 // noErrors fails the test for anything the tab's pages wrote to the console
 // as an error, or threw. Chromium logs an error status of the document itself
-// as a console error; the busy page is answered 503 on purpose (README, "What
+// as a console error; the busy page is answered 503 on purpose (docs/operations.md, "What
 // survives what": newcomers get 503 with Retry-After, which load balancers and
 // monitors read), so that one line is allowed for it, and nothing else.
 func (f *tab) noErrors(when string, allowStatus ...int) {

@@ -58,7 +58,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error)
 //	    <setting> [<value>...]
 //	}
 //
-// The settings are caddyfileSettings (and the README's table, made from it):
+// The settings are caddyfileSettings (and the settings table of docs/configuration.md, made
+// from it):
 // most take one value of their type (see waitingroom.Value: text, a number, a
 // duration, a time) or are bare flags; a join limit and a challenge take a
 // few words; store, the lists and the account block have their own syntax.

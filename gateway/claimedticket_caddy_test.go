@@ -8,7 +8,7 @@ import (
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
-// A fan has one session (README, "What fans, apps and origins see"): a claim
+// A fan has one session (docs/endpoints.md, "What fans, apps and origins see"): a claim
 // while it is live returns it, with its end, so whoever holds the fan's ticket
 // gets a pass of that session, the same jti and exp. The ticket a fan holds
 // once admitted is marked claimed; sent again without the pass (a browser that
@@ -16,7 +16,7 @@ import (
 // still name that one session: not a new place at the back, and not a new
 // session beside the first, or a room at 600 a minute hands one client as
 // many sessions as it asks for. With the account block the same holds per
-// account (README, "The account block"): one place, and so one session.
+// account (docs/configuration.md, "The account block"): one place, and so one session.
 
 // claimedRoomConfig is an open room (600 a minute, 50 at once) in front of an
 // origin that echoes the pass it was given; extra adds lines to the
@@ -214,7 +214,7 @@ func checkOneSessionPerTry(t *testing.T, clock *testClock, room string, fan *fan
 }
 
 // TestAccountHoldsOneSessionWhateverTicketItSends: with the account block,
-// an account holds one place and so one session (README, "The account
+// an account holds one place and so one session (docs/configuration.md, "The account
 // block"). Three fans without an account walk in; then alice, signed in,
 // walks in too. She comes back five times sending her latest ticket and her
 // login cookie, and no pass: each time she must get her one session's pass

@@ -38,7 +38,7 @@ const (
 // ConnLimit is the caddy.listeners.foyer_conn_limit listener wrapper. It caps
 // the connections one client address holds open at once, and optionally all
 // of them together, so that idle connections opened by the thousand cannot
-// use up the node's file descriptors and lock fans out (see the README,
+// use up the node's file descriptors and lock fans out (see docs/bots.md,
 // "Connection floods"). A connection over a cap is closed as soon as it is
 // accepted, before a byte of it is read and before any TLS handshake, with a
 // reset rather than an orderly close so that the node keeps no state for it.

@@ -108,7 +108,7 @@ type cookieAttrs struct {
 // cookie_partitioned. SameSite=None and Partitioned both need Secure
 // (browsers drop such a cookie without it), so either sets it whatever the
 // request came over; a room that sets them over plain HTTP loses its
-// cookies, which the README says.
+// cookies, which docs/configuration.md says.
 func newCookieAttrs(sameSite string, partitioned bool) cookieAttrs {
 	var a cookieAttrs
 	switch sameSite {

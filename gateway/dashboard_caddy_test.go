@@ -14,7 +14,7 @@ import (
 )
 
 // dashboardSites is two rooms and the dashboard behind basic_auth, as the
-// README shows it.
+// docs/operations.md shows it.
 func dashboardSites(t *testing.T) string {
 	t.Helper()
 	hash, err := bcrypt.GenerateFromPassword([]byte(dashPassword), bcrypt.MinCost)
@@ -63,7 +63,7 @@ func dashRequest(t *testing.T, url string, auth bool) (*http.Response, string) {
 	return resp, string(body)
 }
 
-// TestCaddyDashboard: the Caddyfile of the README mounts the dashboard behind
+// TestCaddyDashboard: the Caddyfile of docs/operations.md mounts the dashboard behind
 // basic_auth; it shows every room of the node, and nobody without the
 // password sees anything of it.
 func TestCaddyDashboard(t *testing.T) {
@@ -96,10 +96,10 @@ func TestCaddyDashboard(t *testing.T) {
 	}
 }
 
-// TestREADMEDashboardCaddyfile: the README's dashboard Caddyfile adapts, and
+// TestREADMEDashboardCaddyfile: the dashboard Caddyfile of docs/operations.md adapts, and
 // puts basic_auth before the dashboard, so nobody sees it without the password.
 func TestREADMEDashboardCaddyfile(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,14 +110,14 @@ func TestREADMEDashboardCaddyfile(t *testing.T) {
 		}
 	}
 	if block == "" {
-		t.Fatal("the README shows no Caddyfile with waiting_room_dashboard")
+		t.Fatal("docs/operations.md shows no Caddyfile with waiting_room_dashboard")
 	}
 	adapted, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(block), nil)
 	if err != nil {
-		t.Fatalf("the README's dashboard Caddyfile: %v", err)
+		t.Fatalf("the dashboard Caddyfile of docs/operations.md: %v", err)
 	}
 	if len(warnings) > 0 {
-		t.Fatalf("the README's dashboard Caddyfile: %v", warnings)
+		t.Fatalf("the dashboard Caddyfile of docs/operations.md: %v", warnings)
 	}
 	js := string(adapted)
 	auth, dash := strings.Index(js, `"handler":"authentication"`), strings.Index(js, `"handler":"waiting_room_dashboard"`)

@@ -45,7 +45,7 @@ const (
 	eventDataDownSeconds = "down_seconds"
 )
 
-// EventNames are the events a room emits, in the README's order.
+// EventNames are the events a room emits, in the order of docs/operations.md ("Events").
 var EventNames = []string{
 	EventPaused, EventResumed, EventQueueAllOn, EventQueueAllOff, EventSoldOut, EventReopened,
 	EventPrequeueOpened, EventStarted, EventClosed, EventStoreLost, EventStoreBack, EventReseeded,

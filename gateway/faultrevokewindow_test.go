@@ -11,7 +11,7 @@ import (
 )
 
 // revocationWindow is how soon after the store answers again every node
-// refuses a pass revoked while it was away (README, "What survives what").
+// refuses a pass revoked while it was away (docs/operations.md, "What survives what").
 const revocationWindow = 600 * time.Millisecond
 
 // TestFaultRevocationsReachEveryNodeAfterOutage: three nodes run their

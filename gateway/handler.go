@@ -35,7 +35,7 @@ type Handler struct {
 	// the rest of waitingroom.SettingDefs but for the room state an admin
 	// sets (paused, sold_out). In JSON they sit beside the fields below,
 	// each under its snake_case name, durations in nanoseconds or Go syntax
-	// ("10m"), times in RFC 3339; see MarshalJSON and the README's table.
+	// ("10m"), times in RFC 3339; see MarshalJSON and the settings table (docs/configuration.md).
 	Settings waitingroom.Settings `json:"-"`
 
 	// SigningKey is the path of an Ed25519 private key (PKCS #8 PEM) that signs
@@ -106,7 +106,7 @@ type Handler struct {
 	OnStoreFailure string `json:"on_store_failure,omitempty"`
 
 	// Account keeps each account to one place, from a token the site's own
-	// login issues (README, "The account block"). Absent: every browser is a
+	// login issues (docs/configuration.md, "The account block"). Absent: every browser is a
 	// visitor of its own.
 	Account *AccountConfig `json:"account,omitempty"`
 

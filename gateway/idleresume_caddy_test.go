@@ -11,7 +11,7 @@ import (
 
 // With session_idle_timeout, an admitted fan who sends nothing for that long
 // loses the session and the slot, and session_duration stays the hard limit
-// (README, "Who is still in line", and the settings table). Coming back within
+// (docs/line.md, "Who is still in line", and the settings table). Coming back within
 // return_window lets them resume the session they had, for the time it had
 // left: an idle-out must never be a way to open a new, full session at the
 // front of the line, again and again. This test plays such an idler against
@@ -305,7 +305,7 @@ func (sc *idleScenario) admit(a *idleActor, s int, p passSeen) {
 	}
 }
 
-// checkPosition holds a waiting client's position to the README's promise:
+// checkPosition holds a waiting client's position to the promise of docs/line.md:
 // it never rises between two looks at the same place.
 func (sc *idleScenario) checkPosition(a *idleActor, s int, st waitingroom.Status) {
 	tk := openTicket(sc.t, sc.room, a.c.cookies["foyer_ticket"])

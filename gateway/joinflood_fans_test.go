@@ -82,7 +82,7 @@ func TestCaddyJoinFloodCostsFansNothing(t *testing.T) {
 		}
 	}
 	// A dozen seconds more: the line's pace is measured, so waits are
-	// estimated (README: none before ten measured seconds).
+	// estimated (docs/endpoints.md: none before ten measured seconds).
 	clock.step(t, 12)
 	before := make([]waitingroom.Status, fansAhead)
 	for i, f := range ahead {

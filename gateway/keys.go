@@ -39,8 +39,8 @@ func loadKeys(ctx caddy.Context, path string, previous []string, now time.Time) 
 		// Storage holding more keys than a node verifies with (written by
 		// an older rotate-key, or by hand) must not stop the node: it
 		// leaves out the oldest, which signed least of what is still out
-		// there, and says so. The README's "Rotating the signing key"
-		// tells how rotate-key keeps within the bound.
+		// there, and says so. "Rotating the signing key" in
+		// docs/operations.md tells how rotate-key keeps within the bound.
 		if room := max(waitingroom.MaxVerifyingKeys-len(previous), 0); len(others) > room {
 			var left []string
 			for _, k := range others[room:] {

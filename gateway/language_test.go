@@ -42,7 +42,7 @@ func englishText(variant string) fanText {
 
 // TestBuiltinCatalogsAreComplete: every built-in catalog has every key
 // English has and no other, the same placeholders, and every plural form its
-// language's numbers take; at least the fifteen languages the README lists.
+// language's numbers take; at least the fifteen languages docs/waiting-page.md lists.
 func TestBuiltinCatalogsAreComplete(t *testing.T) {
 	all, err := builtinCatalogs()
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
-// Limits across nodes (README, "Bots and abuse"): two gateway nodes share a
+// Limits across nodes (docs/bots.md, "Bots and abuse"): two gateway nodes share a
 // private redis-server behind a round-robin balancer, the test sending one
 // client's requests to each in turn. join_limit and the spent seeds are kept
 // by the store for the room, so the nodes together give what one would.

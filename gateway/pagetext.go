@@ -11,7 +11,7 @@ import (
 // the live page's updates both come from fanShapes, worded in the fan's
 // language from the message catalogs (language.go, package i18n), and from
 // pageViewOf, so a fan who reloads reads what the live page showed them
-// (README, "What fans read").
+// (docs/waiting-page.md, "What fans read").
 
 // fanText is the wording and the shape of the page for one variant.
 type fanText struct {
@@ -41,8 +41,8 @@ const (
 	variantPrequeue     = "prequeue"
 	variantPaused       = "paused"
 	variantQueueAll     = "queue_all"
-	// A fan back from a lapsed turn waits at the front (see README, "What
-	// fans, apps and origins see"); their page polls, each poll a claim.
+	// A fan back from a lapsed turn waits at the front (see docs/line.md, "Coming
+	// back after a lapsed turn"); their page polls, each poll a claim.
 	variantReturned         = "returned"
 	variantPausedReturned   = "paused_returned"
 	variantQueueAllReturned = "queue_all_returned"

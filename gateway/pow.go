@@ -23,7 +23,7 @@ type answer struct {
 }
 
 // answerRefusals maps each refused answer to its status and error code, the
-// contract the README states ("What fans, apps and origins see").
+// contract docs/endpoints.md states ("Answering the proof of work").
 var answerRefusals = []struct {
 	err  error
 	code int

@@ -62,7 +62,7 @@ func browserCookie(t *testing.T, ctx context.Context, name string) string {
 // and is let in to the URL it asked for with a ticket and a pass, with no
 // click. A second browser, with the room full, solves its own and waits in
 // line holding a ticket. Then the worker's speed is measured on the page, for
-// the README's figures.
+// the figures of docs/bots.md.
 func TestBrowserSolvesTheChallenge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")

@@ -23,7 +23,7 @@ import (
 	"github.com/foyer-dev/foyer/internal/redistest"
 )
 
-// The proof-of-work contract as the README states it, exercised by a client
+// The proof-of-work contract as docs/endpoints.md states it, exercised by a client
 // written from that text alone: its own JSON shapes, its own SHA-256 loop,
 // nothing of the server's code. A newcomer's status says
 // "state": "challenge" with "challenge": {"algorithm":

@@ -14,7 +14,8 @@ import (
 // its value type, default, limits and doc from the room's table
 // (waitingroom.SettingDefs); a setting of the gateway alone says them here.
 // The Caddyfile parser, the handler's JSON, the admin API's list of settings
-// it cannot change and the README's table are all driven by
+// it cannot change and the settings table (docs/configuration.md) are all
+// driven by
 // caddyfileSettings, in its order.
 type caddyfileSetting struct {
 	name string
@@ -30,7 +31,7 @@ type caddyfileSetting struct {
 	// give as one line of valid UTF-8, as a room's text settings must.
 	text bool
 
-	// What the README shows; a room setting's, from the room's table.
+	// What docs/configuration.md shows; a room setting's, from the room's table.
 	syntax, defaultDoc, limits, doc string
 }
 
@@ -44,9 +45,9 @@ func roomLine(name string) caddyfileSetting {
 	return caddyfileSetting{name: name, room: d, syntax: d.Syntax(), defaultDoc: d.DefaultText(), limits: d.LimitsText(), doc: d.Doc}
 }
 
-// caddyfileSettings are the lines in the README's order: gatewayLines, then
+// caddyfileSettings are the lines in the order of docs/configuration.md: gatewayLines, then
 // any room setting they do not place (so that a new room setting is in the
-// Caddyfile, the JSON twin and the README without an edit here; add its
+// Caddyfile, the JSON twin and docs/configuration.md without an edit here; add its
 // roomLine to gatewayLines only to choose its place in the table).
 var caddyfileSettings = withRoomSettings(gatewayLines)
 
@@ -96,7 +97,7 @@ var gatewayLines = []caddyfileSetting{
 		name: "previous_signing_keys", syntax: "previous_signing_keys <path>...", defaultDoc: "none",
 		limits: "at most " + strconv.Itoa(waitingroom.MaxVerifyingKeys) + " keys",
 		doc: "keys that still verify tickets and passes, and are published in `jwks.json`, but sign nothing: " +
-			"see [Rotating the signing key](#rotating-the-signing-key); JSON: an array of paths",
+			"see [Rotating the signing key](operations.md#rotating-the-signing-key); JSON: an array of paths",
 		parse: parsePreviousKeysLine,
 	},
 	{
@@ -110,7 +111,7 @@ var gatewayLines = []caddyfileSetting{
 		limits: "`auto`, or a BCP 47 tag among `languages`",
 		doc: "the language of the room's pages: `auto` takes the browser's `Accept-Language` through CLDR's language matcher, " +
 			"a tag is what every fan reads; either way the page's menu (`?lang=`, kept in a cookie) lets a fan choose another; " +
-			"see [Languages](#languages)",
+			"see [Languages](waiting-page.md#languages)",
 		field: func(h *Handler) waitingroom.Value { return (*waitingroom.Text)(&h.Language) },
 	},
 	{

@@ -193,7 +193,7 @@ func TestPatchKnowsEverySetting(t *testing.T) {
 	}
 }
 
-// TestEverySettingStatesItsLimits: the README's table says, for every line of
+// TestEverySettingStatesItsLimits: the settings table of docs/configuration.md says, for every line of
 // the waiting_room block, what it accepts; an empty cell left the reader to
 // find out from an error.
 func TestEverySettingStatesItsLimits(t *testing.T) {

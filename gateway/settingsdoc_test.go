@@ -11,9 +11,9 @@ import (
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
-var updateREADME = flag.Bool("update-readme", false, "rewrite README.md's generated settings table and runtime list")
+var updateREADME = flag.Bool("update-readme", false, "rewrite docs/configuration.md's generated settings table and runtime list")
 
-// The README's generated parts sit between these markers.
+// docs/configuration.md's generated parts sit between these markers.
 const (
 	settingsBegin = "<!-- settings:begin -->"
 	settingsEnd   = "<!-- settings:end -->"
@@ -21,11 +21,11 @@ const (
 	runtimeEnd    = "<!-- runtime-settings:end -->"
 )
 
-// TestREADMESettings fails when README.md's settings table or its list of
+// TestREADMESettings fails when docs/configuration.md's settings table or its list of
 // runtime settings differs from what the settings tables say; with
 // -update-readme (which `go generate ./gateway/` passes) it rewrites them.
 func TestREADMESettings(t *testing.T) {
-	const path = "../README.md"
+	const path = "../docs/configuration.md"
 	old, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -46,18 +46,18 @@ func TestREADMESettings(t *testing.T) {
 		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Log("README.md: settings rewritten")
+		t.Log(path + ": settings rewritten")
 		return
 	}
-	t.Errorf("README.md's settings are stale: run `go generate ./gateway/` " +
-		"(or `go test ./gateway/ -run '^TestREADMESettings$' -update-readme`) and commit README.md")
+	t.Errorf("%s's settings are stale: run `go generate ./gateway/` "+
+		"(or `go test ./gateway/ -run '^TestREADMESettings$' -update-readme`) and commit it", path)
 }
 
 func replaceBetween(doc, begin, end, text string) (string, error) {
 	i := strings.Index(doc, begin)
 	j := strings.Index(doc, end)
 	if i < 0 || j < i {
-		return doc, fmt.Errorf("README.md has no %s ... %s markers", begin, end)
+		return doc, fmt.Errorf("docs/configuration.md has no %s ... %s markers", begin, end)
 	}
 	return doc[:i+len(begin)] + "\n" + text + doc[j:], nil
 }

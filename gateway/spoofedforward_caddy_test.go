@@ -8,12 +8,12 @@ import (
 	"testing"
 )
 
-// readmeTrustedProxiesGlobals is the servers block the README's join_limit
+// readmeTrustedProxiesGlobals is the servers block docs/bots.md's join_limit
 // section tells operators behind a proxy to use, with the proxy's range
 // swapped for loopback, where the test's proxy connects from.
 func readmeTrustedProxiesGlobals(t *testing.T) string {
 	t.Helper()
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/bots.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,14 +34,14 @@ func readmeTrustedProxiesGlobals(t *testing.T) string {
 		}
 		return strings.Join(lines, "\n")
 	}
-	t.Fatal("the README shows no servers block with trusted_proxies static 10.0.0.0/8")
+	t.Fatal("docs/bots.md shows no servers block with trusted_proxies static 10.0.0.0/8")
 	return ""
 }
 
 // TestCaddyJoinLimitSpoofedForwardedForBehindProxy: a client behind a real
 // proxy (which appends the address it saw to X-Forwarded-For, as nginx,
 // HAProxy, cloud load balancers and Caddy's reverse_proxy do) writes a new
-// X-Forwarded-For of its own on every join. With the README's trusted_proxies
+// X-Forwarded-For of its own on every join. With docs/bots.md's trusted_proxies
 // setup the forged entries on the left buy nothing: the limit follows the
 // address the proxy saw.
 func TestCaddyJoinLimitSpoofedForwardedForBehindProxy(t *testing.T) {

@@ -5,7 +5,7 @@
 // workers steps each fan's small state machine: join, poll, seat map, hold,
 // checkout, pay, order), and then reads what the sale left behind.
 //
-// The verdict answers four questions against the README's targets: did the
+// The verdict answers four questions against the targets of docs/rehearsal.md: did the
 // sale sell out; was any place sold twice (the fans' delivered tickets set
 // against the venue, and the booking service's own invariant check); did
 // admission keep the order of the line (no fan told to wait once a later

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// p99Target is the rehearsal's latency target (README, "Rehearsal").
+// p99Target is the rehearsal's latency target (docs/rehearsal.md, "Rehearsal").
 const p99Target = 50 * time.Millisecond
 
 // afterRun is what the verdict reads from the servers once the fans have

@@ -2,7 +2,7 @@
 # run.sh starts the demo stack: Foyer in front of the booking service, all on
 # embedded memory stores. Ctrl-C stops everything.
 #
-# Its ports come from the environment (make run passes them on; README,
+# Its ports come from the environment (make run passes them on; docs/development.md,
 # "Development"), with these defaults:
 #   FOYER_PORT=8080        the site, what a fan opens
 #   FOYER_ADMIN_PORT=2019  Foyer's admin API (the Caddyfile reads both)

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// One place per account (README, "The account block"): when the site's own
+// One place per account (docs/configuration.md, "The account block"): when the site's own
 // login vouches for a visitor, the room keys their place to the account, so a
 // second browser of the same account is handed the same place (the same order
 // key and visitor, hence the same session once admitted), not a second one.
@@ -20,7 +20,7 @@ import (
 // AccountKey is what a store keeps to name an account: a short hash of the
 // room and the account's id. 64 bits keep a collision between two accounts of
 // one room out of reach (about 1 in 10^7 with a million accounts), while the
-// store's cost per account stays small (README: ≤ 64 bytes in Redis).
+// store's cost per account stays small (docs/configuration.md: ≤ 64 bytes in Redis).
 type AccountKey [8]byte
 
 // NewAccountKey hashes an account id for room.

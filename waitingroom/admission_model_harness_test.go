@@ -27,7 +27,7 @@ import (
 //
 // Every call that a fan's request makes into a Room goes through
 // modelNode.admit, which does what the gateway's handler does with a request
-// (README, "What fans, apps and origins see"): a good pass lets the request
+// (docs/endpoints.md, "What fans, apps and origins see"): a good pass lets the request
 // through; otherwise the ticket cookie is polled; otherwise the visitor
 // joins. When the room gets one entry point for a fan's request, only the
 // body of admit changes: arrival and decision already carry what such an
@@ -214,7 +214,7 @@ func (c modelSettings) String() string {
 
 // room is the settings of the room a run drives: a small cap, so that the
 // cap binds; sessions short and idle sessions ended, so that a run of a few
-// minutes sees sessions end in every way; the rest as README's defaults
+// minutes sees sessions end in every way; the rest as the documented defaults
 // unless drawn.
 func (c modelSettings) room() waitingroom.Settings {
 	return waitingroom.Settings{
@@ -244,23 +244,23 @@ type modelTB interface {
 const (
 	// holeA: a session that idled out comes back, on its ticket, with a new
 	// session of a full session_duration, once per idle-out for ever, where
-	// README ("Who is still in line") keeps session_duration the hard limit.
+	// docs/line.md ("Who is still in line") keeps session_duration the hard limit.
 	holeA = "A"
 	// holeB: a claimed ticket sent without its pass while its session is
-	// live makes a new place (and a new session) each time, where README
+	// live makes a new place (and a new session) each time, where docs/endpoints.md
 	// ("Tickets and passes are bearer tokens") promises the same session.
 	holeB = "B"
 	// holeC: a place the controller skipped as a ghost, in an admission
 	// that let in a live place beyond it, claimed that admission's slot when
 	// its holder came back within the grace; the live fan, claiming in
-	// time, was then a returner (README, "Who is still in line": a skipped
+	// time, was then a returner (docs/line.md, "Who is still in line": a skipped
 	// fan who comes back is a lapsed admission, let in at the front within
 	// the rate, not into another fan's slot).
 	holeC = "C"
 	// holeD: a pass handed out a second or less before its session idled
 	// out (a claim with a copy of the ticket, which is not use of the
 	// session) is let through after the idle-out, on every node, where
-	// README ("Who is still in line") refuses an idled-out session's passes
+	// docs/line.md ("Who is still in line") refuses an idled-out session's passes
 	// from then on.
 	holeD = "D"
 )
@@ -271,7 +271,7 @@ const (
 // room, its holder's beat making it live: a second slot for one visitor, and
 // a claim of it (a copy of the ticket, or the ticket alone) opens the
 // session anew, a whole session_duration from then, past session_duration
-// plus admission_grace after the first admission (README, "When Redis comes
+// plus admission_grace after the first admission (docs/operations.md, "When Redis comes
 // back empty": serving does not jump back, no place already let in is let in
 // again).
 const holeE = "E"
@@ -282,7 +282,7 @@ const holeE = "E"
 // or claimed again by its ticket in an admission that view still had
 // unclaimed. A pass of the revoked session is handed out again (with the
 // same id, which nodes refuse once they know the revocation, or, a second
-// later, another), and the store holds its slot again (README: the origin
+// later, another), and the store holds its slot again (docs/endpoints.md: the origin
 // ends a session; revoked passes stay refused through a loss).
 const holeF = "F"
 
@@ -292,7 +292,7 @@ const holeF = "F"
 // session) and claims again, or a skipped ghost comes back and claims as a
 // live place, and takes the slot of a fan of that admission yet to claim,
 // who, claiming within their grace, is refused and rejoins at the back
-// (README, "When Redis comes back empty": a fan admitted just before the loss
+// (docs/operations.md, "When Redis comes back empty": a fan admitted just before the loss
 // can still claim within their grace; hole C, closed before a loss, opens
 // again after one). A claim again also makes the store hold two slots for
 // one visitor (the new session's and the held one of the lost session) until
@@ -304,14 +304,14 @@ const holeG = "G"
 
 // holeH: the operator pauses the room through one node, and the store loses
 // the room before the other node refreshed: the re-created room lets people
-// in while paused (README: a paused room admits nobody).
+// in while paused (docs/waiting-page.md: a paused room admits nobody).
 const holeH = "H"
 
 // holeI: a place handed out within the nodes' lag before the store lost the
 // room lies in the re-seed's margin, whose places are judged by their beats
 // since the loss: its holder's beats from before (the join's, sent after
 // the loss) do not count, and the line passes it as a ghost although its
-// holder keeps polling; they come back at the front as a returner (README,
+// holder keeps polling; they come back at the front as a returner (docs/operations.md,
 // "When Redis comes back empty": nobody is judged a ghost for one
 // waiting_idle_timeout, and no fan who keeps polling is skipped).
 const holeI = "I"
@@ -408,7 +408,7 @@ type sessionRec struct {
 	endIdle    bool // ended by an idle-out, which every node learns in the tick that made it
 	// A revocation ends the session in the store at once; the node that
 	// carried it out refuses its passes at once, the other from its next
-	// tick on (README, "Tickets and passes are bearer tokens").
+	// tick on (docs/endpoints.md, "Tickets and passes are bearer tokens").
 	endNode  int
 	endEvent int
 	// lost is set while the store lost the session and nobody reclaimed it
@@ -538,7 +538,7 @@ type admissionModel struct {
 type modelLoss struct {
 	at time.Time
 	// maxKey is the highest order key handed out before the loss: every
-	// place handed out after it has a higher one (README, "nobody who joins
+	// place handed out after it has a higher one (docs/operations.md, "nobody who joins
 	// after the loss is placed ahead of an earlier ticket").
 	maxKey  uint64
 	serving uint64
@@ -573,7 +573,7 @@ func newAdmissionModel(tb modelTB, cfg modelSettings, roomID string, stores [2]w
 	}
 	m.start = m.clock.Now()
 	// A fan whose page polled within this long is still there: it was seen
-	// within waiting_idle_timeout, so it is no ghost (README, "Who is still
+	// within waiting_idle_timeout, so it is no ghost (docs/line.md, "Who is still
 	// in line"), and it comes back within admission_grace of its turn. The
 	// three seconds cover a node's view being half a second old and beats
 	// reaching the store up to a second late.
@@ -695,7 +695,7 @@ func (m *admissionModel) do(s modelStep) {
 
 // storeLost has the store lose the room, as a store restarted empty does, and
 // lets each node tick once (half a second later, as Room.Run does), which
-// re-seeds the room from the nodes' views (README, "When Redis comes back
+// re-seeds the room from the nodes' views (docs/operations.md, "When Redis comes back
 // empty").
 func (m *admissionModel) storeLost() {
 	m.tb.Helper()
@@ -894,7 +894,7 @@ func (m *admissionModel) observe() {
 	}
 	if prev := m.snap; prev.Incarnation != "" && snap.Incarnation != prev.Incarnation {
 		// The room was re-created, from the nodes' views: serving does not
-		// go back behind where the nodes saw it at their last tick (README,
+		// go back behind where the nodes saw it at their last tick (docs/operations.md,
 		// "When Redis comes back empty"). Places let in on the spot since
 		// (under half a second) are not in those views: their sessions are
 		// reclaimed through their passes. The count of admissions starts from a node's view,
@@ -919,7 +919,7 @@ func (m *admissionModel) observe() {
 }
 
 // checkAdmittedOnce holds that a re-created room lets in no place again
-// whose holder was let in before the loss (README, "When Redis comes back
+// whose holder was let in before the loss (docs/operations.md, "When Redis comes back
 // empty": serving does not jump back): an admission made after the loss that
 // spans such a place is hole E.
 func (m *admissionModel) checkAdmittedOnce(snap waitingroom.Snapshot) {
@@ -1052,9 +1052,9 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 		}
 	}
 	// Invariant 2, copies: a ticket whose session is live, sent without its
-	// pass, claims that same session (README, "Tickets and passes are bearer
+	// pass, claims that same session (docs/endpoints.md, "Tickets and passes are bearer
 	// tokens"); so does a second browser of the account that holds it
-	// (README, "The account block"), which is handed the account's ticket.
+	// (docs/configuration.md, "The account block"), which is handed the account's ticket.
 	// One answer short of the pass is right: a node whose view predates
 	// the session (it has not refreshed since) may hold an unclaimed ticket
 	// at the front of the line, on its place, for one more poll.
@@ -1068,7 +1068,7 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 		// After a loss, until a pass of the session is handed out again
 		// (reclaimed), the store may no longer know it: the ticket alone
 		// may rejoin at the back, as a place whose admission ended before
-		// the loss is refused as finished (README, "When Redis comes back
+		// the loss is refused as finished (docs/operations.md, "When Redis comes back
 		// empty"), wait at the front as a returner, or, for a place let in
 		// within the nodes' lag before the loss (which their views, and so
 		// the re-seed, do not have), wait in line on its place; the pass
@@ -1116,12 +1116,12 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 		// place reaches the front while they poll, and their next poll
 		// claims it; only a fan who stayed away past their grace (or long
 		// enough to count as a ghost) is sent to the front as a returner or
-		// to the back (README, "Who is still in line").
+		// to the back (docs/line.md, "Who is still in line").
 		//
 		// After a loss, a browser that holds a pass from before it and a
 		// newer place (its ticket alone rejoined) is answered on the
 		// session of its pass: at the front as a returner when its held
-		// slot is gone (README, "When Redis comes back empty"), ahead of
+		// slot is gone (docs/operations.md, "When Redis comes back empty"), ahead of
 		// that place, which the answer replaces.
 		onPass := false
 		if rec := m.passes[a.Pass]; rec != nil && a.Pass != "" {
@@ -1159,7 +1159,7 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 		p := m.places[q]
 		if p == nil {
 			// A place handed out after a loss is behind every ticket
-			// handed out before it (README, "When Redis comes back empty").
+			// handed out before it (docs/operations.md, "When Redis comes back empty").
 			if n := len(m.losses); n > 0 && q.key <= m.losses[n-1].maxKey {
 				m.fatalf("a place handed out after the store lost the room (key %d) is not behind every earlier ticket (keys up to %d)", q.key, m.losses[n-1].maxKey)
 			}
@@ -1171,7 +1171,7 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 		}
 		if d.Rejoined && f.account != "" {
 			// The account's request was answered from the account's place
-			// (README, "The account block"), which it found spent, and
+			// (docs/configuration.md, "The account block"), which it found spent, and
 			// rejoined: that place, the last one the account was given, is
 			// over. It can only be one whose turn has come (it is below
 			// serving) while its holder was away.
@@ -1213,7 +1213,7 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 	}
 	// Invariant 4, returners: a fan let in at the front as a returner
 	// lapsed first, once (their turn's grace ran out, or they were skipped
-	// as a ghost) or once per idle-out of their session (README, "Bounded
+	// as a ghost) or once per idle-out of their session (docs/bots.md, "Bounded
 	// returns" and "Who is still in line").
 	if delta := m.snap.Returned - before.Returned; m.snap.Incarnation == before.Incarnation && m.snap.Returned > before.Returned {
 		if d.NewPass == "" {
@@ -1241,7 +1241,7 @@ func (m *admissionModel) handPass(f *modelFan, d decision, own bool) *sessionRec
 		sr.first, sr.hadPass = now, true
 	}
 	// Invariant 3: session_duration is the hard limit of a visitor's
-	// sessions (README, "Who is still in line"), counted from their first
+	// sessions (docs/line.md, "Who is still in line"), counted from their first
 	// admission; admission_grace is the slack between a turn and its claim.
 	if limit := sr.first.Add(m.settings.SessionDuration + m.settings.AdmissionGrace); p.ExpiresAt.After(limit) {
 		msg := fmt.Sprintf("invariant 3: visitor %s, first let in at +%s, was handed a pass to +%s, past +%s",
@@ -1376,12 +1376,12 @@ func (m *admissionModel) check() {
 		m.fatalf("invariant 2: %s", strings.Join(crowded, "; "))
 	}
 	// Invariant 2, per account: one place in line, one live session, and
-	// not both (README, "The account block"). A fan without an account is
+	// not both (docs/configuration.md, "The account block"). A fan without an account is
 	// bound by the ticket it holds only: a spent ticket kept from an earlier
-	// visit is a newcomer's (README, "Per-client join limits"). A loss of
+	// visit is a newcomer's (docs/bots.md, "Per-client join limits"). A loss of
 	// the store forgets which place or session an account holds, and the
 	// account's next join takes a new place behind every earlier ticket
-	// (README, "When Redis restarts empty"): the rule binds what the
+	// (docs/configuration.md, "When Redis restarts empty"): the rule binds what the
 	// account was handed between two losses, each era on its own.
 	type holding struct {
 		sessions map[sessionKey]bool

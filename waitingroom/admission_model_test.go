@@ -41,8 +41,8 @@ import (
 //     session) included: over any 5 s, five seconds' budget and the one
 //     second's worth it may hold banked.
 //
-// Across a loss of the store (README, "When Redis comes back empty") the
-// invariants hold with these carve-outs, each what README promises then:
+// Across a loss of the store (docs/operations.md, "When Redis comes back empty") the
+// invariants hold with these carve-outs, each what docs/operations.md promises then:
 // sessions the store lost count against the cap only once reclaimed (the
 // store's own count, held slots included, is checked at every step, and a
 // pass of a lost session goes in only reclaimed, with its id and end); a
@@ -106,7 +106,7 @@ var admissionRegressions = []admissionRegression{
 	{
 		// A fan let in at once sends their ticket again without the pass
 		// (a second browser holding a copy of the cookie, or a cleared pass
-		// cookie): README promises the same session; the room gives a new
+		// cookie): docs/endpoints.md promises the same session; the room gives a new
 		// place, here a new session with another sub, beside the live one.
 		name: "claimed_ticket_without_pass_gets_a_new_session",
 		hole: holeB,
@@ -120,7 +120,7 @@ var admissionRegressions = []admissionRegression{
 		// A fan let in at once sends nothing for a minute, their session
 		// idles out, and their next request presents the pass: it is
 		// refused, their ticket claims again, and they get a whole new
-		// session_duration, where README keeps session_duration the hard
+		// session_duration, where docs/line.md keeps session_duration the hard
 		// limit.
 		name: "idled_out_session_comes_back_whole",
 		hole: holeA,

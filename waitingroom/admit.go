@@ -87,7 +87,7 @@ func (d Decision) In() bool { return d.Pass != "" }
 // defect, never a fan's fault; the gateway answers it with a 500.
 var ErrNoTransition = errors.New("waitingroom: no transition in the admission table")
 
-// Admit decides a fan's request: the one call on a fan's path (README, "What
+// Admit decides a fan's request: the one call on a fan's path (docs/endpoints.md, "What
 // fans, apps and origins see"). A valid pass goes in with no store call; a
 // ticket gets its place from this node's view with no store call, unless the
 // line reached it (one call, to claim) or it was claimed already (one call,

@@ -9,14 +9,14 @@ import (
 // Challenge is what a newcomer must do before the room makes them a place: the
 // zero value asks nothing; PoWBits > 0 asks for a proof of work, a nonce whose
 // SHA-256 with a seed the room issued starts with that many zero bits (see
-// pow.go and the README, "What fans, apps and origins see"). It is the value
+// pow.go and docs/endpoints.md, "What fans, apps and origins see"). It is the value
 // of the challenge setting, written "pow 20" or "off".
 type Challenge struct {
 	PoWBits int
 }
 
 // The proof of work's bounds. A phone pays about a second at the default
-// (the README's "Bots and abuse" gives the measured figures); every bit more
+// (docs/bots.md, "Bots and abuse" gives the measured figures); every bit more
 // doubles what everyone pays, and past the maximum a phone would give up.
 const (
 	DefaultPoWBits = 18

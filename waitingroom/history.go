@@ -6,7 +6,7 @@ import (
 )
 
 // HistoryEntry is one line of a room's public history, which the fairness
-// report publishes once the sale is over (see the README, "The fairness
+// report publishes once the sale is over (see docs/fairness.md, "The fairness
 // report"): an admission, places [Start, Start+Count) let in At, or a draw
 // of the random method, epoch Number over the keys [Start, Start+Count)
 // made At. Places are 0-based order keys. Entries are appended in the order

@@ -14,7 +14,7 @@ import (
 // N per Per, in bursts of up to Burst (N when zero). Each node weighs it first
 // on its own (clientlimit, no store call), then the store counts it for every
 // node that shares it (Limits.JoinLimit). The zero JoinLimit is no limit. It
-// is written "20/m", "20/m burst 40" or "100/10m"; see the README's "Bots and
+// is written "20/m", "20/m burst 40" or "100/10m"; see docs/bots.md, "Bots and
 // abuse".
 type JoinLimit struct {
 	N     int
@@ -30,7 +30,7 @@ const (
 	maxJoinLimitPer   = 24 * time.Hour
 )
 
-// joinLimitBounds says the bounds in words, for the README.
+// joinLimitBounds says the bounds in words, for docs/configuration.md.
 var joinLimitBounds = fmt.Sprintf("n and burst 1–%s; period `s`, `m`, `h` or a duration, 1s–24h; `off` (PATCH) removes it",
 	groupThousands(maxJoinLimitN))
 

@@ -137,7 +137,7 @@ type Transition struct {
 	Event  Event
 	To     TicketState
 	Action Action
-	// Why says what the row promises, in the words of the README.
+	// Why says what the row promises, in the words of the documentation (docs/*.md).
 	Why string
 }
 

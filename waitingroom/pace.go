@@ -7,7 +7,7 @@ import (
 
 // Pace is the store's smoothed record of how fast the line moved, kept by the
 // admission controller so that every node reads the same figures and so
-// estimates the same wait (README, "What fans, apps and origins see").
+// estimates the same wait (docs/endpoints.md, "What fans, apps and origins see").
 //
 // Each controller step that runs while the room admits and people wait first
 // ages both sums by PaceDecay per second, then adds the places it admitted and

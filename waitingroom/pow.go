@@ -16,7 +16,7 @@ import (
 	"github.com/foyer-dev/foyer/waitingroom/clientlimit"
 )
 
-// The proof of work (README, "Bots and abuse"). A seed is stateless: it says
+// The proof of work (docs/bots.md, "Bots and abuse"). A seed is stateless: it says
 // when it expires and how many bits it asks for, and carries a MAC, keyed by
 // a secret derived from the room's signing key, over those, a random
 // identifier, the room and the client's address. Any node holding the key
@@ -52,7 +52,7 @@ const (
 var seedEncoding = base64.RawURLEncoding
 
 // Answers that are refused; none of them makes a place. The gateway answers
-// each with its own 4xx and error code (README, "What fans, apps and origins
+// each with its own 4xx and error code (docs/endpoints.md, "What fans, apps and origins
 // see").
 var (
 	// ErrAnswerMalformed: the seed is not one of ours in form (base64url of

@@ -24,7 +24,7 @@ const spentSlot = 30 * time.Second
 // before the set is asked, so dropping it lets no replay in. Seeds are filed
 // in slots by when they expire, and a slot is dropped whole once all of its
 // seeds have, so a full set takes answers again as its oldest seeds expire
-// (within spentSlot of the oldest's expiry; README, "Bots and abuse"), and
+// (within spentSlot of the oldest's expiry; docs/bots.md, "Bots and abuse"), and
 // memory stays one map entry of a 12-byte key per seed.
 type spentSeeds struct {
 	mu    sync.Mutex

@@ -78,7 +78,7 @@ func TestSpentSeedsRefuseWhenFull(t *testing.T) {
 	}
 }
 
-// TestSpentSeedsAcceptAgainWithinALifetimeOfAFill measures what the README
+// TestSpentSeedsAcceptAgainWithinALifetimeOfAFill measures what docs/endpoints.md
 // promises of a full set: filled by seeds of every age, it accepts again as
 // they expire, the first at most one seed lifetime after the fill.
 func TestSpentSeedsAcceptAgainWithinALifetimeOfAFill(t *testing.T) {

@@ -10,21 +10,21 @@ import (
 )
 
 // Setting is one entry of the table of room settings (settingDefs): a field
-// of Settings, reached as its value type, with what the README says of it.
+// of Settings, reached as its value type, with what docs/configuration.md says of it.
 type Setting struct {
 	// Name is the public name: the Caddyfile's, the JSON's and the admin API's.
 	Name string
 	Bounds
 	// DefaultDoc says in words what a setting without a default defaults to.
 	DefaultDoc string
-	// Rule is a check against other settings, in words for the README; the
+	// Rule is a check against other settings, in words for docs/configuration.md; the
 	// check itself is in Settings.Validate.
 	Rule string
 	// Runtime: an admin may change it while the room runs (see Overrides).
 	Runtime bool
 	// RuntimeOnly: it is room state an admin sets, not configuration.
 	RuntimeOnly bool
-	// Doc is the one line the README shows.
+	// Doc is the one line docs/configuration.md shows.
 	Doc string
 
 	value   func(*Settings) Value
@@ -58,7 +58,7 @@ func field[T comparable, P valuePtr[T]](s Setting, at func(*Settings) *T, def T)
 	return &s
 }
 
-// SettingDefs lists every room setting, in the README's order.
+// SettingDefs lists every room setting, in the order of docs/configuration.md.
 func SettingDefs() []*Setting { return settingDefs }
 
 // LookupSetting finds a room setting by its public name.
@@ -124,7 +124,7 @@ func (d *Setting) DecodeJSON(s *Settings, raw []byte) error {
 // "session_duration <d>" or "queue_all".
 func (d *Setting) Syntax() string { return strings.TrimSpace(d.Name + " " + d.Notation().Arg) }
 
-// DefaultText says the default as the README shows it: a number bare, other
+// DefaultText says the default as docs/configuration.md shows it: a number bare, other
 // values as code.
 func (d *Setting) DefaultText() string {
 	if d.defText == "" {
@@ -136,7 +136,7 @@ func (d *Setting) DefaultText() string {
 	return "`" + d.defText + "`"
 }
 
-// LimitsText says in words what values the setting takes, for the README:
+// LimitsText says in words what values the setting takes, for docs/configuration.md:
 // its bounds or form, and its rule against other settings.
 func (d *Setting) LimitsText() string {
 	parts := []string{d.Notation().Limits}

@@ -7,12 +7,12 @@ import (
 
 // settingDefs describes every room setting once: its public name, its field
 // in Settings as a value type (values.go), its default and limits, whether an
-// admin may change it while the room runs, and the line the README shows for
-// it. Defaults, validation of limits, runtime overrides, the admin API and the
+// admin may change it while the room runs, and the line docs/configuration.md
+// shows for it. Defaults, validation of limits, runtime overrides, the admin API and the
 // command line all read this table, and the gateway builds its Caddyfile
-// parser, its JSON and the README's settings table from it, so a new setting
+// parser, its JSON and the settings table of docs/configuration.md from it, so a new setting
 // is one entry here plus its field in Settings. The order is the order of
-// stored overrides and of the admin API's view, and the README's unless the
+// stored overrides and of the admin API's view, and docs/configuration.md's unless the
 // gateway places a setting elsewhere.
 var settingDefs = []*Setting{
 	field(Setting{
@@ -92,14 +92,14 @@ var settingDefs = []*Setting{
 		Name: "join_limit", Runtime: true, DefaultDoc: "off",
 		Doc: "new places one client address (IPv6: its /64) may take, n per period, in bursts of up to b (default n), " +
 			"counted for every node sharing a Redis store (per node on the memory store); " +
-			"polls and admitted fans are never limited: see [Bots and abuse](#bots-and-abuse)",
+			"polls and admitted fans are never limited: see [Bots and abuse](bots.md)",
 	}, func(s *Settings) *JoinLimit { return &s.JoinLimit }, JoinLimit{}),
 	field(Setting{
 		Name: "challenge", Runtime: true, DefaultDoc: "off",
 		Bounds: Bounds{Min: MinPoWBits, Max: MaxPoWBits},
 		Doc: "newcomers solve a proof of work before a place is made: a SHA-256 hash with `<bits>` leading " +
 			"zero bits (default " + strconv.Itoa(DefaultPoWBits) + "); JSON and the admin API: `\"pow 20\"` or `\"off\"`; " +
-			"see [Bots and abuse](#bots-and-abuse)",
+			"see [Bots and abuse](bots.md)",
 	}, func(s *Settings) *Challenge { return &s.Challenge }, Challenge{}),
 	field(Setting{
 		Name: "paused", Runtime: true, RuntimeOnly: true,

@@ -77,7 +77,7 @@ func TestOverridesCoverEveryRuntimeSetting(t *testing.T) {
 }
 
 // TestSettingLimitsComeFromTheTable: the bounds Validate enforces are the
-// ones the table (and so the README) gives, inclusive at both ends.
+// ones the table (and so docs/configuration.md) gives, inclusive at both ends.
 func TestSettingLimitsComeFromTheTable(t *testing.T) {
 	for _, d := range waitingroom.SettingDefs() {
 		if d.Bounds.Max == 0 {

@@ -8,7 +8,7 @@ import (
 // State is what a visitor is told about where they stand.
 type State string
 
-// The states of the public status contract (README, "What fans, apps and origins see").
+// The states of the public status contract (docs/endpoints.md, "What fans, apps and origins see").
 const (
 	StatePrequeue State = "prequeue"
 	StateQueued   State = "queued"

@@ -6,7 +6,7 @@ import "time"
 // their ticket t again. A poll that changed nothing but when the ticket was
 // last seen need not re-seal it and set the cookie again: the cookie holds
 // what it held, and a status poll that writes no Set-Cookie costs the node
-// less (README, Numbers). It must when anything else changed (the position
+// less (docs/benchmarks.md, "Numbers"). It must when anything else changed (the position
 // shown, the draw's place, the claim), when was was sealed with a previous
 // signing key, or when was was last renewed a twelfth of the ticket lifetime
 // ago, so that a fan who keeps polling never sees their ticket lapse.

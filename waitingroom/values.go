@@ -34,7 +34,7 @@ type Bounds struct {
 	MaxLen int
 }
 
-// Notation says how a value is written, for the README's table, the command
+// Notation says how a value is written, for the settings table (docs/configuration.md), the command
 // line's help and the admin API's errors.
 type Notation struct {
 	Arg    string // the Caddyfile's argument, such as "<d>"; "" for a bare flag
@@ -43,7 +43,7 @@ type Notation struct {
 	CLI    string // the command line's form, when not Arg
 	Note   string // the command line's note; <setting> stands for the name
 	JSON   string // what a PATCH must give, when not "a string"
-	Patch  string // the README's note on its PATCH form
+	Patch  string // docs/configuration.md's note on its PATCH form
 }
 
 // NotationOf is v's notation under l; a value type without one is written
@@ -88,7 +88,7 @@ func (t Text) check(l Bounds) error {
 	if err := CheckText(string(t)); err != nil {
 		return err
 	}
-	// Characters, as the README says, not bytes: a title in a script of
+	// Characters, as docs/configuration.md says, not bytes: a title in a script of
 	// three bytes a character has the same room as one in ASCII.
 	if n := utf8.RuneCountInString(string(t)); l.MaxLen > 0 && n > l.MaxLen {
 		return fmt.Errorf("must be at most %d characters, got %d", l.MaxLen, n)
@@ -232,7 +232,7 @@ func (Time) notation(Bounds) Notation {
 		Limits: "a time with its offset, such as `2026-12-01T10:00:00Z`"}
 }
 
-// queueingMethods are the methods in the order the README gives them.
+// queueingMethods are the methods in the order docs/configuration.md gives them.
 var queueingMethods = []string{string(FIFO), string(Random), string(Passthrough), string(Reject)}
 
 func (m QueueingMethod) MarshalText() ([]byte, error) { return []byte(m), nil }

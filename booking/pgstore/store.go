@@ -57,7 +57,7 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*Store, error)
 		// wait on the network or for a CPU, few enough that hundreds of
 		// shoppers queue in the pool rather than thrash the server. With
 		// background work in its own pool, 16 on 2 cores did better than 8
-		// in the 100,000-fan rehearsal (README, "The booking service").
+		// in the 100,000-fan rehearsal (docs/booking.md, "The booking service").
 		cfg.MaxConns = int32(max(16, 8*runtime.GOMAXPROCS(0)))
 	}
 	// Every request's round trips and waits for a connection are told in
@@ -104,7 +104,7 @@ func (s *Store) BackgroundPool() *pgxpool.Pool { return s.background }
 // webhooks) has a small pool of its own. Sharing one pool, eight webhooks and
 // four ticket deliveries at once could take every connection, and the fans'
 // holds and checkouts then queued behind them; now such work queues only
-// behind itself, and the fans' pool is theirs (README, "The booking service").
+// behind itself, and the fans' pool is theirs (docs/booking.md, "The booking service").
 func (s *Store) poolFor(ctx context.Context) *pgxpool.Pool {
 	if booking.IsBackground(ctx) {
 		return s.background

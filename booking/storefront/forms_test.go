@@ -83,3 +83,58 @@ func TestHoldFormBadInput(t *testing.T) {
 		t.Fatalf("a good form reached the API %d times (idempotency key %q), want once with the form's key", n, api.calls[0].Header.Get(booking.IdempotencyHeader))
 	}
 }
+
+// A form posted from another site (a page elsewhere submitting to the
+// storefront with the fan's cookies) is refused with 403 before it reaches
+// the API, as a page and as JSON; the same form from the storefront's own
+// pages, or from a client that sends no browser headers, goes through.
+func TestFormsRefuseCrossSitePosts(t *testing.T) {
+	api := &recordingAPI{}
+	h, err := New(Config{API: api, Files: shopFiles(t), MaxPerCustomer: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"key": {"k1"}, "section": {"A"}, "quantity": {"2"}}.Encode()
+	post := func(path string, header map[string]string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodPost, "http://shop.example"+path, strings.NewReader(form))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range header {
+			r.Header.Set(k, v)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	for _, path := range []string{"/events/1/hold", "/holds/hld_1/checkout", "/holds/hld_1/release"} {
+		for _, c := range []struct {
+			name   string
+			header map[string]string
+		}{
+			{"fetch metadata", map[string]string{"Sec-Fetch-Site": "cross-site"}},
+			{"origin only", map[string]string{"Origin": "https://evil.example"}},
+			{"as JSON", map[string]string{"Sec-Fetch-Site": "cross-site", "Accept": "application/json"}},
+		} {
+			w := post(path, c.header)
+			if w.Code != http.StatusForbidden {
+				t.Errorf("%s, %s: %d, want 403", path, c.name, w.Code)
+			}
+			if c.header["Accept"] == "application/json" {
+				var e struct{ Error, Message string }
+				if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || e.Error != booking.CodeCrossOrigin || e.Message == "" {
+					t.Errorf("%s, %s: body %s", path, c.name, w.Body)
+				}
+			}
+		}
+	}
+	if len(api.calls) != 0 {
+		t.Fatalf("%d cross-site posts reached the API", len(api.calls))
+	}
+	for _, c := range []map[string]string{{"Sec-Fetch-Site": "same-origin"}, {"Origin": "http://shop.example"}, nil} {
+		if w := post("/events/1/hold", c); w.Code != http.StatusSeeOther {
+			t.Errorf("same-site post %v: %d, want 303", c, w.Code)
+		}
+	}
+	if len(api.calls) != 3 {
+		t.Fatalf("%d same-site posts reached the API, want 3", len(api.calls))
+	}
+}

@@ -39,6 +39,10 @@ type Handler struct {
 	max   int
 	log   *slog.Logger
 	mux   *http.ServeMux
+	// serve is mux behind a guard against cross-site form posts: the
+	// storefront's forms act with the fan's cookies and pass, and SameSite
+	// alone leaves a window (older browsers, cookies without the attribute).
+	serve http.Handler
 }
 
 // New reads and checks the catalogs (a missing key or plural form is an
@@ -67,6 +71,13 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.HandleFunc("POST /holds/{id}/release", h.postRelease)
 	h.mux.HandleFunc("GET /orders/{id}", h.order)
 	h.mux.HandleFunc("GET "+booking.OrderLinkPath+"{link}", h.orderByLink)
+	cross := http.NewCrossOriginProtection()
+	cross.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l := h.langs.Choose(nil, r)
+		h.log.Warn("cross-site form post refused", "path", r.URL.Path, "origin", r.Header.Get("Origin"), "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))
+		h.fail(w, r, l, http.StatusForbidden, booking.CodeCrossOrigin, "", l.T("error.form"), "/")
+	}))
+	h.serve = cross.Handler(h.mux)
 	return h, nil
 }
 
@@ -77,7 +88,7 @@ func (h *Handler) Langs() *i18n.Set { return h.langs }
 var Routes = []string{"GET /{$}", "GET /events/{id}", "POST /events/{id}/hold", "GET /holds/{id}",
 	"POST /holds/{id}/checkout", "POST /holds/{id}/release", "GET /orders/{id}", "GET " + booking.OrderLinkPath + "{link}"}
 
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.serve.ServeHTTP(w, r) }
 
 // apiAnswer is what the API said to one internal request.
 type apiAnswer struct {

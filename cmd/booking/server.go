@@ -70,7 +70,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 		}
 		// The provider's webhook deliveries and what the workers ask of it
 		// share the store's background pool; a fan's checkout creating a
-		// payment keeps the fans' pool (README, "The booking service").
+		// payment keeps the fans' pool (docs/booking.md, "The booking service").
 		ledger = l.WithBackground(pg.BackgroundPool(), booking.IsBackground)
 		a.pools = []namedPool{{"requests", pg.Pool()}, {"background", pg.BackgroundPool()}}
 		a.deps = append(a.deps, dependency{"postgres", pg.Ping})
@@ -138,7 +138,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	a.deps = append(a.deps, dependency{"pass_keys", a.passes.EnsureLoaded})
 	webhooks := newWebhookCounter()
 	// Every API answer says in its Server-Timing header how long it waited
-	// for a database connection and spent in the database (README,
+	// for a database connection and spent in the database (docs/booking.md,
 	// "The booking service").
 	timed := servertiming.Middleware(api)
 	mux.Handle("/api/", timed)

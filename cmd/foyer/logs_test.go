@@ -13,11 +13,11 @@ import (
 	"github.com/foyer-dev/foyer/internal/serverproc"
 )
 
-// readmeLogOptions is the README's global options for a quiet admin log
-// (Logs), the lines inside its braces.
+// readmeLogOptions is the global options docs/operations.md gives for a quiet
+// admin log (Logs), the lines inside its braces.
 func readmeLogOptions(t *testing.T) string {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "operations.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,11 +26,11 @@ func readmeLogOptions(t *testing.T) string {
 			return string(m[1])
 		}
 	}
-	t.Fatal("the README has no log options for the admin endpoint")
+	t.Fatal("docs/operations.md has no log options for the admin endpoint")
 	return ""
 }
 
-// TestLogs runs foyer with and without the README's log options: the log
+// TestLogs runs foyer with and without the log options of docs/operations.md: the log
 // tells that the room started and which key it loaded, and an admin change
 // at info; Caddy's own info line for every admin request is there without
 // the options, and gone with them, while Foyer's lines stay.
@@ -93,7 +93,7 @@ func TestLogs(t *testing.T) {
 			received := strings.Count(log, `"logger":"admin.api","msg":"received request","method":"GET","host":"127.0.0.1`)
 			switch {
 			case quiet && received > 0:
-				t.Errorf("with the README's options, Caddy still logs %d admin reads:\n%s", received, log)
+				t.Errorf("with the documented options, Caddy still logs %d admin reads:\n%s", received, log)
 			case !quiet && received < ok:
 				t.Errorf("without options, %d of Caddy's lines for 3 admin reads: the test no longer sees them:\n%s", received, log)
 			}

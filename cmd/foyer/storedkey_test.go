@@ -13,7 +13,7 @@ import (
 )
 
 // TestStoredKeyRotationTwoNodes rotates the key kept in Caddy's storage by the
-// procedure the README gives, on two real nodes sharing that storage and one
+// procedure docs/operations.md gives, on two real nodes sharing that storage and one
 // Redis: after `rotate-key stage` and a reload of both, each trusts the next
 // key but still signs with the current one; after `rotate-key promote` and a
 // reload of the first node only, a pass the first node signs with the new key

@@ -76,8 +76,8 @@ func usage() {
   scale   a line of 10^4, 10^6 and 10^7 places on a private redis-server:
           Redis memory, a controller step's and a poll's cost, and the status
           of the fan at the last place against the bench's own count
-  numbers every figure of the README's Numbers table, in one run; with
-          -readme README.md it rewrites the table
+  numbers every figure of the Numbers table, in one run; with
+          -doc docs/benchmarks.md it rewrites the table
 
 poll and join take -store redis://... to use a Redis store instead of memory.`)
 	os.Exit(2)
@@ -213,7 +213,7 @@ func benchNumbers(args []string) error {
 	fs.IntVar(&o.Wrk.Conns, "wrk-conns", 64, "wrk connections")
 	fs.IntVar(&o.Wrk.Rounds, "wrk-rounds", 20, "wrk rounds per contender, taking turns: many short rounds, since the machine drifts over seconds and one round in a few is disturbed, and the median of many pairs must not be; an even number runs each order both ways")
 	fs.DurationVar(&o.Wrk.Round, "wrk-round", 3*time.Second, "length of a wrk round")
-	readme := fs.String("readme", "", "write the table between the numbers markers of this README")
+	doc := fs.String("doc", "", "write the table between the numbers markers of this Markdown file (make bench: docs/benchmarks.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -227,10 +227,10 @@ func benchNumbers(args []string) error {
 	table := bench.Table(rows, time.Now())
 	fmt.Println()
 	fmt.Print(table)
-	if *readme == "" {
+	if *doc == "" {
 		return nil
 	}
-	return bench.WriteReadme(*readme, table)
+	return bench.WriteDoc(*doc, table)
 }
 
 func rehearse(args []string) error {

@@ -8,7 +8,7 @@ import (
 )
 
 // The rehearsal's flags and their defaults are what make rehearsal
-// produces the README's figures with: they must not drift.
+// produces the figures of docs/rehearsal.md with: they must not drift.
 func TestRehearsalFlags(t *testing.T) {
 	c, _, err := rehearsalFlags(nil)
 	if err != nil {

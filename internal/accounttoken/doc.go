@@ -1,5 +1,5 @@
 // Package accounttoken verifies the signed token a site's own login issues (a
-// JWT), so that a waiting room can keep each account to one place (README,
+// JWT), so that a waiting room can keep each account to one place (docs/configuration.md,
 // "The account block"). Keys come from a JWKS URL (fetched with a bounded
 // timeout, cached, refreshed in the background and at once, at most every
 // few seconds, when a token names a key ID it does not know) or from a PEM

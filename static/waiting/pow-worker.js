@@ -1,7 +1,7 @@
 // The waiting page's proof-of-work solver, run in a Web Worker so that the
 // page stays responsive. Given {seed, bits} it finds a decimal nonce such that
 // SHA-256(seed bytes || ASCII nonce) starts with `bits` zero bits (the
-// contract in the README, "What fans, apps and origins see"), posting
+// contract in docs/endpoints.md, "What fans, apps and origins see"), posting
 // {tries, expected} now and then and {nonce, tries, ms} at the end.
 //
 // SHA-256 is written out here (FIPS 180-4) rather than taken from

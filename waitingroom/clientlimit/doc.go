@@ -1,7 +1,7 @@
 // Package clientlimit limits how often each client address may do one
 // thing, in memory that stays bounded however many addresses call: a waiting
 // room uses it to cap the new places one address takes (join_limit, see the
-// README's "Bots and abuse").
+// docs/bots.md, "Bots and abuse").
 //
 // Each address (an IPv6 address by its /64, the block one subscriber is
 // usually given) has a token bucket from golang.org/x/time/rate. The table

@@ -280,7 +280,7 @@ func removeSession(r *memRoom, ses *session) {
 
 // idledSession is a session that idled out: when, and when it would have
 // ended. Its holder may come back to the time it had left, never to more
-// (README, "Idle sessions").
+// (docs/line.md, "Idle sessions").
 type idledSession struct {
 	at, ends time.Time
 }

@@ -18,7 +18,7 @@ import (
 // kept as one packed listpack, about 40 bytes an account, where one big hash
 // would cost 80 (a dict entry and two strings each). 4096 buckets stay packed
 // up to about 1.8 million accounts per room; the key of each costs ~140
-// bytes, which 100,000 accounts share at ~24 a bucket (README, "The account
+// bytes, which 100,000 accounts share at ~24 a bucket (docs/configuration.md, "The account
 // block", has the figures).
 const accountBuckets = 4096
 

@@ -17,7 +17,7 @@ import (
 // TestAccountMemory measures what one place per account costs Redis: 100,000
 // accounts join a room on a private server, and both INFO memory and the sum
 // of MEMORY USAGE over the account hashes must stay within 64 bytes an
-// account (README, "The account block").
+// account (docs/configuration.md, "The account block").
 func TestAccountMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a redis-server and joins 100,000 accounts")

@@ -21,7 +21,7 @@ import (
 //
 // Both carry the room's hash tag, so a Cluster keeps them on the room's shard,
 // and are passed to the scripts as keys. A network or seed costs one small
-// key while it matters, and nothing after (README, "Bots and abuse", has the
+// key while it matters, and nothing after (docs/bots.md, "Bots and abuse", has the
 // measured bytes).
 const (
 	limitKeyName = "jl"

@@ -152,7 +152,7 @@ func testAccountUnknownRoom(t *testing.T, h Harness) {
 }
 
 // testAccountWiped: a store that lost its data lost the accounts' places too
-// (README, "The account block"): the account gets a new place, and like every
+// (docs/configuration.md, "The account block"): the account gets a new place, and like every
 // join after a loss it goes behind every ticket issued before it.
 func testAccountWiped(t *testing.T, h Harness) {
 	if h.Wipe == nil {
