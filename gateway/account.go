@@ -246,6 +246,23 @@ type loginError struct {
 //	    jwks_refresh  <duration>
 //	    fetch_timeout <duration>
 //	}
+//
+// accountLines are the lines of the account block that take one value (or
+// none, for a flag), by name.
+var accountLines = map[string]func(a *AccountConfig) waitingroom.Value{
+	"jwks_url":      func(a *AccountConfig) waitingroom.Value { return (*waitingroom.Text)(&a.JWKSURL) },
+	"public_key":    func(a *AccountConfig) waitingroom.Value { return (*waitingroom.Text)(&a.PublicKey) },
+	"cookie":        func(a *AccountConfig) waitingroom.Value { return (*waitingroom.Text)(&a.Cookie) },
+	"header":        func(a *AccountConfig) waitingroom.Value { return (*waitingroom.Text)(&a.Header) },
+	"claim":         func(a *AccountConfig) waitingroom.Value { return (*waitingroom.Text)(&a.Claim) },
+	"issuer":        func(a *AccountConfig) waitingroom.Value { return (*waitingroom.Text)(&a.Issuer) },
+	"audience":      func(a *AccountConfig) waitingroom.Value { return (*waitingroom.Text)(&a.Audience) },
+	"login_url":     func(a *AccountConfig) waitingroom.Value { return (*waitingroom.Text)(&a.LoginURL) },
+	"required":      func(a *AccountConfig) waitingroom.Value { return (*waitingroom.Flag)(&a.Required) },
+	"jwks_refresh":  func(a *AccountConfig) waitingroom.Value { return (*waitingroom.Duration)(&a.JWKSRefresh) },
+	"fetch_timeout": func(a *AccountConfig) waitingroom.Value { return (*waitingroom.Duration)(&a.FetchTimeout) },
+}
+
 func parseAccountBlock(d *caddyfile.Dispenser, h *Handler) error {
 	if d.NextArg() {
 		return d.ArgErr()
@@ -254,36 +271,17 @@ func parseAccountBlock(d *caddyfile.Dispenser, h *Handler) error {
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		name := d.Val()
 		var err error
-		switch name {
-		case "jwks_url":
-			err = parseValue(d, "account "+name, &a.JWKSURL)
-		case "public_key":
-			err = parseValue(d, "account "+name, &a.PublicKey)
-		case "cookie":
-			err = parseValue(d, "account "+name, &a.Cookie)
-		case "header":
-			err = parseValue(d, "account "+name, &a.Header)
-		case "claim":
-			err = parseValue(d, "account "+name, &a.Claim)
-		case "issuer":
-			err = parseValue(d, "account "+name, &a.Issuer)
-		case "audience":
-			err = parseValue(d, "account "+name, &a.Audience)
-		case "login_url":
-			err = parseValue(d, "account "+name, &a.LoginURL)
-		case "required":
-			err = parseValue(d, "account "+name, &a.Required)
-		case "jwks_refresh":
-			err = parseValue(d, "account "+name, &a.JWKSRefresh)
-		case "fetch_timeout":
-			err = parseValue(d, "account "+name, &a.FetchTimeout)
-		case "algorithms":
-			a.Algorithms = d.RemainingArgs()
-			if len(a.Algorithms) == 0 {
+		field, ok := accountLines[name]
+		switch {
+		case name == "algorithms":
+			if a.Algorithms = d.RemainingArgs(); len(a.Algorithms) == 0 {
 				err = d.ArgErr()
 			}
-		default:
+		case !ok:
 			err = d.Errf("unrecognized account setting %q", name)
+		default:
+			v := field(a)
+			err = parseValue(d, "account "+name, v, waitingroom.NotationOf(v, waitingroom.Bounds{}))
 		}
 		if err != nil {
 			return err

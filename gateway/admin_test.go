@@ -230,6 +230,15 @@ func TestAdminPatchBadBodies(t *testing.T) {
 		{"join limit null", `{"join_limit": null}`, "invalid_setting", "join_limit"},
 		{"join limit too high", `{"join_limit": "2000000/m"}`, "invalid_setting", "join_limit"},
 		{"join limit, period too long", `{"join_limit": "1/48h"}`, "invalid_setting", "join_limit"},
+		{"duration in words", `{"session_duration": "ten minutes"}`, "invalid_setting", `session_duration: "ten minutes" is not a duration such as "10m"`},
+		{"days not a number", `{"session_duration": "xd5m"}`, "invalid_setting", `session_duration: "xd5m" is not a duration`},
+		{"time as number", `{"event_start": 5}`, "invalid_setting", "event_start: must be a string"},
+		{"time in words", `{"event_start": "tomorrow"}`, "invalid_setting", `event_start: "tomorrow" is not an RFC 3339 time`},
+		{"method as number", `{"queueing_method": 1}`, "invalid_setting", "queueing_method: must be a string"},
+		{"challenge as number", `{"challenge": 18}`, "invalid_setting", "challenge: must be a string"},
+		{"challenge too hard", `{"challenge": "pow 40"}`, "invalid_setting", "challenge: pow takes 8 to 28 bits"},
+		{"title with a tab", `{"title": "a\tb"}`, "invalid_setting", "title: must be one line"},
+		{"flag as number", `{"queue_all": 1}`, "invalid_setting", "queue_all: must be true or false"},
 		{"oversized", `{"title": "` + strings.Repeat("x", maxPatchBody) + `"}`, "body_too_large", "KiB"},
 	}
 	e := newAdminEnv(t, nil)

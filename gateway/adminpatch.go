@@ -16,22 +16,9 @@ import (
 // under a kilobyte; anything much larger is a mistake or an attack.
 const maxPatchBody = 64 << 10
 
-// want says what JSON value a runtime setting takes, for error messages.
-func want(d *waitingroom.SettingDef) string {
-	switch d.Kind() {
-	case waitingroom.KindInt:
-		return "a whole number"
-	case waitingroom.KindBool:
-		return "true or false"
-	case waitingroom.KindRate:
-		return `a string such as "20/m burst 40", or "off"`
-	}
-	return "a string"
-}
-
 // lookupSetting finds a setting an admin may change while the room runs: the
 // runtime entries of the room's settings table.
-func lookupSetting(name string) (*waitingroom.SettingDef, bool) {
+func lookupSetting(name string) (*waitingroom.Setting, bool) {
 	d, ok := waitingroom.LookupSetting(name)
 	return d, ok && d.Runtime
 }
@@ -51,12 +38,6 @@ func runtimeSettingNames() string {
 		}
 	}
 	return strings.Join(names, ", ")
-}
-
-// decodeSetting decodes one setting's value through the room's own table, so
-// the types and notations are the ones the store keeps.
-func decodeSetting(name string, raw json.RawMessage) (waitingroom.Overrides, error) {
-	return waitingroom.DecodeOverride(name, raw)
 }
 
 // patchError is a PATCH body that cannot be applied, with the code and message
@@ -114,12 +95,9 @@ func decodePatch(body []byte) (waitingroom.Overrides, []string, *patchError) {
 		case !ok:
 			return o, nil, badBody("unknown_setting", "%q is not a runtime setting; they are: %s", name, runtimeSettingNames())
 		case string(raw) == "null":
-			return o, nil, badBody("invalid_setting", "%s: must be %s, not null", name, want(rs))
+			return o, nil, badBody("invalid_setting", "%s: must be %s, not null", name, rs.Notation().JSON)
 		}
-		one, err := decodeSetting(name, raw)
-		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-			return o, nil, badBody("invalid_setting", "%s: must be %s", name, want(rs))
-		}
+		one, err := waitingroom.DecodeOverride(name, raw)
 		if err != nil {
 			return o, nil, badBody("invalid_setting", "%s: %v", name, err)
 		}

@@ -2,9 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
@@ -60,10 +58,11 @@ func parseCaddyfile(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error)
 //	    <setting> [<value>...]
 //	}
 //
-// The settings are caddyfileSettings (and the settings table of docs/configuration.md, made from it):
-// most take one value of their kind (text, a positive whole number, a positive
-// duration) or are bare flags; store and previous_signing_keys have their own
-// syntax.
+// The settings are caddyfileSettings (and the settings table of docs/configuration.md, made
+// from it):
+// most take one value of their type (see waitingroom.Value: text, a number, a
+// duration, a time) or are bare flags; a join limit and a challenge take a
+// few words; store, the lists and the account block have their own syntax.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
 	if d.NextArg() {
@@ -83,12 +82,15 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case s.parse != nil:
 			err = s.parse(d, h)
 		case s.room != nil:
-			err = parseRoomValue(d, s.room, &h.Settings)
-		default:
-			err = parseValue(d, name, s.field(h))
-			if p, ok := s.field(h).(*string); ok && err == nil && s.text {
-				err = checkTextArg(d, name, *p)
+			err = parseValue(d, name, s.room.Value(&h.Settings), s.room.Notation())
+			if err == nil {
+				if err = s.room.Check(&h.Settings); err != nil {
+					err = d.Err(err.Error())
+				}
 			}
+		default:
+			v := s.field(h)
+			err = parseValue(d, name, v, waitingroom.NotationOf(v, waitingroom.Bounds{}))
 		}
 		if err != nil {
 			return err
@@ -97,114 +99,22 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-// checkTextArg refuses a line of free text that is not one line of valid
-// UTF-8, while the error can still point at the Caddyfile's line. Bytes that
-// are not UTF-8 arrive here as U+FFFD, Caddy's Caddyfile reader having
-// replaced them, and CheckText refuses that character for this reason.
-func checkTextArg(d *caddyfile.Dispenser, name, v string) error {
-	if err := waitingroom.CheckText(v); err != nil {
-		return d.Errf("%s: %v", name, err)
-	}
-	return nil
-}
-
-// parseValue reads the one value of a line into field, by its type.
-func parseValue(d *caddyfile.Dispenser, name string, field any) error {
-	if flag, ok := field.(*bool); ok {
-		if d.NextArg() {
-			return d.ArgErr()
-		}
-		*flag = true
-		return nil
-	}
-	var v string
-	if !d.AllArgs(&v) {
+// parseValue reads the value of a line into v: one argument, several words
+// for a value written in words, none for a flag. Text that is not one line of
+// valid UTF-8 is refused here, where the error can point at the Caddyfile's
+// line (Caddy's reader turns bytes that are not UTF-8 into U+FFFD, which
+// waitingroom.CheckText refuses for this reason).
+func parseValue(d *caddyfile.Dispenser, name string, v waitingroom.Value, n waitingroom.Notation) error {
+	args := d.RemainingArgs()
+	flag := n.Arg == ""
+	if flag && len(args) > 0 || !flag && len(args) == 0 || !n.Words && len(args) > 1 {
 		return d.ArgErr()
 	}
-	switch p := field.(type) {
-	case *string:
-		*p = v
-	case *int:
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return d.Errf("%s: %q is not a positive whole number", name, v)
-		}
-		*p = n
-	case *caddy.Duration:
-		dur, err := caddy.ParseDuration(v)
-		if err != nil || dur <= 0 {
-			return d.Errf("%s: %q is not a positive duration", name, v)
-		}
-		*p = caddy.Duration(dur)
-	default:
-		return d.Errf("%s: a setting of type %T cannot be read", name, field)
+	if flag {
+		args = []string{"true"}
 	}
-	return nil
-}
-
-// parseRoomValue reads the value of a room setting's line into s, by the
-// setting's kind: text, a positive whole number, a positive duration, an RFC
-// 3339 time, a join limit ("20/m burst 40", several tokens), or a bare flag.
-func parseRoomValue(d *caddyfile.Dispenser, def *waitingroom.SettingDef, s *waitingroom.Settings) error {
-	var v any
-	switch def.Kind() {
-	case waitingroom.KindBool:
-		v = true
-		if err := parseValue(d, def.Name, new(bool)); err != nil {
-			return err
-		}
-	case waitingroom.KindInt:
-		n := new(int)
-		if err := parseValue(d, def.Name, n); err != nil {
-			return err
-		}
-		v = *n
-	case waitingroom.KindRate:
-		args := d.RemainingArgs()
-		if len(args) == 0 {
-			return d.ArgErr()
-		}
-		l, err := waitingroom.ParseJoinLimit(strings.Join(args, " "))
-		if err != nil {
-			return d.Errf("%s: %v", def.Name, err)
-		}
-		v = l
-	case waitingroom.KindDuration:
-		dur := new(caddy.Duration)
-		if err := parseValue(d, def.Name, dur); err != nil {
-			return err
-		}
-		v = time.Duration(*dur)
-	case waitingroom.KindPhrase:
-		words := d.RemainingArgs()
-		if len(words) == 0 {
-			return d.ArgErr()
-		}
-		if err := def.ParseText(s, strings.Join(words, " ")); err != nil {
-			return d.Err(err.Error())
-		}
-		return nil
-	default:
-		str := new(string)
-		if err := parseValue(d, def.Name, str); err != nil {
-			return err
-		}
-		v = *str
-		if def.Kind() == waitingroom.KindString {
-			if err := checkTextArg(d, def.Name, *str); err != nil {
-				return err
-			}
-		}
-		if def.Kind() == waitingroom.KindTime {
-			t, err := parseTime(def.Name, *str)
-			if err != nil {
-				return d.Err(err.Error())
-			}
-			v = t
-		}
-	}
-	if !def.Set(s, v) {
-		return d.Errf("%s: a value of type %T does not fit the room setting", def.Name, v)
+	if err := v.UnmarshalText([]byte(strings.Join(args, " "))); err != nil {
+		return d.Errf("%s: %v", name, err)
 	}
 	return nil
 }

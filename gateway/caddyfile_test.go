@@ -1,10 +1,12 @@
 package gateway
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -71,6 +73,18 @@ func TestCaddyfileErrors(t *testing.T) {
 		"challenge of a kind":    "waiting_room { challenge captcha }",
 		"pow bits not a number":  "waiting_room { challenge pow many }",
 		"pow with two numbers":   "waiting_room { challenge pow 18 20 }",
+		"pow too hard":           "waiting_room {\n challenge pow 40\n}",
+		"duration, bad days":     "waiting_room {\n ticket_lifetime xd\n}",
+		"duration out of bounds": "waiting_room {\n session_duration 10s\n}",
+		"two durations":          "waiting_room {\n session_duration 10m 20m\n}",
+		"title in two words":     "waiting_room {\n title Night Foyer\n}",
+		"title with a tab":       "waiting_room {\n title \"a\tb\"\n}",
+		"unknown method":         "waiting_room {\n queueing_method lifo\n}",
+		"two methods":            "waiting_room {\n queueing_method fifo random\n}",
+		"status code twice":      "waiting_room {\n queued_status_code 200 429\n}",
+		"flag with a value":      "waiting_room {\n cookie_partitioned true\n}",
+		"account flag, a value":  "waiting_room {\n account {\n jwks_url https://l/j\n cookie s\n required yes\n }\n }",
+		"account, bad duration":  "waiting_room {\n account {\n jwks_url https://l/j\n cookie s\n jwks_refresh soon\n }\n }",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -135,6 +149,63 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.setting) {
 			t.Errorf("%s: error %v, want one naming %s", tc.config, err, tc.setting)
 		}
+	}
+}
+
+// TestCaddyfileErrorsSayWhatIsWanted: a line the value refuses is told what
+// it takes, naming the setting, in the words a PATCH would be told.
+func TestCaddyfileErrorsSayWhatIsWanted(t *testing.T) {
+	for src, want := range map[string]string{
+		"waiting_room {\n new_users_per_minute lots\n}": `new_users_per_minute: "lots" is not a whole number`,
+		"waiting_room {\n total_active_users 0\n}":      "total_active_users: must be between 1 and 10000000, got 0",
+		"waiting_room {\n session_duration forever\n}":  `session_duration: "forever" is not a duration such as "10m"`,
+		"waiting_room {\n admission_grace 1s\n}":        "admission_grace: must be between 5s and 10m, got 1s",
+		"waiting_room {\n event_start tomorrow\n}":      `event_start: "tomorrow" is not an RFC 3339 time`,
+		"waiting_room {\n queueing_method lifo\n}":      "queueing_method: must be fifo, random, passthrough or reject",
+		"waiting_room {\n challenge pow 7\n}":           "challenge: pow takes 8 to 28 bits, got 7",
+		"waiting_room {\n join_limit 2000000/m\n}":      "join_limit: the count must be between 1 and 1,000,000",
+		"waiting_room {\n title \"a\tb\"\n}":            "title: must be one line",
+		"waiting_room {\n queued_status_code teapot\n}": `queued_status_code: "teapot" is not a whole number`,
+	} {
+		var h Handler
+		err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(src))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", src, err, want)
+		}
+	}
+	// Durations may start with days, as Caddy's do; a timeout may be off.
+	var h Handler
+	src := "waiting_room {\n ticket_lifetime 1d12h\n session_idle_timeout 0s\n}"
+	if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(src)); err != nil || h.Settings.TicketLifetime != 36*time.Hour {
+		t.Errorf("%s: %v, ticket_lifetime %v", src, err, h.Settings.TicketLifetime)
+	}
+}
+
+// TestHandlerJSONErrorsSayWhatIsWanted: a JSON configuration's room setting
+// of the wrong type or notation is told what it takes, naming the setting;
+// durations take Caddy's nanoseconds or Go's notation.
+func TestHandlerJSONErrorsSayWhatIsWanted(t *testing.T) {
+	for config, want := range map[string]string{
+		`{"total_active_users": 1.5}`:     "total_active_users: must be a whole number",
+		`{"queue_all": "yes"}`:            "queue_all: must be true or false",
+		`{"event_start": 5}`:              "event_start: must be a string",
+		`{"session_duration": "forever"}`: `session_duration: "forever" is not a duration such as "10m"`,
+		`{"session_duration": true}`:      "session_duration: true is not a duration",
+		`{"challenge": "captcha"}`:        `challenge: must be "off" or "pow <bits>"`,
+		`{"join_limit": 20}`:              `join_limit: must be a string such as "20/m burst 40", or "off"`,
+		`{"title": "a\u0009b"}`:           "title: must be one line",
+		`{"queueing_method": "lifo"}`:     "queueing_method: must be fifo, random, passthrough or reject",
+		`{"paused": true}`:                `unknown field "paused"`,
+	} {
+		var h Handler
+		if err := caddy.StrictUnmarshalJSON([]byte(config), &h); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", config, err, want)
+		}
+	}
+	var h Handler
+	if err := json.Unmarshal([]byte(`{"session_duration": "15m", "ticket_lifetime": 3600000000000}`), &h); err != nil ||
+		h.Settings.SessionDuration != 15*time.Minute || h.Settings.TicketLifetime != time.Hour {
+		t.Errorf("durations: %v %+v", err, h.Settings)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
@@ -106,47 +105,14 @@ func runtimeSettingsHelp() string {
 		if !d.Runtime {
 			continue
 		}
-		form, note := cliValueForm(d)
-		line := "  " + d.Name + "=" + form
-		if note != "" {
-			line = fmt.Sprintf("%-36s%s", line, note)
+		n := d.Notation()
+		line := "  " + d.Name + "=" + n.CLI
+		if n.Note != "" {
+			line = fmt.Sprintf("%-36s%s", line, strings.ReplaceAll(n.Note, "<setting>", d.Name))
 		}
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
 	return b.String()
-}
-
-// cliValueForm says how a setting's value is written on the command line,
-// and a note on it where the form alone does not say enough.
-func cliValueForm(d *waitingroom.SettingDef) (form, note string) {
-	switch d.Kind() {
-	case waitingroom.KindInt:
-		return "<n>", ""
-	case waitingroom.KindBool:
-		return "true|false", ""
-	case waitingroom.KindDuration:
-		if d.ZeroOff {
-			return "<d>", "such as 15m; 0s turns it off"
-		}
-		return "<d>", "such as 15m"
-	case waitingroom.KindTime:
-		return "<RFC 3339>", "empty (" + d.Name + "=) clears it"
-	case waitingroom.KindChoice:
-		return strings.Join(d.Choices, "|"), ""
-	case waitingroom.KindRate:
-		return "'<n>/<period> [burst <b>]'|off", ""
-	case waitingroom.KindPhrase:
-		// Arg is the Caddyfile's "pow [<bits>] | off": each choice of
-		// several words is quoted, as a shell needs it.
-		choices := strings.Split(d.Arg, " | ")
-		for i, c := range choices {
-			if strings.Contains(c, " ") {
-				choices[i] = "'" + c + "'"
-			}
-		}
-		return strings.Join(choices, "|"), ""
-	}
-	return "<text>", "one line"
 }
 
 func roomPath(room string) string { return adminPrefix + url.PathEscape(room) }
@@ -234,8 +200,8 @@ func printJSON(w io.Writer, data []byte) error {
 	return err
 }
 
-// settingsFromArgs turns key=value arguments into a PATCH body, typing each
-// value as its setting takes it. A name that is not a runtime setting is sent
+// settingsFromArgs turns key=value arguments into a PATCH body, each value
+// read by its setting's value type, which writes the admin API's notation. A name that is not a runtime setting is sent
 // as a string, and the admin API says why it is refused.
 func settingsFromArgs(args []string) (map[string]any, error) {
 	body := make(map[string]any, len(args))
@@ -248,29 +214,18 @@ func settingsFromArgs(args []string) (map[string]any, error) {
 			return nil, fmt.Errorf("%s: given twice", name)
 		}
 		rs, known := lookupSetting(name)
-		switch {
-		case known && rs.Kind() == waitingroom.KindInt:
-			n, err := strconv.Atoi(val)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %q is not a whole number", name, val)
-			}
-			body[name] = n
-		case known && rs.Kind() == waitingroom.KindBool:
-			b, err := strconv.ParseBool(val)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %q is not true or false", name, val)
-			}
-			body[name] = b
-		case known && rs.Kind() == waitingroom.KindString:
-			// Checked here: the JSON that carries it to the admin API
-			// would turn broken UTF-8 into U+FFFD before the API saw it.
-			if err := waitingroom.CheckText(val); err != nil {
-				return nil, fmt.Errorf("%s: %v", name, err)
-			}
+		if !known {
 			body[name] = val
-		default:
-			body[name] = val
+			continue
 		}
+		// Typed here, and text checked here: the JSON that carries it to the
+		// admin API would turn broken UTF-8 into U+FFFD before the API saw it.
+		var scratch waitingroom.Settings
+		v := rs.Value(&scratch)
+		if err := v.UnmarshalText([]byte(val)); err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		body[name] = v
 	}
 	return body, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
-	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -232,24 +231,11 @@ func (h *Handler) roomSettings() (waitingroom.Settings, error) {
 	}
 	// Only configuration: room state such as paused is the admin API's.
 	var s waitingroom.Settings
-	for _, line := range caddyfileSettings {
-		if line.room != nil {
-			line.room.Set(&s, line.room.Get(h.Settings))
-		}
+	for _, d := range configSettings() {
+		d.Copy(&s, &h.Settings)
 	}
 	s = s.WithDefaults()
 	return s, s.Validate()
-}
-
-func parseTime(name, v string) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%s: %q is not an RFC 3339 time such as 2026-12-01T10:00:00Z", name, v)
-	}
-	return t, nil
 }
 
 func cookieNameOK(s string) bool {

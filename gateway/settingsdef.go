@@ -11,26 +11,27 @@ import (
 //go:generate go test -run ^TestREADMESettings$ . -update-readme
 
 // caddyfileSetting is one line of the waiting_room block. A room setting takes
-// its kind, default, limits and doc from the room's table
+// its value type, default, limits and doc from the room's table
 // (waitingroom.SettingDefs); a setting of the gateway alone says them here.
-// The Caddyfile parser, the handler's JSON twin, the admin API's list of
-// settings it cannot change and the settings table (docs/configuration.md) are all driven by
+// The Caddyfile parser, the handler's JSON, the admin API's list of settings
+// it cannot change and the settings table (docs/configuration.md) are all
+// driven by
 // caddyfileSettings, in its order.
 type caddyfileSetting struct {
 	name string
 	// room is the room setting this line configures (in Handler.Settings),
 	// or nil.
-	room *waitingroom.SettingDef
-	// field is the Handler field a gateway line sets, and so its JSON twin:
-	// a *string, *int, *caddy.Duration or *bool (a bare flag).
-	field func(*Handler) any
-	// parse reads a line whose syntax is not one value of field's kind.
+	room *waitingroom.Setting
+	// field is the Handler field a gateway line sets, as a value type
+	// (waitingroom.Text, Count, Flag); its JSON name is the line's.
+	field func(*Handler) waitingroom.Value
+	// parse reads a line whose syntax is not one value: a list or a block.
 	parse func(d *caddyfile.Dispenser, h *Handler) error
-	// text marks a gateway line of free text, which must be what
-	// waitingroom.CheckText takes, as a room's text settings must.
+	// text marks a gateway line of free text that a JSON configuration must
+	// give as one line of valid UTF-8, as a room's text settings must.
 	text bool
 
-	// For settings of the gateway alone, what docs/configuration.md shows.
+	// What docs/configuration.md shows; a room setting's, from the room's table.
 	syntax, defaultDoc, limits, doc string
 }
 
@@ -41,7 +42,7 @@ func roomLine(name string) caddyfileSetting {
 	if !ok {
 		panic("gateway: no room setting " + name)
 	}
-	return caddyfileSetting{name: name, room: d}
+	return caddyfileSetting{name: name, room: d, syntax: d.Syntax(), defaultDoc: d.DefaultText(), limits: d.LimitsText(), doc: d.Doc}
 }
 
 // caddyfileSettings are the lines in the order of docs/configuration.md: gatewayLines, then
@@ -68,7 +69,7 @@ var gatewayLines = []caddyfileSetting{
 		name: "room", syntax: "room <id>", defaultDoc: "required",
 		limits: "1–64 letters, digits, `_`, `.`, `-`",
 		doc:    "the room's identity in the store, the admin API and the pass audience",
-		field:  func(h *Handler) any { return &h.Room },
+		field:  func(h *Handler) waitingroom.Value { return (*waitingroom.Text)(&h.Room) },
 	},
 	roomLine("title"),
 	{
@@ -90,7 +91,7 @@ var gatewayLines = []caddyfileSetting{
 		name: "signing_key", syntax: "signing_key <path>", defaultDoc: "generated once, kept in Caddy storage",
 		limits: "a readable Ed25519 key file",
 		doc:    "Ed25519 PKCS #8 PEM for passes and tickets",
-		field:  func(h *Handler) any { return &h.SigningKey },
+		field:  func(h *Handler) waitingroom.Value { return (*waitingroom.Text)(&h.SigningKey) },
 	},
 	{
 		name: "previous_signing_keys", syntax: "previous_signing_keys <path>...", defaultDoc: "none",
@@ -103,7 +104,7 @@ var gatewayLines = []caddyfileSetting{
 		name: "page", syntax: "page <path>", defaultDoc: "embedded page",
 		limits: "a readable file that parses as an `html/template`",
 		doc:    "your own `html/template` waiting page",
-		field:  func(h *Handler) any { return &h.Page },
+		field:  func(h *Handler) waitingroom.Value { return (*waitingroom.Text)(&h.Page) },
 	},
 	{
 		name: "language", syntax: "language auto | <tag>", defaultDoc: "`auto`",
@@ -111,7 +112,7 @@ var gatewayLines = []caddyfileSetting{
 		doc: "the language of the room's pages: `auto` takes the browser's `Accept-Language` through CLDR's language matcher, " +
 			"a tag is what every fan reads; either way the page's menu (`?lang=`, kept in a cookie) lets a fan choose another; " +
 			"see [Languages](waiting-page.md#languages)",
-		field: func(h *Handler) any { return &h.Language },
+		field: func(h *Handler) waitingroom.Value { return (*waitingroom.Text)(&h.Language) },
 	},
 	{
 		name: "languages", syntax: "languages <tag>...", defaultDoc: "every catalog",
@@ -123,33 +124,33 @@ var gatewayLines = []caddyfileSetting{
 		name: "messages", syntax: "messages <dir>", defaultDoc: "none",
 		limits: "a directory of `<tag>.json` catalogs, each complete and with every plural form its language needs",
 		doc:    "your own words: catalogs that override the built-in ones or add languages and keys, checked at provision time",
-		field:  func(h *Handler) any { return &h.Messages },
+		field:  func(h *Handler) waitingroom.Value { return (*waitingroom.Text)(&h.Messages) },
 	},
 	{
 		name: "path_prefix", syntax: "path_prefix <prefix>", defaultDoc: "`" + DefaultPathPrefix + "`",
 		limits: "a path starting with `/`",
 		doc:    "where the room's endpoints live",
-		field:  func(h *Handler) any { return &h.PathPrefix },
+		field:  func(h *Handler) waitingroom.Value { return (*waitingroom.Text)(&h.PathPrefix) },
 	},
 	{
 		name: "cookie_prefix", syntax: "cookie_prefix <name>", defaultDoc: "`" + DefaultCookiePrefix + "`",
 		limits: "at most 32 letters, digits, `_`, `-`",
 		doc:    "cookies are `<name>_ticket` and `<name>_pass`",
-		field:  func(h *Handler) any { return &h.CookiePrefix },
+		field:  func(h *Handler) waitingroom.Value { return (*waitingroom.Text)(&h.CookiePrefix) },
 	},
 	{
 		name: "cookie_samesite", syntax: "cookie_samesite lax | strict | none", defaultDoc: "`lax`",
 		limits: "`lax`, `strict` or `none`; `none` sets `Secure`, so the site must be served over HTTPS",
 		doc: "the `SameSite` attribute of the room's cookies; `none` lets the room work inside an iframe on another site: " +
 			"see [Embedding the room](#embedding-the-room)",
-		field: func(h *Handler) any { return &h.CookieSameSite },
+		field: func(h *Handler) waitingroom.Value { return (*waitingroom.Text)(&h.CookieSameSite) },
 	},
 	{
 		name: "cookie_partitioned", syntax: "cookie_partitioned", defaultDoc: "off",
 		limits: "a flag: on when written (JSON `true`); sets `Secure`",
 		doc: "the room's cookies are `Partitioned` (CHIPS): kept per embedding site, so an embedded room works " +
 			"where third-party cookies are blocked; see [Embedding the room](#embedding-the-room)",
-		field: func(h *Handler) any { return &h.CookiePartitioned },
+		field: func(h *Handler) waitingroom.Value { return (*waitingroom.Flag)(&h.CookiePartitioned) },
 	},
 	roomLine("admission_grace"),
 	roomLine("return_window"),
@@ -158,20 +159,20 @@ var gatewayLines = []caddyfileSetting{
 		name: "queued_status_code", syntax: "queued_status_code 200 | 429", defaultDoc: "200",
 		limits: "200 or 429",
 		doc:    "status of JSON answers to waiting fans (429 adds `Retry-After`)",
-		field:  func(h *Handler) any { return &h.QueuedStatusCode },
+		field:  func(h *Handler) waitingroom.Value { return (*waitingroom.Count)(&h.QueuedStatusCode) },
 	},
 	{
 		name: "issuer", syntax: "issuer <iss>", defaultDoc: "`foyer`",
 		limits: "one line: no tab, line break or other control character; origins check it",
 		doc:    "the passes' `iss`",
-		field:  func(h *Handler) any { return &h.Issuer },
+		field:  func(h *Handler) waitingroom.Value { return (*waitingroom.Text)(&h.Issuer) },
 		text:   true,
 	},
 	{
 		name: "on_store_failure", syntax: "on_store_failure closed | open", defaultDoc: "`closed`",
 		limits: "`closed` or `open`",
 		doc:    "while the store is down: newcomers get 503 with `Retry-After`, or everyone goes through with a pass",
-		field:  func(h *Handler) any { return &h.OnStoreFailure },
+		field:  func(h *Handler) waitingroom.Value { return (*waitingroom.Text)(&h.OnStoreFailure) },
 	},
 	{
 		name: "account", syntax: "account { ... }", defaultDoc: "off: every browser is a visitor of its own",
@@ -191,48 +192,14 @@ func lookupCaddyfileSetting(name string) (caddyfileSetting, bool) {
 	return caddyfileSetting{}, false
 }
 
-// The settings table's words for a line, from the room's table for room settings.
-
-func (s caddyfileSetting) syntaxText() string {
-	if s.room != nil {
-		return s.room.Syntax()
-	}
-	return s.syntax
-}
-
-func (s caddyfileSetting) defaultText() string {
-	if s.room != nil {
-		return s.room.DefaultText()
-	}
-	return s.defaultDoc
-}
-
-func (s caddyfileSetting) limitsText() string {
-	if s.room != nil {
-		return s.room.Limits()
-	}
-	return s.limits
-}
-
-func (s caddyfileSetting) docText() string {
-	if s.room != nil {
-		return s.room.Doc
-	}
-	return s.doc
-}
-
 func (s caddyfileSetting) runtime() bool { return s.room != nil && s.room.Runtime }
 
-// isText reports whether the line takes free text, one line of it.
-func (s caddyfileSetting) isText() bool {
-	return s.text || s.room != nil && s.room.Kind() == waitingroom.KindString
-}
-
-// textLines are the lines of free text, for the checks that read them.
+// textLines are the gateway's lines of free text, for the checks that read
+// them; the room's are waitingroom.Text, which checks itself.
 func textLines() []caddyfileSetting {
 	var out []caddyfileSetting
 	for _, s := range caddyfileSettings {
-		if s.isText() {
+		if s.text {
 			out = append(out, s)
 		}
 	}

@@ -12,35 +12,30 @@ import (
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
-// sampleValue is a Caddyfile value for a line read by its kind or field,
+// sampleValue is a Caddyfile value for a line read by its value type,
 // other than the zero value; "" for a bare flag.
 func sampleValue(s caddyfileSetting) string {
+	var v waitingroom.Value
 	if s.room != nil {
-		switch s.room.Kind() {
-		case waitingroom.KindInt:
-			return "7"
-		case waitingroom.KindDuration:
-			return "7m"
-		case waitingroom.KindBool:
-			return ""
-		case waitingroom.KindTime:
-			return "2026-12-01T10:00:00Z"
-		case waitingroom.KindChoice:
-			return s.room.Choices[len(s.room.Choices)-1]
-		case waitingroom.KindRate:
-			return "20/m burst 40"
-		case waitingroom.KindPhrase:
-			return "pow 20"
-		}
-		return "x"
+		v = s.room.Value(new(waitingroom.Settings))
+	} else {
+		v = s.field(new(Handler))
 	}
-	switch s.field(new(Handler)).(type) {
-	case *int:
+	switch v.(type) {
+	case *waitingroom.Count:
 		return "7"
-	case *caddy.Duration:
+	case *waitingroom.Duration:
 		return "7m"
-	case *bool:
+	case *waitingroom.Flag:
 		return ""
+	case *waitingroom.Time:
+		return "2026-12-01T10:00:00Z"
+	case *waitingroom.QueueingMethod:
+		return "reject"
+	case *waitingroom.JoinLimit:
+		return "20/m burst 40"
+	case *waitingroom.Challenge:
+		return "pow 20"
 	}
 	return "x"
 }
@@ -175,12 +170,13 @@ func TestPatchKnowsEverySetting(t *testing.T) {
 		if !d.Runtime {
 			continue
 		}
-		s, _ := lookupCaddyfileSetting(d.Name)
-		raw := map[waitingroom.Kind]string{waitingroom.KindInt: "7", waitingroom.KindBool: "true",
-			waitingroom.KindDuration: `"7m"`, waitingroom.KindString: `"x"`, waitingroom.KindTime: `""`,
-			waitingroom.KindRate: `"20/m"`, waitingroom.KindPhrase: `"pow 20"`}[d.Kind()]
-		if d.Kind() == waitingroom.KindChoice {
-			raw = `"` + sampleValue(s) + `"`
+		s := caddyfileSetting{room: d}
+		raw := `"` + sampleValue(s) + `"`
+		switch d.Value(new(waitingroom.Settings)).(type) {
+		case *waitingroom.Count:
+			raw = "7"
+		case *waitingroom.Flag:
+			raw = "true"
 		}
 		if _, names, err := decodePatch([]byte(`{"` + d.Name + `": ` + raw + `}`)); err != nil || len(names) != 1 {
 			t.Errorf("%s = %s: %v", d.Name, raw, err)
@@ -202,8 +198,8 @@ func TestPatchKnowsEverySetting(t *testing.T) {
 // find out from an error.
 func TestEverySettingStatesItsLimits(t *testing.T) {
 	for _, s := range caddyfileSettings {
-		if strings.TrimSpace(s.limitsText()) == "" {
-			t.Errorf("%s: no limits stated", s.syntaxText())
+		if strings.TrimSpace(s.limits) == "" {
+			t.Errorf("%s: no limits stated", s.syntax)
 		}
 	}
 }

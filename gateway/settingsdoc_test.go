@@ -72,8 +72,8 @@ func settingsTableMarkdown() string {
 		if s.runtime() {
 			runtime = "yes"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", strings.ReplaceAll(s.syntaxText(), "|", `\|`),
-			s.docText(), s.defaultText(), s.limitsText(), runtime)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", strings.ReplaceAll(s.syntax, "|", `\|`),
+			s.doc, s.defaultDoc, s.limits, runtime)
 	}
 	return b.String()
 }
@@ -81,30 +81,18 @@ func settingsTableMarkdown() string {
 // runtimeSettingsMarkdown is the sentence listing the settings a PATCH takes,
 // with the notation of those that are not plain numbers, text or flags.
 func runtimeSettingsMarkdown() string {
-	var runtime []*waitingroom.SettingDef
+	var runtime []*waitingroom.Setting
 	for _, d := range waitingroom.SettingDefs() {
 		if d.Runtime {
 			runtime = append(runtime, d)
 		}
 	}
-	note := func(d *waitingroom.SettingDef) string {
-		switch d.Kind() {
-		case waitingroom.KindDuration:
-			return `(` + "`\"15m\"`" + `)`
-		case waitingroom.KindTime:
-			return "(RFC 3339; `\"\"` clears)"
-		case waitingroom.KindChoice:
-			return "(`" + strings.Join(d.Choices, "`, `") + "`)"
-		case waitingroom.KindRate:
-			return "(`\"20/m burst 40\"`; `\"off\"` removes it)"
-		}
-		return ""
-	}
+	note := func(d *waitingroom.Setting) string { return d.Notation().Patch }
 	var items []string
 	for i, d := range runtime {
 		item := "`" + d.Name + "`"
 		// A note is given once, after the last of a run of settings sharing it.
-		if n := note(d); n != "" && (i+1 == len(runtime) || note(runtime[i+1]) != n || d.Kind() == waitingroom.KindChoice) {
+		if n := note(d); n != "" && (i+1 == len(runtime) || note(runtime[i+1]) != n) {
 			item += " " + n
 		}
 		items = append(items, item)

@@ -24,13 +24,9 @@ func (h *Handler) Validate() error {
 // speaks HTTP, which store it opens and which key files it reads.
 func (h *Handler) validateGateway() error {
 	for _, line := range textLines() {
-		if line.room != nil {
-			continue // checked with the room's settings
-		}
-		if p, ok := line.field(h).(*string); ok {
-			if err := waitingroom.CheckText(*p); err != nil {
-				return fmt.Errorf("%s: %v", line.name, err)
-			}
+		text, _ := line.field(h).MarshalText()
+		if err := waitingroom.CheckText(string(text)); err != nil {
+			return fmt.Errorf("%s: %v", line.name, err)
 		}
 	}
 	if h.QueuedStatusCode != 0 && h.QueuedStatusCode != http.StatusOK && h.QueuedStatusCode != http.StatusTooManyRequests {

@@ -70,17 +70,6 @@ func (c *Challenge) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// check refuses bits out of bounds; off is always fine.
-func (c Challenge) check(name string) error {
-	if c.On() && (c.PoWBits < MinPoWBits || c.PoWBits > MaxPoWBits) {
-		return settingErr(name, "pow takes %d to %d bits, got %d", MinPoWBits, MaxPoWBits, c.PoWBits)
-	}
-	if c.PoWBits < 0 {
-		return settingErr(name, "pow bits cannot be negative")
-	}
-	return nil
-}
-
 // ChallengeOffer is the puzzle a newcomer's status carries in the challenge
 // state: find a decimal nonce such that SHA-256(seed bytes || ASCII nonce)
 // starts with Bits zero bits, and send both to the join endpoint.

@@ -131,8 +131,8 @@ func (l JoinLimit) Take(tat, now int64) (next int64, wait time.Duration, ok bool
 	return tat + t, 0, true
 }
 
-// check says what is wrong with a limit's bounds, if anything.
-func (l JoinLimit) check() error {
+// bounds says what is wrong with a limit's bounds, if anything.
+func (l JoinLimit) bounds() error {
 	switch {
 	case l.IsZero():
 		return nil

@@ -1,7 +1,6 @@
 package waitingroom
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -12,7 +11,8 @@ import (
 //
 // They are a set of runtime settings (one bit per entry of settingDefs) and
 // the values given to them, so that a new setting needs no code here. Their
-// JSON is an object of the settings they name, in the table's order.
+// JSON is an object of the settings they name, in the table's order, in the
+// admin API's notation.
 type Overrides struct {
 	set  uint64
 	vals Settings
@@ -28,7 +28,7 @@ func OverridesOf(values Settings, names ...string) Overrides {
 		if !ok || !d.Runtime {
 			panic("waitingroom: " + name + " is not a runtime setting")
 		}
-		d.copyField(&o.vals, &values)
+		d.copy(&o.vals, &values)
 		o.set |= d.bit
 	}
 	return o
@@ -49,92 +49,50 @@ func (o Overrides) IsZero() bool { return o.set == 0 }
 
 // Apply returns s with the overrides laid over it.
 func (o Overrides) Apply(s Settings) Settings {
-	if o.set == 0 {
-		return s
-	}
+	return o.lay(s, &o.vals)
+}
+
+// Merge lays patch over o: settings set in patch win.
+func (o Overrides) Merge(patch Overrides) Overrides {
+	o.vals = patch.lay(o.vals, &patch.vals)
+	o.set |= patch.set
+	return o
+}
+
+// lay copies the settings o names from vals over s.
+func (o Overrides) lay(s Settings, vals *Settings) Settings {
 	for _, d := range settingDefs {
 		if o.set&d.bit != 0 {
-			d.copyField(&s, &o.vals)
+			d.copy(&s, vals)
 		}
 	}
 	return s
 }
 
-// Merge lays patch over o: settings set in patch win.
-func (o Overrides) Merge(patch Overrides) Overrides {
-	for _, d := range settingDefs {
-		if patch.set&d.bit != 0 {
-			d.copyField(&o.vals, &patch.vals)
-			o.set |= d.bit
-		}
-	}
-	return o
-}
-
 // DecodeOverride reads one runtime setting's JSON value, as a PATCH gives it.
-// A value of the wrong JSON type is a *json.UnmarshalTypeError; a value of the
-// right type that the setting does not take is another error, text that is
-// not one line of valid UTF-8 among them (see DecodeText). Bounds are left
-// to Settings.Validate, which sees the settings the change leads to.
+// A value the setting does not take is an error saying what it takes, text
+// that is not one line of valid UTF-8 among them (see DecodeText). Bounds are
+// left to Settings.Validate, which sees the settings the change leads to.
 func DecodeOverride(name string, raw json.RawMessage) (Overrides, error) {
 	var o Overrides
 	d, ok := LookupSetting(name)
 	if !ok || !d.Runtime {
 		return o, fmt.Errorf("%q is not a runtime setting", name)
 	}
-	if d.kind == KindString {
-		// Read strictly: decode would turn broken text into U+FFFD.
-		text, err := DecodeText(raw)
-		if err != nil {
-			return o, err
-		}
-		d.Set(&o.vals, text)
-	} else if err := d.decode(&o.vals, raw); err != nil {
+	if err := d.DecodeJSON(&o.vals, raw); err != nil {
 		return o, err
-	}
-	if d.kind == KindChoice {
-		if v := d.Get(o.vals).(QueueingMethod); !d.chosen(string(v)) {
-			return o, fmt.Errorf("must be %s, got %q", d.ChoiceList(), v)
-		}
 	}
 	o.set |= d.bit
 	return o, nil
 }
 
-// MarshalJSON writes the settings the overrides name, in the table's order:
-// durations as "10m0s", times as RFC 3339 or "" for a cleared time.
+// MarshalJSON writes the settings the overrides name, in the table's order.
 func (o Overrides) MarshalJSON() ([]byte, error) {
-	return EncodeSettings(
-		func(d *SettingDef) bool { return o.set&d.bit != 0 },
-		func(d *SettingDef) ([]byte, error) { return d.encode(&o.vals) })
+	return EncodeSettings(&o.vals, func(d *Setting) bool { return o.set&d.bit != 0 })
 }
 
-// EncodeSettings writes a JSON object of the settings that keep selects, in
-// the table's order, each value as value writes it.
-func EncodeSettings(keep func(*SettingDef) bool, value func(*SettingDef) ([]byte, error)) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for _, d := range settingDefs {
-		if !keep(d) {
-			continue
-		}
-		v, err := value(d)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", d.Name, err)
-		}
-		if buf.Len() > 1 {
-			buf.WriteByte(',')
-		}
-		name, _ := json.Marshal(d.Name)
-		buf.Write(name)
-		buf.WriteByte(':')
-		buf.Write(v)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
-}
-
-// UnmarshalJSON reads what MarshalJSON writes. A setting this version does not
+// UnmarshalJSON reads what MarshalJSON writes, and what nodes wrote before
+// the settings table (durations "15m0s"). A setting this version does not
 // know, or one given as null, is left out, so that overrides written by a
 // newer node still apply here.
 func (o *Overrides) UnmarshalJSON(b []byte) error {
@@ -148,7 +106,7 @@ func (o *Overrides) UnmarshalJSON(b []byte) error {
 		if !ok || !d.Runtime || string(raw) == "null" {
 			continue
 		}
-		if err := d.decode(&out.vals, raw); err != nil {
+		if err := d.DecodeJSON(&out.vals, raw); err != nil {
 			return fmt.Errorf("%s: %w", d.Name, err)
 		}
 		out.set |= d.bit

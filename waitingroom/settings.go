@@ -103,8 +103,8 @@ type Settings struct {
 // WithDefaults fills in zero values that have a default (see settingDefs).
 func (s Settings) WithDefaults() Settings {
 	for _, d := range settingDefs {
-		if d.Default != nil && d.isZero(&s) {
-			d.Set(&s, d.Default)
+		if d.deflt != nil && d.isZero(&s) {
+			d.deflt(&s)
 		}
 	}
 	return s
@@ -135,7 +135,7 @@ func settingErr(name, format string, args ...any) error {
 func (s Settings) Validate() error {
 	var errs []error
 	for _, d := range settingDefs {
-		if err := d.check(&s); err != nil {
+		if err := d.Check(&s); err != nil {
 			errs = append(errs, err)
 		}
 	}

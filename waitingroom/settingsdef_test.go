@@ -4,16 +4,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
-// TestOverridesJSONKeepsItsNotation: stored overrides read and write the
-// notation older nodes wrote (durations "15m0s", times RFC 3339 or "" for a
-// cleared time), in the same order, so stores and memos written before the
-// settings table still apply and nodes of both kinds agree on the bytes.
+// TestOverridesJSONKeepsItsNotation: stored overrides read the notation
+// older nodes wrote (durations "15m0s", times RFC 3339 or "" for a cleared
+// time) and write the admin API's, which older nodes read too (durations
+// "15m"), in the same order, so stores and memos written before the settings
+// codec still apply.
 func TestOverridesJSONKeepsItsNotation(t *testing.T) {
 	const stored = `{"title":"Encore","new_users_per_minute":600,"total_active_users":3,` +
 		`"session_duration":"15m0s","queueing_method":"random","queue_all":false,` +
@@ -24,8 +26,8 @@ func TestOverridesJSONKeepsItsNotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := json.Marshal(o)
-	if err != nil || string(out) != stored {
-		t.Fatalf("round trip:\n got %s %v\nwant %s", out, err, stored)
+	if want := strings.Replace(stored, "15m0s", "15m", 1); err != nil || string(out) != want {
+		t.Fatalf("round trip:\n got %s %v\nwant %s", out, err, want)
 	}
 	s := o.Apply(waitingroom.Settings{PrequeueStart: time.Now(), TicketLifetime: time.Hour})
 	if s.SessionDuration != 15*time.Minute || s.QueueingMethod != waitingroom.Random || !s.PrequeueStart.IsZero() ||
@@ -47,18 +49,7 @@ func TestOverridesCoverEveryRuntimeSetting(t *testing.T) {
 		if !d.Runtime {
 			continue
 		}
-		raw := map[waitingroom.Kind]string{
-			waitingroom.KindString:   `"x"`,
-			waitingroom.KindInt:      `7`,
-			waitingroom.KindBool:     `true`,
-			waitingroom.KindDuration: `"7m0s"`,
-			waitingroom.KindTime:     `"2026-06-01T10:00:00Z"`,
-			waitingroom.KindRate:     `"20/m burst 5"`,
-			waitingroom.KindPhrase:   `"pow 20"`,
-		}[d.Kind()]
-		if d.Kind() == waitingroom.KindChoice {
-			raw = `"` + d.Choices[len(d.Choices)-1] + `"` // the default is the first
-		}
+		raw := sampleJSON(d)
 		one, err := waitingroom.DecodeOverride(d.Name, json.RawMessage(raw))
 		if err != nil {
 			t.Fatalf("%s: %v", d.Name, err)
@@ -89,7 +80,7 @@ func TestOverridesCoverEveryRuntimeSetting(t *testing.T) {
 // ones the table (and so docs/configuration.md) gives, inclusive at both ends.
 func TestSettingLimitsComeFromTheTable(t *testing.T) {
 	for _, d := range waitingroom.SettingDefs() {
-		if d.Max == 0 {
+		if d.Bounds.Max == 0 {
 			continue
 		}
 		for _, tc := range []struct {
@@ -98,10 +89,10 @@ func TestSettingLimitsComeFromTheTable(t *testing.T) {
 		}{{d.Min, true}, {d.Max, true}, {d.Min - 1, false}, {d.Max + 1, false}} {
 			s := waitingroom.Settings{}.WithDefaults()
 			var raw string
-			switch d.Kind() {
-			case waitingroom.KindDuration:
+			switch d.Value(&s).(type) {
+			case *waitingroom.Duration:
 				raw = `"` + time.Duration(tc.v).String() + `"`
-			case waitingroom.KindPhrase:
+			case *waitingroom.Challenge:
 				raw = fmt.Sprintf(`"pow %d"`, tc.v)
 			default:
 				b, _ := json.Marshal(tc.v)
@@ -137,10 +128,46 @@ func TestDecodeOverrideRefuses(t *testing.T) {
 			t.Errorf("%s = %s: accepted", tc.name, tc.raw)
 		}
 	}
-	var te *json.UnmarshalTypeError
-	if _, err := waitingroom.DecodeOverride("total_active_users", json.RawMessage(`1.5`)); !errors.As(err, &te) {
-		t.Errorf("a fraction: %v, want a JSON type error", err)
+	// A value of the wrong JSON type is told what the setting takes.
+	for _, tc := range []struct{ name, raw, want string }{
+		{"total_active_users", `1.5`, "must be a whole number"},
+		{"paused", `"yes"`, "must be true or false"},
+		{"session_duration", `600`, "must be a string"},
+		{"join_limit", `20`, `must be a string such as "20/m burst 40", or "off"`},
+		{"title", `5`, "must be a string"},
+		{"queueing_method", `"lifo"`, "must be fifo, random, passthrough or reject"},
+		{"event_start", `"tomorrow"`, "is not an RFC 3339 time"},
+		{"challenge", `"captcha"`, `must be "off" or "pow <bits>"`},
+	} {
+		if _, err := waitingroom.DecodeOverride(tc.name, json.RawMessage(tc.raw)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s = %s: %v, want %q", tc.name, tc.raw, err, tc.want)
+		}
 	}
+}
+
+// sampleJSON is a value of d other than its default and its zero, in the
+// admin API's notation.
+func sampleJSON(d *waitingroom.Setting) string {
+	var s waitingroom.Settings
+	switch d.Value(&s).(type) {
+	case *waitingroom.Text:
+		return `"x"`
+	case *waitingroom.Count:
+		return `7`
+	case *waitingroom.Flag:
+		return `true`
+	case *waitingroom.Duration:
+		return `"7m"`
+	case *waitingroom.Time:
+		return `"2026-06-01T10:00:00Z"`
+	case *waitingroom.QueueingMethod:
+		return `"reject"`
+	case *waitingroom.JoinLimit:
+		return `"20/m burst 5"`
+	case *waitingroom.Challenge:
+		return `"pow 20"`
+	}
+	panic("no sample for " + d.Name)
 }
 
 // BenchmarkOverridesApply measures what a view refresh pays to lay the
