@@ -131,6 +131,9 @@ type Handler struct {
 	refreshCk string
 	logger    *zap.Logger
 	account   *accountGate
+	// clock is a standalone handler's own clock (NewStandalone); nil under
+	// Caddy, where every room reads the process's.
+	clock func() time.Time
 }
 
 // StoreConfig selects the room's store.
