@@ -98,7 +98,10 @@ func newNodeWith(t *testing.T, now func() time.Time, cfg gateway.Handler, store 
 func newNodeServing(t *testing.T, now func() time.Time, cfg gateway.Handler, store waitingroom.Store, key *waitingroom.SigningKey,
 	opt func(*waitingroom.Config), origin caddyhttp.Handler, mayBeDown bool, wrap ...func(http.Handler) http.Handler) *node {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// The start's first store round trips wait behind every other test
+	// running at once (and -race): a generous bound, as the room's start is
+	// not what these tests measure.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	h, err := gateway.NewStandalone(ctx, cfg, gateway.StandaloneOptions{Store: store, Key: key, Now: now, Room: opt})
 	if h == nil || (err != nil && !(mayBeDown && errors.Is(err, gateway.ErrStartedDown))) {
