@@ -183,7 +183,7 @@ func (h *Handler) setTicket(w http.ResponseWriter, r *http.Request, t waitingroo
 
 // setPass hands the visitor their admission pass, valid until the session ends.
 func (h *Handler) setPass(w http.ResponseWriter, r *http.Request, tok string, p waitingroom.Pass) {
-	h.setCookie(w, r, h.passCk, tok, max(1, int(p.ExpiresAt.Sub(now())/time.Second)))
+	h.setCookie(w, r, h.passCk, tok, max(1, int(p.ExpiresAt.Sub(h.clockNow())/time.Second)))
 }
 
 // clearPass removes the pass cookie, once the origin has ended the session.

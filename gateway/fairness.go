@@ -171,7 +171,7 @@ func renderFairness(w io.Writer, rep waitingroom.FairnessReport, l *locale, menu
 func (h *Handler) serveFairness(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	w.Header().Set("Vary", "Accept")
-	rep, err := h.handle.fairness.get(r.Context(), h.room, now())
+	rep, err := h.handle.fairness.get(r.Context(), h.room, h.clockNow())
 	switch {
 	case errors.Is(err, waitingroom.ErrNotPublished):
 		return writeError(w, http.StatusNotFound, "not_published",

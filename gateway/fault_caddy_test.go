@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/redisstore"
 )
@@ -25,7 +26,7 @@ import (
 // newcomers (503) while the line re-announces itself.
 func TestFaultCaddyRestartWithRedisEmpty(t *testing.T) {
 	useTestClock(t) // time stands still: the room settles for as long as the test runs
-	srv, _ := privateRedis(t)
+	srv := redistest.StartServer(t, nil)
 	storage := t.TempDir()
 	config := caddyConfig(storage, fmt.Sprintf(`
 	http://localhost:9080 {

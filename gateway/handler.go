@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -130,6 +131,9 @@ type Handler struct {
 	refreshCk string
 	logger    *zap.Logger
 	account   *accountGate
+	// clock is a standalone handler's own clock (NewStandalone); nil under
+	// Caddy, where every room reads the process's.
+	clock func() time.Time
 }
 
 // StoreConfig selects the room's store.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -83,7 +84,7 @@ func patchRoom(t *testing.T, room, body string) {
 func storesUnderTest(t *testing.T, fn func(t *testing.T, store string)) {
 	t.Run("memory", func(t *testing.T) { fn(t, "") })
 	t.Run("redis", func(t *testing.T) {
-		srv, _ := privateRedis(t)
+		srv := redistest.StartServer(t, nil)
 		fn(t, "store redis redis://"+srv.Addr)
 	})
 }

@@ -122,7 +122,7 @@ func startsSession(d waitingroom.Decision) bool {
 // observeAdmission counts a new session's wait.
 func (h *Handler) observeAdmission(d waitingroom.Decision) {
 	if startsSession(d) {
-		timesOf(h.Room).wait.observe(max(0, now().Sub(d.Ticket.Joined).Seconds()))
+		timesOf(h.Room).wait.observe(max(0, h.clockNow().Sub(d.Ticket.Joined).Seconds()))
 	}
 }
 
@@ -132,6 +132,6 @@ func (h *Handler) observeRevoke(p waitingroom.Pass) {
 		return
 	}
 	d := h.room.Settings().SessionDuration
-	length := now().Sub(p.ExpiresAt.Add(-d))
+	length := h.clockNow().Sub(p.ExpiresAt.Add(-d))
 	timesOf(h.Room).session.observe(min(max(0, length), d).Seconds())
 }

@@ -3,6 +3,9 @@ package redistest
 import (
 	"errors"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/foyer-dev/foyer/internal/redisserver"
 )
@@ -36,6 +39,19 @@ func StartServer(t testing.TB, extra func(port, bus int) []string) *Server {
 		}
 	})
 	return &Server{Addr: s.Addr, Port: s.Port, s: s}
+}
+
+// Dial returns a dialer of new clients of s, one a gateway node. They give up
+// on a dead server after one dial, not go-redis's five a hundred milliseconds
+// apart, so an outage costs the test little time; what a node does with the
+// error is the same.
+func (s *Server) Dial() func() redis.UniversalClient {
+	return func() redis.UniversalClient {
+		return redis.NewClient(&redis.Options{
+			Addr: s.Addr, MaxRetries: 1, DialerRetries: 1,
+			DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second,
+		})
+	}
 }
 
 // Stop kills the server, as a crash would. Clients see connection errors until

@@ -1,4 +1,4 @@
-package gateway
+package integration
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
@@ -22,12 +23,7 @@ import (
 func privateRedis(t *testing.T) (*redistest.Server, func() redis.UniversalClient) {
 	t.Helper()
 	srv := redistest.StartServer(t, nil)
-	return srv, func() redis.UniversalClient {
-		return redis.NewClient(&redis.Options{
-			Addr: srv.Addr, MaxRetries: 1, DialerRetries: 1,
-			DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second,
-		})
-	}
+	return srv, srv.Dial()
 }
 
 // TestMultiNodeRedisStopped: Redis stops mid-queue under three nodes (the
@@ -40,16 +36,17 @@ func privateRedis(t *testing.T) (*redistest.Server, func() redis.UniversalClient
 // sessions from before, and the line moves again in order: those who waited,
 // then those who joined after.
 func TestMultiNodeRedisStopped(t *testing.T) {
-	clock := useTestClock(t)
+	t.Parallel()
+	clock := newTestClock()
 	srv, dial := privateRedis(t)
 	key := deploymentKey(t)
 	// The rate, not the cap, holds the line back: a slot is free when Redis
 	// comes back.
-	cfg := Handler{Room: "outage", Settings: waitingroom.Settings{TotalActiveUsers: 4, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
-	a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
-	b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
-	cfg.OnStoreFailure = storeFailureOpen
-	open := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+	cfg := gateway.Handler{Room: "outage", Settings: waitingroom.Settings{TotalActiveUsers: 4, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
+	a := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
+	b := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
+	cfg.OnStoreFailure = "open"
+	open := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
 	nodes, closed := []*node{a, b, open}, []*node{a, b}
 	tr := sharedTransport(t)
 
@@ -76,7 +73,7 @@ func TestMultiNodeRedisStopped(t *testing.T) {
 		}
 	}
 	for i, n := range nodes {
-		if n.h.room.Healthy() {
+		if n.room().Healthy() {
 			t.Fatalf("node %d still calls its store healthy", i)
 		}
 	}
@@ -111,15 +108,15 @@ func TestMultiNodeRedisStopped(t *testing.T) {
 	if resp, body, err := lucky.get(open.url+"/events/42", false); err != nil || body != "origin" {
 		t.Fatalf("newcomer on the on_store_failure open node: %v %d %q, want the origin", err, code(resp), body)
 	}
-	if _, err := a.h.room.CheckPass(lucky.cookie(open.url, "foyer_pass")); err != nil {
+	if _, err := a.room().CheckPass(lucky.cookie(open.url, "foyer_pass")); err != nil {
 		t.Fatalf("the open node's pass is refused by another node: %v", err)
 	}
 
 	srv.Restart(t)
-	before := a.h.room.Snapshot()
+	before := a.room().Snapshot()
 	clock.Advance(time.Second)
 	recoverNode(t, a) // alone, so that no other node steps the room first
-	if after := a.h.room.Snapshot(); after.Serving != before.Serving || after.Seq <= before.Seq || after.Active != before.Active+before.Pending {
+	if after := a.room().Snapshot(); after.Serving != before.Serving || after.Seq <= before.Seq || after.Active != before.Active+before.Pending {
 		t.Fatalf("re-seeded: serving %d, seq %d, active %d; want serving kept at %d, seq above %d, the %d sessions and admissions held",
 			after.Serving, after.Seq, after.Active, before.Serving, before.Seq, before.Active+before.Pending)
 	}
@@ -141,8 +138,8 @@ func recoverNode(t *testing.T, n *node) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		err := n.h.room.Tick(context.Background())
-		if err == nil && n.h.room.Healthy() {
+		err := n.room().Tick(context.Background())
+		if err == nil && n.room().Healthy() {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -160,15 +157,16 @@ func recoverNode(t *testing.T, n *node) {
 // within their grace, so nobody new is admitted until those sessions end; then
 // the line moves in order.
 func TestMultiNodeRedisFlushed(t *testing.T) {
-	clock := useTestClock(t)
+	t.Parallel()
+	clock := newTestClock()
 	srv, dial := privateRedis(t)
 	key := deploymentKey(t)
 	// The cap, not the rate, holds the line back, as in a busy on-sale: when
 	// Redis loses its data every slot is taken.
 	const capacity = 5
-	cfg := Handler{Room: "flush", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 600, SessionDuration: time.Minute, AdmissionGrace: grace}}
-	a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
-	b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+	cfg := gateway.Handler{Room: "flush", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 600, SessionDuration: time.Minute, AdmissionGrace: grace}}
+	a := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
+	b := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
 	watch := redisNodeStore(t, dial, "foyer")
 	nodes := []*node{a, b}
 	tr := sharedTransport(t)
@@ -186,7 +184,7 @@ func TestMultiNodeRedisFlushed(t *testing.T) {
 	}
 	// Joins since the nodes last refreshed: in tickets, in no node's view.
 	recent := joinLine(t, nodes, tr, "recent", 4, 0)
-	seen := a.h.room.Snapshot()
+	seen := a.room().Snapshot()
 	var lastKey uint64
 	for _, f := range recent {
 		lastKey = max(lastKey, f.key)
@@ -274,7 +272,7 @@ func newcomerGets503(t *testing.T, tr http.RoundTripper, nodes []*node) {
 		}
 		for _, path := range []string{"/events/42", "/_waiting-room/status"} {
 			resp, body, err = v.get(n.url+path, true)
-			var e apiError
+			var e errorBody
 			if err != nil || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||
 				json.Unmarshal([]byte(body), &e) != nil || e.Error != "unavailable" {
 				t.Fatalf("newcomer's JSON %s on node %d: %v %d %q", path, i, err, code(resp), body)

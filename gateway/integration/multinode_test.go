@@ -1,4 +1,4 @@
-package gateway
+package integration
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 // and store, share the machine's Redis while hundreds of fans join and poll
 // through all of them (see runCrowd for what is proved).
 func TestMultiNodeRedis(t *testing.T) {
+	t.Parallel()
 	dial := sharedDial(redistest.Shared(t))
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprintf("%d nodes", n), func(t *testing.T) { runCrowd(t, dial, n) })
@@ -23,6 +24,7 @@ func TestMultiNodeRedis(t *testing.T) {
 // A room's keys share a hash tag, so each node's scripts all go to one shard
 // while the nodes' clients follow the cluster's slot map.
 func TestMultiNodeCluster(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a Redis Cluster")
 	}

@@ -1,4 +1,4 @@
-package gateway
+package integration
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/redisstore"
@@ -29,7 +30,9 @@ const failoverTarget = 3 * time.Second
 // then moves in order, and the origin never saw more sessions valid at once
 // than the cap.
 func TestFaultClusterFailover(t *testing.T) {
-	clock := useTestClock(t)
+	// Not parallel: it holds the failover to a wall-clock target, which other
+	// tests sharing the two cores would stretch.
+	clock := newTestClock()
 	cluster := redistest.StartReplicatedCluster(t)
 	url := "redis+cluster://" + strings.Join(cluster.Addrs, ",")
 	dial := func() redis.UniversalClient {
@@ -40,15 +43,15 @@ func TestFaultClusterFailover(t *testing.T) {
 		return c
 	}
 	key := deploymentKey(t)
-	ledger := newPassLedger(key)
+	ledger := newPassLedger(key, clock.Now)
 	// Two slots, both taken before the kill: nobody may be admitted during
 	// the failover but through the slot the revocation frees.
 	const capacity = 2
 	const longGrace = 30 * time.Second
-	cfg := Handler{Room: "failover", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: longGrace}}
+	cfg := gateway.Handler{Room: "failover", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: longGrace}}
 	var nodes []*node
 	for range 3 {
-		nodes = append(nodes, ledgerNode(t, cfg, redisNodeStore(t, dial, "foyer"), key, ledger))
+		nodes = append(nodes, ledgerNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, ledger))
 	}
 	tr := sharedTransport(t)
 
@@ -86,7 +89,7 @@ func TestFaultClusterFailover(t *testing.T) {
 	if !inside.visit(t, nodes[1], "/done") {
 		t.Fatalf("%s's checkout did not reach the origin", inside.name)
 	}
-	if _, err := nodes[1].h.room.CheckPass(ledger.revoked(clock.Now())[0]); err == nil {
+	if _, err := nodes[1].room().CheckPass(ledger.revoked(clock.Now())[0]); err == nil {
 		t.Fatal("the node that took the revocation still accepts the pass")
 	}
 	// Nobody gets in, and newcomers are told to come back.
@@ -122,15 +125,15 @@ func TestFaultClusterFailover(t *testing.T) {
 
 	step(t, clock, nodes)
 	for i, n := range nodes {
-		if !n.h.room.Healthy() {
+		if !n.room().Healthy() {
 			t.Fatalf("node %d is not healthy after the failover", i)
 		}
-		if u := n.h.room.Unsent(); u != 0 {
+		if u := n.room().Unsent(); u != 0 {
 			t.Fatalf("node %d still holds %d revocations for the store", i, u)
 		}
 	}
 	for i, n := range nodes {
-		if r := n.h.room.Stats().Reseeds.Load(); r != 0 {
+		if r := n.room().Stats().Reseeds.Load(); r != 0 {
 			t.Fatalf("node %d re-seeded the room %d times: the promoted replica lost it", i, r)
 		}
 	}
@@ -195,12 +198,12 @@ func startTicking(ctx context.Context, nodes []*node) *ticking {
 			t := time.NewTicker(tickEvery)
 			defer t.Stop()
 			for {
-				err := n.h.room.Tick(ctx)
+				err := n.room().Tick(ctx)
 				done := time.Now()
 				tk.mu.Lock()
 				if err != nil && ctx.Err() == nil {
 					tk.failed[i] = true
-				} else if err == nil && tk.failed[i] && tk.recovered[i].IsZero() && n.h.room.Healthy() {
+				} else if err == nil && tk.failed[i] && tk.recovered[i].IsZero() && n.room().Healthy() {
 					tk.recovered[i] = done
 				}
 				tk.mu.Unlock()

@@ -1,9 +1,10 @@
-package gateway
+package integration
 
 import (
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -16,13 +17,14 @@ import (
 // within one admission step plus one grace (before the fix: at 156 s), and the
 // origin never sees more sessions valid at once than the cap.
 func TestFaultEmptyRestartWithSessionsRevoked(t *testing.T) {
-	clock := useTestClock(t)
+	t.Parallel()
+	clock := newTestClock()
 	srv, dial := privateRedis(t)
 	key := deploymentKey(t)
-	ledger := newPassLedger(key)
+	ledger := newPassLedger(key, clock.Now)
 	const capacity = 5
-	cfg := Handler{Room: "reseed", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
-	start := func() *node { return ledgerNode(t, cfg, redisNodeStore(t, dial, "foyer"), key, ledger) }
+	cfg := gateway.Handler{Room: "reseed", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
+	start := func() *node { return ledgerNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, ledger) }
 	a, b := start(), start()
 	nodes := []*node{a, b}
 	tr := sharedTransport(t)
@@ -50,7 +52,7 @@ func TestFaultEmptyRestartWithSessionsRevoked(t *testing.T) {
 	recoverNode(t, a)
 	recoverNode(t, b)
 	step(t, clock, nodes)
-	if s := a.h.room.Snapshot(); s.Active != capacity || s.LostAt.IsZero() {
+	if s := a.room().Snapshot(); s.Active != capacity || s.LostAt.IsZero() {
 		t.Fatalf("after the empty restart: %d active, lost at %v; want the %d sessions held", s.Active, s.LostAt, capacity)
 	}
 	for range 7 {
@@ -72,7 +74,7 @@ func TestFaultEmptyRestartWithSessionsRevoked(t *testing.T) {
 		}
 	}
 	if in == 0 {
-		s := a.h.room.Snapshot()
+		s := a.room().Snapshot()
 		t.Fatalf("%s not let in within one step and one grace of every session being revoked (active %d, serving %d)", waiting[0].name, s.Active, s.Serving)
 	}
 	t.Logf("%s let in %v after the five sessions were revoked", waiting[0].name, in)

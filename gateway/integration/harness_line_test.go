@@ -1,4 +1,4 @@
-package gateway
+package integration
 
 import (
 	"cmp"
@@ -59,7 +59,7 @@ func joinLine(t *testing.T, nodes []*node, tr http.RoundTripper, name string, co
 // ticket opens the fan's ticket cookie as node n sees it.
 func (f *lineFan) ticket(t *testing.T, n *node) waitingroom.Ticket {
 	t.Helper()
-	tk, err := n.h.room.OpenTicket(f.v.cookie(n.url, "foyer_ticket"))
+	tk, err := n.room().OpenTicket(f.v.cookie(n.url, "foyer_ticket"))
 	if err != nil {
 		t.Fatalf("%s: ticket: %v", f.name, err)
 	}
@@ -91,7 +91,7 @@ func (f *lineFan) visit(t *testing.T, n *node, path string) bool {
 // pass is the fan's pass as node n verifies it.
 func (f *lineFan) pass(t *testing.T, n *node) waitingroom.Pass {
 	t.Helper()
-	p, err := n.h.room.CheckPass(f.v.cookie(n.url, "foyer_pass"))
+	p, err := n.room().CheckPass(f.v.cookie(n.url, "foyer_pass"))
 	if err != nil {
 		t.Fatalf("%s: pass: %v", f.name, err)
 	}
@@ -149,7 +149,7 @@ func admitAll(t *testing.T, clock *testClock, nodes []*node, fans []*lineFan, st
 		}
 		if round == maxRounds {
 			for i, n := range nodes {
-				t.Logf("node %d: %+v", i, n.h.room.Snapshot())
+				t.Logf("node %d: %+v", i, n.room().Snapshot())
 			}
 			for _, f := range fans {
 				t.Logf("%s key %d admitted %d", f.name, f.key, f.admitted)

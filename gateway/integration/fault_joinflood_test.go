@@ -1,4 +1,4 @@
-package gateway
+package integration
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -42,13 +43,15 @@ const (
 // at once. When Redis answers again, waiting fans are admitted in order, and
 // the origin never saw more sessions valid at once than the cap.
 func TestFaultJoinFloodRedisDown(t *testing.T) {
-	clock := useTestClock(t)
+	// Not parallel: it counts the process's goroutines and heap, which other
+	// tests running at once would add to.
+	clock := newTestClock()
 	srv, dial := privateRedis(t)
 	key := deploymentKey(t)
-	ledger := newPassLedger(key)
+	ledger := newPassLedger(key, clock.Now)
 	const capacity = 2
-	cfg := Handler{Room: "flood", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
-	n := ledgerNode(t, cfg, redisNodeStore(t, dial, "foyer"), key, ledger)
+	cfg := gateway.Handler{Room: "flood", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
+	n := ledgerNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, ledger)
 	nodes := []*node{n}
 	tr := sharedTransport(t)
 	first := walkIn(t, n, tr)
@@ -252,6 +255,6 @@ func flood(t *testing.T, serve http.HandlerFunc, each func()) *floodResult {
 
 // jsonError reports whether body is the JSON error code want.
 func jsonError(body []byte, want string) bool {
-	var e apiError
+	var e errorBody
 	return json.Unmarshal(body, &e) == nil && e.Error == want
 }

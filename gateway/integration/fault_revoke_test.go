@@ -1,4 +1,4 @@
-package gateway
+package integration
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -20,13 +21,14 @@ import (
 // end the line moves in order, and the origin never had more sessions valid
 // at once than the cap.
 func TestFaultRevocationsSurviveLosses(t *testing.T) {
-	clock := useTestClock(t)
+	t.Parallel()
+	clock := newTestClock()
 	srv, dial := privateRedis(t)
 	key := deploymentKey(t)
-	ledger := newPassLedger(key)
+	ledger := newPassLedger(key, clock.Now)
 	const capacity = 3
-	cfg := Handler{Room: "revokes", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
-	start := func() *node { return ledgerNode(t, cfg, redisNodeStore(t, dial, "foyer"), key, ledger) }
+	cfg := gateway.Handler{Room: "revokes", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
+	start := func() *node { return ledgerNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, ledger) }
 	a, b := start(), start()
 	nodes := []*node{a, b}
 	tr := sharedTransport(t)
@@ -59,7 +61,7 @@ func TestFaultRevocationsSurviveLosses(t *testing.T) {
 	if !fans[0].visit(t, b, "/done") {
 		t.Fatalf("%s's checkout did not reach the origin", fans[0].name)
 	}
-	if n := b.h.room.Unsent(); n != 1 {
+	if n := b.room().Unsent(); n != 1 {
 		t.Fatalf("node b holds %d revocations for the store, want 1", n)
 	}
 	refusedEverywhere(t, []*node{b}, ledger.revoked(clock.Now()), "Redis down, on the node that took the revocation")
@@ -71,7 +73,7 @@ func TestFaultRevocationsSurviveLosses(t *testing.T) {
 	recoverNode(t, b)
 	step(t, clock, nodes)
 	for i, n := range nodes {
-		if u := n.h.room.Unsent(); u != 0 {
+		if u := n.room().Unsent(); u != 0 {
 			t.Fatalf("node %d still holds %d revocations for the store", i, u)
 		}
 	}

@@ -1,4 +1,4 @@
-package gateway
+package integration
 
 import (
 	"strconv"
@@ -124,7 +124,7 @@ func faultLine(t *testing.T, clock *testClock, nodes []*node, fans []*lineFan, l
 		}
 		if round == maxRounds {
 			for i, n := range nodes {
-				t.Logf("node %d: %+v settings %+v", i, n.h.room.Snapshot(), n.h.room.Settings())
+				t.Logf("node %d: %+v settings %+v", i, n.room().Snapshot(), n.room().Settings())
 			}
 			for _, f := range fans {
 				t.Logf("%s key %d admitted %d", f.name, f.key, f.admitted)

@@ -1,4 +1,4 @@
-package gateway
+package integration
 
 import (
 	"cmp"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
@@ -48,15 +49,15 @@ const (
 //   - every fan gets in, and the counters add up: one key a join, one claim a
 //     fan, nobody abandoned.
 func runCrowd(t *testing.T, dial func() redis.UniversalClient, n int) {
-	clock := useTestClock(t)
+	clock := newTestClock()
 	admin := dial()
 	t.Cleanup(func() { admin.Close() })
 	prefix := redistest.Prefix(t, admin)
 	key := deploymentKey(t)
-	cfg := Handler{Room: crowdRoom, Settings: waitingroom.Settings{TotalActiveUsers: crowdCap, NewUsersPerMinute: crowdRate}}
+	cfg := gateway.Handler{Room: crowdRoom, Settings: waitingroom.Settings{TotalActiveUsers: crowdCap, NewUsersPerMinute: crowdRate}}
 	c := &crowd{t: t, clock: clock, watch: redisNodeStore(t, dial, prefix), passes: make(map[string]bool)}
 	for range n {
-		c.nodes = append(c.nodes, newNode(t, cfg, redisNodeStore(t, dial, prefix), key))
+		c.nodes = append(c.nodes, newNode(t, clock.Now, cfg, redisNodeStore(t, dial, prefix), key))
 	}
 	tr := sharedTransport(t)
 	for i := range crowdFans {
@@ -176,7 +177,7 @@ func (c *crowd) fanPhase(round int) {
 	}
 	untilDone(c.checkCap)
 	for _, n := range c.nodes {
-		untilDone(func() error { return n.h.room.Tick(context.Background()) })
+		untilDone(func() error { return n.room().Tick(context.Background()) })
 	}
 	wg.Wait()
 	close(done)
@@ -261,7 +262,7 @@ func (c *crowd) act(f *crowdFan, round int) error {
 func (c *crowd) admit(f *crowdFan, n *node, round int) error {
 	tok := f.v.cookie(n.url, "foyer_pass")
 	other := c.nodes[(slices.Index(c.nodes, n)+1)%len(c.nodes)]
-	p, err := other.h.room.CheckPass(tok)
+	p, err := other.room().CheckPass(tok)
 	if err != nil {
 		return fmt.Errorf("admitted, but another node refuses the pass: %w", err)
 	}
@@ -343,7 +344,7 @@ func (c *crowd) checkCounters() {
 func (c *crowd) walkIns() uint64 {
 	var n uint64
 	for _, nd := range c.nodes {
-		n += nd.h.room.Stats().DirectAdmits.Load()
+		n += nd.room().Stats().DirectAdmits.Load()
 	}
 	return n
 }

@@ -1,16 +1,15 @@
-package gateway
+package integration
 
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/internal/cutproxy"
 	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
@@ -33,10 +32,10 @@ func roomSeq(t *testing.T, n *node) uint64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := n.h.room.Tick(ctx); err != nil {
+	if err := n.room().Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return n.h.room.Snapshot().Seq
+	return n.room().Snapshot().Seq
 }
 
 // TestMultiNodeJoinLimitRoomWide: with join_limit 3/m, one client that
@@ -45,16 +44,17 @@ func roomSeq(t *testing.T, n *node) uint64 {
 // Once the limit gives it another place, it gets exactly one, and another
 // client is never held back.
 func TestMultiNodeJoinLimitRoomWide(t *testing.T) {
-	clock := useTestClock(t)
+	t.Parallel()
+	clock := newTestClock()
 	dial := privateRedisDial(t)
 	key := deploymentKey(t)
-	cfg := Handler{Room: "limit-nodes", Settings: waitingroom.Settings{
+	cfg := gateway.Handler{Room: "limit-nodes", Settings: waitingroom.Settings{
 		TotalActiveUsers: 1000, NewUsersPerMinute: 60, QueueAll: true,
 		JoinLimit: waitingroom.JoinLimit{N: 3, Per: time.Minute},
 	}}
 	nodes := []*node{
-		newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key),
-		newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key),
+		newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key),
+		newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key),
 	}
 	bot := newPeer(t, "127.0.0.21")
 	places, refused := 0, 0
@@ -100,18 +100,19 @@ func TestMultiNodeJoinLimitRoomWide(t *testing.T) {
 // allowance, on either node or in the store: once it is back the client has
 // the rest of its burst for the room, and no more.
 func TestMultiNodeJoinLimitStoreAwayKeepsAllowance(t *testing.T) {
-	clock := useTestClock(t)
+	t.Parallel()
+	clock := newTestClock()
 	srv := redistest.StartServer(t, nil)
 	cut := cutproxy.Start(t, srv.Addr)
 	dial := func() redis.UniversalClient { return redis.NewClient(&redis.Options{Addr: cut.Addr(), MaxRetries: -1}) }
 	key := deploymentKey(t)
-	cfg := Handler{Room: "limit-away", Settings: waitingroom.Settings{
+	cfg := gateway.Handler{Room: "limit-away", Settings: waitingroom.Settings{
 		TotalActiveUsers: 1000, NewUsersPerMinute: 60, QueueAll: true,
 		JoinLimit: waitingroom.JoinLimit{N: 3, Per: time.Minute},
 	}}
 	nodes := []*node{
-		newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key),
-		newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key),
+		newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key),
+		newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key),
 	}
 	bot := newPeer(t, "127.0.0.24")
 	join := func(n *node) reply { return bot.do(http.MethodGet, n.url+"/events/42", "Accept", "application/json") }
@@ -150,31 +151,27 @@ func TestMultiNodeJoinLimitStoreAwayKeepsAllowance(t *testing.T) {
 // replay a 409 seed_spent that sets no cookie. Each replay is judged on its
 // own, so that a failure says which of them made a place.
 func TestMultiNodeSeedBuysOnePlace(t *testing.T) {
-	useTestClock(t)
+	t.Parallel()
+	clock := newTestClock() // time stands still
 	dial := privateRedisDial(t)
 	key := deploymentKey(t)
-	cfg := Handler{Room: "seed-nodes", Settings: waitingroom.Settings{
+	cfg := gateway.Handler{Room: "seed-nodes", Settings: waitingroom.Settings{
 		TotalActiveUsers: 1000, NewUsersPerMinute: 60, QueueAll: true,
 		Challenge: waitingroom.Challenge{PoWBits: 8},
 	}}
-	a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
-	b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+	a := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
+	b := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
 	solver := newPeer(t, "127.0.0.23")
 
 	first := solver.do(http.MethodGet, a.url+"/events/42", "Accept", "application/json")
-	var st powStatus
-	if err := json.Unmarshal([]byte(first.body), &st); err != nil || st.State != "challenge" || st.Challenge == nil {
-		t.Fatalf("asking for a puzzle: %d %s", first.code, first.body)
-	}
-	nonce := contractFind(t, st.Challenge.Seed, func(z int) bool { return z >= st.Challenge.Bits })
-	answer := answerBody(st.Challenge.Seed, nonce)
+	answer := solvePuzzle(t, first)
 	if r := solver.post(a.url+"/_waiting-room/join", answer); r.code != http.StatusOK || !r.ticket {
 		t.Fatalf("the answer on node a: %d %q, want a place", r.code, r.body)
 	}
 	replayed := func(what string, n *node) {
 		t.Helper()
 		r := solver.post(n.url+"/_waiting-room/join", answer)
-		var e powError
+		var e errorBody
 		_ = json.Unmarshal([]byte(r.body), &e)
 		if r.code != http.StatusConflict || e.Error != "seed_spent" || r.cookies != 0 {
 			t.Errorf("the answer replayed %s: %d %q (%d cookies), want 409 seed_spent and no cookie", what, r.code, r.body, r.cookies)
@@ -184,32 +181,10 @@ func TestMultiNodeSeedBuysOnePlace(t *testing.T) {
 	replayed("on node b", b)
 	// Node a restarts: a new process remembers no seed of its own.
 	a.srv.Close()
-	a = newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+	a = newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
 	replayed("on node a after its restart", a)
 	replayed("on node b again", b)
 	if seq := roomSeq(t, a); seq != 1 {
 		t.Fatalf("one solved seed made %d places over two nodes and a restart, want 1", seq)
 	}
-}
-
-// post sends body as JSON from p, as the waiting page's worker answers the
-// puzzle.
-func (p *peer) post(url, body string) reply {
-	p.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := p.client.Do(req)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	a := reply{code: resp.StatusCode, cookies: len(resp.Header.Values("Set-Cookie")), retryAfter: resp.Header.Get("Retry-After"), body: string(b)}
-	a.ticket = findCookie(resp, "foyer_ticket") != nil
-	a.pass = findCookie(resp, "foyer_pass") != nil
-	return a
 }

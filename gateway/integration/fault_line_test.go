@@ -1,10 +1,11 @@
-package gateway
+package integration
 
 import (
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -18,6 +19,7 @@ import (
 // before the loss, serving has not jumped, and the line moves in order with
 // never more sessions valid than the cap.
 func TestFaultRedisAndGatewayLostTogether(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		survivor bool
@@ -29,13 +31,13 @@ func TestFaultRedisAndGatewayLostTogether(t *testing.T) {
 		{name: "every gateway lost, one back before Redis", gatewayFirst: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := useTestClock(t)
+			clock := newTestClock()
 			srv, dial := privateRedis(t)
 			key := deploymentKey(t)
 			const capacity = 3
-			cfg := Handler{Room: "together", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
-			a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
-			b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+			cfg := gateway.Handler{Room: "together", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
+			a := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
+			b := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
 			nodes := []*node{a, b}
 			tr := sharedTransport(t)
 			l := newLedger()
@@ -58,7 +60,7 @@ func TestFaultRedisAndGatewayLostTogether(t *testing.T) {
 				shown[f] = *f.status(t, a).Position
 				lastKey = max(lastKey, f.key)
 			}
-			before := a.h.room.Snapshot()
+			before := a.room().Snapshot()
 
 			// The client of the gateway that comes back while Redis is down,
 			// made while it is up, as redisNodeStore needs.
@@ -73,18 +75,18 @@ func TestFaultRedisAndGatewayLostTogether(t *testing.T) {
 			for range 3 {
 				clock.Advance(time.Second)
 				if tc.survivor {
-					_ = a.h.room.Tick(t.Context())
+					_ = a.room().Tick(t.Context())
 				}
 			}
 			if tc.gatewayFirst {
-				b = newNodeWhileDown(t, cfg, lateStore, key)
+				b = newNodeWhileDown(t, clock.Now, cfg, lateStore, key)
 			}
 			srv.Restart(t)
 			lossAt, restartedAt := time.Now(), clock.Now()
 			if tc.gatewayFirst {
 				recoverNode(t, b)
 			} else {
-				b = newNodeResumed(t, cfg, redisNodeStore(t, dial, "foyer"), key, true)
+				b = newNodeResumed(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, true)
 			}
 			nodes = []*node{b}
 			if tc.survivor {
@@ -122,13 +124,13 @@ func TestFaultRedisAndGatewayLostTogether(t *testing.T) {
 					t.Fatalf("%s's position rose from %d to %d", f.name, shown[f], *st.Position)
 				}
 			}
-			settle := b.h.room.Snapshot().SettleUntil
+			settle := b.room().Snapshot().SettleUntil
 			for !clock.Now().After(settle) {
 				step(t, clock, nodes)
 			}
 			step(t, clock, nodes)
 			recovered := time.Since(lossAt)
-			after := b.h.room.Snapshot()
+			after := b.room().Snapshot()
 			if after.Serving != before.Serving {
 				t.Fatalf("serving %d after the loss, was %d: it must not jump", after.Serving, before.Serving)
 			}

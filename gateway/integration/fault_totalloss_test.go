@@ -1,10 +1,11 @@
-package gateway
+package integration
 
 import (
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -17,14 +18,15 @@ import (
 // (served twice), an old ticket of a fan who was let in gets no new pass, and
 // the fans who waited go in first, in order.
 func TestFaultTotalLossServesNoPlaceTwice(t *testing.T) {
-	clock := useTestClock(t)
+	t.Parallel()
+	clock := newTestClock()
 	srv, dial := privateRedis(t)
 	key := deploymentKey(t)
 	const capacity = 3
-	cfg := Handler{Room: "total", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 120, SessionDuration: time.Minute, AdmissionGrace: grace}}
+	cfg := gateway.Handler{Room: "total", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 120, SessionDuration: time.Minute, AdmissionGrace: grace}}
 	disks := []*nodeDisk{{}, {}}
-	a := newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, disks[0])
-	b := newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, disks[1])
+	a := newNodeOn(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, disks[0])
+	b := newNodeOn(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, disks[1])
 	nodes := []*node{a, b}
 	tr := sharedTransport(t)
 
@@ -59,7 +61,7 @@ func TestFaultTotalLossServesNoPlaceTwice(t *testing.T) {
 		}
 	}
 	step(t, clock, nodes)
-	before := a.h.room.Snapshot()
+	before := a.room().Snapshot()
 	var gone, waiting []*lineFan
 	for _, f := range fans {
 		if f.admitted >= 0 {
@@ -80,8 +82,8 @@ func TestFaultTotalLossServesNoPlaceTwice(t *testing.T) {
 	loseNode(b)
 	clock.Advance(3 * time.Second)
 	srv.Restart(t)
-	a = newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, disks[0])
-	b = newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, disks[1])
+	a = newNodeOn(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, disks[0])
+	b = newNodeOn(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, disks[1])
 	nodes = []*node{a, b}
 	resp, _, err := newVisitor(tr).get(a.url+"/_waiting-room/status", true)
 	if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
@@ -89,7 +91,7 @@ func TestFaultTotalLossServesNoPlaceTwice(t *testing.T) {
 	}
 	// While the room settles only the waiting fans poll; nobody inside comes
 	// back.
-	settle := a.h.room.Snapshot().SettleUntil
+	settle := a.room().Snapshot().SettleUntil
 	for i, f := range waiting {
 		if st := f.status(t, nodes[i%2]); st.State != waitingroom.StateQueued {
 			t.Fatalf("%s while the room settles: %s, want queued", f.name, st.State)
@@ -99,7 +101,7 @@ func TestFaultTotalLossServesNoPlaceTwice(t *testing.T) {
 		step(t, clock, nodes)
 	}
 	step(t, clock, nodes)
-	after := a.h.room.Snapshot()
+	after := a.room().Snapshot()
 	twice := before.Serving - min(before.Serving, after.Serving)
 	t.Logf("after the loss: serving %d, seq %d; %d places served twice", after.Serving, after.Seq, twice)
 	if twice > 0 {

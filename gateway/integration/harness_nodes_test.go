@@ -1,4 +1,4 @@
-package gateway
+package integration
 
 import (
 	"context"
@@ -15,45 +15,46 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/redis/go-redis/v9"
-	"go.uber.org/zap"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/redisstore"
 )
 
-// node is one gateway process of a many-node test: a Handler on a store of its
-// own (its own Redis client), served over real HTTP in front of nodeOrigin.
+// node is one gateway process of a many-node test: a standalone Handler on a
+// store of its own (its own Redis client), served over real HTTP in front of
+// nodeOrigin, reading the test's clock.
 type node struct {
-	h   *Handler
+	h   *gateway.Handler
 	url string
 	srv *httptest.Server
 }
 
-// newNode provisions cfg on store without a Caddy context, as testHandler
-// does, but signs with key: the nodes of one deployment share their signing
-// key (through Caddy's storage), so any node honours another's tickets and
-// passes.
-func newNode(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey) *node {
+// room is the node's waiting room, which the test ticks as its controller
+// loop would.
+func (n *node) room() *waitingroom.Room { return n.h.LiveRoom() }
+
+// newNode provisions cfg on store as gateway.NewStandalone does, but signs
+// with key: the nodes of one deployment share their signing key (through
+// Caddy's storage), so any node honours another's tickets and passes.
+func newNode(t *testing.T, now func() time.Time, cfg gateway.Handler, store waitingroom.Store, key *waitingroom.SigningKey) *node {
 	t.Helper()
-	return newNodeWith(t, cfg, store, key, nil)
+	return newNodeWith(t, now, cfg, store, key, nil)
 }
 
 // newNodeResumed is newNode for a node that finds a recent memo of the room
-// in Caddy's storage (see roommark.go): the room ran before on this store.
-func newNodeResumed(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, resumed bool) *node {
+// in Caddy's storage (README, "Recovery"): the room ran before on this store.
+func newNodeResumed(t *testing.T, now func() time.Time, cfg gateway.Handler, store waitingroom.Store, key *waitingroom.SigningKey, resumed bool) *node {
 	t.Helper()
-	return newNodeWith(t, cfg, store, key, func(c *waitingroom.Config) { c.Resumed = resumed })
+	return newNodeWith(t, now, cfg, store, key, func(c *waitingroom.Config) { c.Resumed = resumed })
 }
 
 // newNodeWhileDown is newNodeResumed for a node that starts while its store
-// is down: the room starts in its failure mode, as pool.go lets it.
-func newNodeWhileDown(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey) *node {
+// is down: the room starts in its failure mode, as under Caddy.
+func newNodeWhileDown(t *testing.T, now func() time.Time, cfg gateway.Handler, store waitingroom.Store, key *waitingroom.SigningKey) *node {
 	t.Helper()
-	return newNodeWith(t, cfg, store, key, func(c *waitingroom.Config) { c.Resumed = true; c.Store = downAtStart{c.Store} })
+	return newNodeServing(t, now, cfg, store, key, func(c *waitingroom.Config) { c.Resumed = true }, nodeOrigin, true)
 }
-
-// downAtStart marks a store whose node may find it down when it starts.
-type downAtStart struct{ waitingroom.Store }
 
 // nodeDisk is a node's Caddy storage in the many-node tests: the memo its
 // room keeps there outlives the node.
@@ -75,10 +76,10 @@ func (d *nodeDisk) load() *waitingroom.Memo {
 }
 
 // newNodeOn is newNode for a node whose Caddy storage is disk: it starts with
-// what an earlier node on that disk kept there, as pool.go does.
-func newNodeOn(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, disk *nodeDisk) *node {
+// what an earlier node on that disk kept there, as a node under Caddy does.
+func newNodeOn(t *testing.T, now func() time.Time, cfg gateway.Handler, store waitingroom.Store, key *waitingroom.SigningKey, disk *nodeDisk) *node {
 	t.Helper()
-	return newNodeWith(t, cfg, store, key, func(c *waitingroom.Config) {
+	return newNodeWith(t, now, cfg, store, key, func(c *waitingroom.Config) {
 		c.Memo = disk.load()
 		c.Resumed = c.Memo != nil
 		c.Remember = disk.remember
@@ -86,31 +87,28 @@ func newNodeOn(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingr
 }
 
 // newNodeWith is newNode with the room's configuration adjusted by opt.
-func newNodeWith(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, opt func(*waitingroom.Config)) *node {
+func newNodeWith(t *testing.T, now func() time.Time, cfg gateway.Handler, store waitingroom.Store, key *waitingroom.SigningKey, opt func(*waitingroom.Config)) *node {
 	t.Helper()
-	h := &cfg
-	if err := h.setup(); err != nil {
-		t.Fatal(err)
-	}
-	h.key, h.logger = key, zap.NewNop()
-	rc := waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now, OpenOnStoreFailure: h.OnStoreFailure == storeFailureOpen}
-	if opt != nil {
-		opt(&rc)
-	}
-	var err error
-	h.room, err = waitingroom.NewRoom(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	return newNodeServing(t, now, cfg, store, key, opt, nodeOrigin, false)
+}
+
+// newNodeServing is newNodeWith in front of origin, its requests passed
+// through wrap (outermost last). A store that does not answer at start fails
+// the test unless mayBeDown.
+func newNodeServing(t *testing.T, now func() time.Time, cfg gateway.Handler, store waitingroom.Store, key *waitingroom.SigningKey,
+	opt func(*waitingroom.Config), origin caddyhttp.Handler, mayBeDown bool, wrap ...func(http.Handler) http.Handler) *node {
+	t.Helper()
+	// The start's first store round trips wait behind every other test
+	// running at once (and -race): a generous bound, as the room's start is
+	// not what these tests measure.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := h.room.Start(ctx); err != nil {
-		if _, down := rc.Store.(downAtStart); !down {
-			t.Fatal(err)
-		}
+	h, err := gateway.NewStandalone(ctx, cfg, gateway.StandaloneOptions{Store: store, Key: key, Now: now, Room: opt})
+	if h == nil || (err != nil && !(mayBeDown && errors.Is(err, gateway.ErrStartedDown))) {
+		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h.ServeHTTP(w, r, nodeOrigin); err != nil {
+	var serve http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h.ServeHTTP(w, r, origin); err != nil {
 			code := http.StatusInternalServerError
 			var he caddyhttp.HandlerError
 			if errors.As(err, &he) && he.StatusCode != 0 {
@@ -118,7 +116,11 @@ func newNodeWith(t *testing.T, cfg Handler, store waitingroom.Store, key *waitin
 			}
 			http.Error(w, err.Error(), code)
 		}
-	}))
+	})
+	for _, w := range wrap {
+		serve = w(serve)
+	}
+	srv := httptest.NewServer(serve)
 	t.Cleanup(srv.Close)
 	return &node{h: h, url: srv.URL, srv: srv}
 }
@@ -136,13 +138,13 @@ func deploymentKey(t *testing.T) *waitingroom.SigningKey {
 // nodeOrigin is the site behind every node. It answers only requests that
 // carry a pass, and at /done it ends the fan's session, as a checkout would.
 var nodeOrigin = caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-	if r.Header.Get(headerPass) == "" {
+	if r.Header.Get(passHeader) == "" {
 		w.WriteHeader(http.StatusForbidden)
 		_, err := io.WriteString(w, "no pass")
 		return err
 	}
 	if r.URL.Path == "/done" {
-		w.Header().Set(headerCommand, commandRevoke)
+		w.Header().Set(commandHeader, "revoke")
 		_, err := io.WriteString(w, "bye")
 		return err
 	}
@@ -181,7 +183,7 @@ func tickAll(nodes []*node) error {
 	var wg sync.WaitGroup
 	for i, n := range nodes {
 		wg.Go(func() {
-			if err := n.h.room.Tick(context.Background()); err != nil {
+			if err := n.room().Tick(context.Background()); err != nil {
 				errs[i] = fmt.Errorf("node %d: %w", i, err)
 			}
 		})

@@ -1,4 +1,4 @@
-package gateway
+package integration
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -22,19 +23,21 @@ const revocationWindow = 600 * time.Millisecond
 // outage. redis-server comes back empty two seconds later. Every node must
 // refuse every revoked pass within revocationWindow of the store answering.
 func TestFaultRevocationsReachEveryNodeAfterOutage(t *testing.T) {
+	// Not parallel: its rooms run on the wall clock and it holds them to a
+	// window of real time, which other tests sharing the two cores would stretch.
 	srv, dial := privateRedis(t)
 	key := deploymentKey(t)
-	ledger := newPassLedger(key)
+	ledger := newPassLedger(key, time.Now) // the rooms run on the wall clock
 	const capacity = 4
-	cfg := Handler{Room: "revwindow", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 6000, SessionDuration: time.Minute, AdmissionGrace: 5 * time.Second}}
+	cfg := gateway.Handler{Room: "revwindow", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 6000, SessionDuration: time.Minute, AdmissionGrace: 5 * time.Second}}
 	var nodes []*node
 	for range 3 {
-		nodes = append(nodes, ledgerNode(t, cfg, redisNodeStore(t, dial, "foyer"), key, ledger))
+		nodes = append(nodes, ledgerNode(t, time.Now, cfg, redisNodeStore(t, dial, "foyer"), key, ledger))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for _, n := range nodes {
-		wg.Go(func() { n.h.room.Run(ctx) })
+		wg.Go(func() { n.room().Run(ctx) })
 	}
 	defer func() { cancel(); wg.Wait() }()
 	tr := sharedTransport(t)
@@ -72,7 +75,7 @@ func TestFaultRevocationsReachEveryNodeAfterOutage(t *testing.T) {
 	if !inside[2].visit(t, through, "/done") {
 		t.Fatal("checkout within the outage did not reach the origin")
 	}
-	revoked := ledger.revoked(now())
+	revoked := ledger.revoked(time.Now())
 	if len(revoked) != 3 {
 		t.Fatalf("the origin revoked %d passes, want 3", len(revoked))
 	}
@@ -80,7 +83,7 @@ func TestFaultRevocationsReachEveryNodeAfterOutage(t *testing.T) {
 	for time.Since(killed) < 2*time.Second {
 		for _, n := range others {
 			for _, tok := range revoked {
-				if _, err := n.h.room.CheckPass(tok); err == nil {
+				if _, err := n.room().CheckPass(tok); err == nil {
 					accepted++
 				}
 			}
@@ -95,7 +98,7 @@ func TestFaultRevocationsReachEveryNodeAfterOutage(t *testing.T) {
 	for i, n := range others {
 		for j, tok := range revoked {
 			for {
-				if _, err := n.h.room.CheckPass(tok); errors.Is(err, waitingroom.ErrInvalidPass) {
+				if _, err := n.room().CheckPass(tok); errors.Is(err, waitingroom.ErrInvalidPass) {
 					break
 				}
 				if time.Since(answered) > 10*time.Second {

@@ -1,10 +1,11 @@
-package gateway
+package integration
 
 import (
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
@@ -14,22 +15,23 @@ import (
 // a second): B tells its fans the room is paused and stops admitting; a new
 // rate set on A is the one B admits at; a change A refuses leaves B alone.
 func TestMultiNodeAdminOnRedis(t *testing.T) {
-	clock := useTestClock(t)
+	t.Parallel()
+	clock := newTestClock()
 	shared := redistest.Shared(t)
 	prefix := redistest.Prefix(t, shared)
 	dial := sharedDial(shared)
 	key := deploymentKey(t)
-	cfg := Handler{Room: "admin-redis", Settings: waitingroom.Settings{TotalActiveUsers: 100, NewUsersPerMinute: 60}}
-	a := newNode(t, cfg, redisNodeStore(t, dial, prefix), key)
-	b := newNode(t, cfg, redisNodeStore(t, dial, prefix), key)
+	cfg := gateway.Handler{Room: "admin-redis", Settings: waitingroom.Settings{TotalActiveUsers: 100, NewUsersPerMinute: 60}}
+	a := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, prefix), key)
+	b := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, prefix), key)
 	nodes := []*node{a, b}
 	tr := sharedTransport(t)
 	walkIn(t, b, tr)
 	fans := joinLine(t, nodes, tr, "fan", 6, 0)
 	step(t, clock, nodes) // fan0 is admitted: the rate's one a second
-	serving := b.h.room.Snapshot().Serving
+	serving := b.room().Snapshot().Serving
 
-	decodeView(t, call(t, adminFor(a.h.room), http.MethodPatch, "/waiting-room/admin-redis", `{"paused": true}`))
+	adminOK(t, adminCall(t, gateway.StandaloneAdmin(a.room()), http.MethodPatch, "/waiting-room/admin-redis", `{"paused": true}`))
 	halfTick(t, clock, b)
 	if st := fans[1].status(t, b); st.State != waitingroom.StatePaused {
 		t.Fatalf("a waiting fan on node B half a second after A paused the room: %s", st.State)
@@ -39,27 +41,27 @@ func TestMultiNodeAdminOnRedis(t *testing.T) {
 		t.Fatalf("a newcomer on node B: %v %d %s, want paused", err, code(resp), body)
 	}
 	halfTick(t, clock, b) // a new second: B steps the controller, paused
-	if got := b.h.room.Snapshot().Serving; got != serving {
+	if got := b.room().Snapshot().Serving; got != serving {
 		t.Fatalf("node B admitted up to %d while paused (was %d)", got, serving)
 	}
 
 	// A bad change through A is refused and reaches nobody.
-	rec := call(t, adminFor(a.h.room), http.MethodPatch, "/waiting-room/admin-redis", `{"paused": false, "total_active_users": 0}`)
-	if rec.Code != http.StatusBadRequest || decodeAPIError(t, rec).Error != "invalid_setting" {
+	rec := adminCall(t, gateway.StandaloneAdmin(a.room()), http.MethodPatch, "/waiting-room/admin-redis", `{"paused": false, "total_active_users": 0}`)
+	if rec.Code != http.StatusBadRequest || adminError(t, rec).Error != "invalid_setting" {
 		t.Fatalf("bad patch: %d %s, want 400 invalid_setting", rec.Code, rec.Body)
 	}
 	halfTick(t, clock, b)
 	halfTick(t, clock, b)
-	if s := b.h.room.Settings(); !s.Paused || s.TotalActiveUsers != 100 || b.h.room.Snapshot().Serving != serving {
-		t.Fatalf("node B after a refused change: paused %v, cap %d, serving %d", s.Paused, s.TotalActiveUsers, b.h.room.Snapshot().Serving)
+	if s := b.room().Settings(); !s.Paused || s.TotalActiveUsers != 100 || b.room().Snapshot().Serving != serving {
+		t.Fatalf("node B after a refused change: paused %v, cap %d, serving %d", s.Paused, s.TotalActiveUsers, b.room().Snapshot().Serving)
 	}
 
 	// Resumed at ten a second through A: once B has refreshed, its step
 	// admits everyone waiting at once, where one a second would let in one.
-	decodeView(t, call(t, adminFor(a.h.room), http.MethodPatch, "/waiting-room/admin-redis", `{"paused": false, "new_users_per_minute": 600}`))
+	adminOK(t, adminCall(t, gateway.StandaloneAdmin(a.room()), http.MethodPatch, "/waiting-room/admin-redis", `{"paused": false, "new_users_per_minute": 600}`))
 	halfTick(t, clock, b)
 	halfTick(t, clock, b)
-	s := b.h.room.Snapshot()
+	s := b.room().Snapshot()
 	if s.Serving != s.Seq {
 		t.Fatalf("node B's step after A set ten a second: serving %d, %d keys out; want everyone admitted", s.Serving, s.Seq)
 	}

@@ -1,4 +1,4 @@
-package gateway
+package integration
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -19,14 +20,15 @@ import (
 // puts them back. Newcomers after the losses find the sale paused, resuming
 // it keeps the lowered cap, and the line moves in order within that cap.
 func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
-	clock := useTestClock(t)
+	t.Parallel()
+	clock := newTestClock()
 	srv, dial := privateRedis(t)
 	key := deploymentKey(t)
 	const configured, lowered = 4, 2
-	cfg := Handler{Room: "overrides", Settings: waitingroom.Settings{TotalActiveUsers: configured, NewUsersPerMinute: 600, SessionDuration: time.Minute, AdmissionGrace: grace}}
+	cfg := gateway.Handler{Room: "overrides", Settings: waitingroom.Settings{TotalActiveUsers: configured, NewUsersPerMinute: 600, SessionDuration: time.Minute, AdmissionGrace: grace}}
 	diskA, diskB, diskC := &nodeDisk{}, &nodeDisk{}, &nodeDisk{}
-	a := newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, diskA)
-	b := newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, diskB)
+	a := newNodeOn(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, diskA)
+	b := newNodeOn(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, diskB)
 	watch := redisNodeStore(t, dial, "foyer")
 	nodes := []*node{a, b}
 	tr := sharedTransport(t)
@@ -36,17 +38,17 @@ func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
 	first := walkIn(t, a, tr)
 	l.record(t, first, a)
 	paused, capped, title := true, lowered, "Back soon"
-	if _, err := a.h.room.Patch(ctx, waitingroom.OverridesOf(waitingroom.Settings{Paused: paused, TotalActiveUsers: capped, Title: title}, "paused", "total_active_users", "title")); err != nil {
+	if _, err := a.room().Patch(ctx, waitingroom.OverridesOf(waitingroom.Settings{Paused: paused, TotalActiveUsers: capped, Title: title}, "paused", "total_active_users", "title")); err != nil {
 		t.Fatal(err)
 	}
 	step(t, clock, nodes)
 	fans := joinLine(t, nodes, tr, "fan", 4, 1)
 	step(t, clock, nodes)
-	version := b.h.room.Info().Version
+	version := b.room().Info().Version
 	overridden := func(when string, ns ...*node) {
 		t.Helper()
 		for i, n := range ns {
-			s := n.h.room.Settings()
+			s := n.room().Settings()
 			if !s.Paused || s.TotalActiveUsers != lowered || s.Title != title {
 				t.Fatalf("%s: node %d acts on paused %v, cap %d, title %q; want the overrides (paused, cap %d)", when, i, s.Paused, s.TotalActiveUsers, s.Title, lowered)
 			}
@@ -66,7 +68,7 @@ func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
 	// A node that ran the room before restarts now, and re-creates it from
 	// nothing: no record of the room in the store.
 	diskC.remember(waitingroom.Memo{At: clock.Now()}) // it ran before, and kept no overrides
-	c := newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, diskC)
+	c := newNodeOn(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, diskC)
 	if data, v, err := watch.Overrides(ctx, "overrides"); err != nil || v != 0 || len(data) != 0 {
 		t.Fatalf("the re-created room's overrides: %q v%d %v; want none yet (the test's premise)", data, v, err)
 	}
@@ -104,7 +106,7 @@ func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
 	}
 	clock.Advance(2 * time.Second)
 	srv.Restart(t)
-	a = newNodeOn(t, cfg, redisNodeStore(t, dial, "foyer"), key, diskA)
+	a = newNodeOn(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, diskA)
 	overridden("every gateway lost with Redis, on restart", a)
 	if data, v, err := watch.Overrides(ctx, "overrides"); err != nil || v != version {
 		t.Fatalf("overrides in the store after a restart from Caddy storage: %q v%d %v, want version %d", data, v, err, version)
@@ -128,7 +130,7 @@ func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
 	for i, f := range append(fans, late...) {
 		if st := f.status(t, nodes[i%len(nodes)]); st.State != waitingroom.StatePaused {
 			for j, n := range nodes {
-				t.Logf("node %d: %+v %+v", j, n.h.room.Snapshot(), n.h.room.Settings())
+				t.Logf("node %d: %+v %+v", j, n.room().Snapshot(), n.room().Settings())
 			}
 			t.Fatalf("%s (key %d) after the loss: %s, want paused", f.name, f.key, st.State)
 		}
@@ -136,7 +138,7 @@ func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
 
 	// Resuming lays over the restored overrides: the cap stays lowered.
 	resume := false
-	if _, err := a.h.room.Patch(ctx, waitingroom.OverridesOf(waitingroom.Settings{Paused: resume}, "paused")); err != nil {
+	if _, err := a.room().Patch(ctx, waitingroom.OverridesOf(waitingroom.Settings{Paused: resume}, "paused")); err != nil {
 		t.Fatal(err)
 	}
 	if data, v, err := watch.Overrides(ctx, "overrides"); err != nil || v != version+1 {
@@ -144,7 +146,7 @@ func TestFaultOverridesSurviveEmptyRedis(t *testing.T) {
 	}
 	step(t, clock, nodes)
 	for i, n := range nodes {
-		if s := n.h.room.Settings(); s.Paused || s.TotalActiveUsers != lowered {
+		if s := n.room().Settings(); s.Paused || s.TotalActiveUsers != lowered {
 			t.Fatalf("node %d after resuming: paused %v cap %d, want resumed with cap %d", i, s.Paused, s.TotalActiveUsers, lowered)
 		}
 	}

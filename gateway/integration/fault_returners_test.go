@@ -1,10 +1,11 @@
-package gateway
+package integration
 
 import (
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -20,7 +21,8 @@ import (
 // (MaxCatchUpTicks makes no more), where every one of them used to go in
 // the moment they asked, bounded only by the cap.
 func TestFaultReturnersKeepTheRate(t *testing.T) {
-	clock := useTestClock(t)
+	t.Parallel()
+	clock := newTestClock()
 	_, dial := privateRedis(t)
 	key := deploymentKey(t)
 	const (
@@ -28,12 +30,12 @@ func TestFaultReturnersKeepTheRate(t *testing.T) {
 		capacity = 100
 		ghosts   = 30
 	)
-	cfg := Handler{Room: "returners-rate", Settings: waitingroom.Settings{
+	cfg := gateway.Handler{Room: "returners-rate", Settings: waitingroom.Settings{
 		TotalActiveUsers: capacity, NewUsersPerMinute: rate, SessionDuration: 10 * time.Minute, AdmissionGrace: grace,
 		WaitingIdleTimeout: time.Minute, SessionIdleTimeout: time.Minute,
 	}}
-	a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
-	b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+	a := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
+	b := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
 	nodes := []*node{a, b}
 	truth := redisNodeStore(t, dial, "foyer")
 	counters := func() waitingroom.Snapshot {
@@ -65,7 +67,7 @@ func TestFaultReturnersKeepTheRate(t *testing.T) {
 	}
 	pause := func(on bool) {
 		t.Helper()
-		if _, err := a.h.room.Patch(t.Context(), waitingroom.OverridesOf(waitingroom.Settings{Paused: on}, "paused")); err != nil {
+		if _, err := a.room().Patch(t.Context(), waitingroom.OverridesOf(waitingroom.Settings{Paused: on}, "paused")); err != nil {
 			t.Fatal(err)
 		}
 		step(t, clock, nodes)
@@ -197,19 +199,20 @@ func TestFaultReturnersKeepTheRate(t *testing.T) {
 // the slot, and the fan who had done everything right was held as a
 // returner.
 func TestFaultGhostTakesNoLiveFansSlot(t *testing.T) {
-	clock := useTestClock(t)
+	t.Parallel()
+	clock := newTestClock()
 	_, dial := privateRedis(t)
 	key := deploymentKey(t)
-	cfg := Handler{Room: "ghost-slot", Settings: waitingroom.Settings{
+	cfg := gateway.Handler{Room: "ghost-slot", Settings: waitingroom.Settings{
 		TotalActiveUsers: 2, NewUsersPerMinute: 120, SessionDuration: 10 * time.Minute, AdmissionGrace: grace,
 		WaitingIdleTimeout: time.Minute,
 	}}
-	a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
-	b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+	a := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
+	b := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
 	nodes := []*node{a, b}
 	tr := sharedTransport(t)
 	first := walkIn(t, a, tr)
-	if _, err := a.h.room.Patch(t.Context(), waitingroom.OverridesOf(waitingroom.Settings{Paused: true}, "paused")); err != nil {
+	if _, err := a.room().Patch(t.Context(), waitingroom.OverridesOf(waitingroom.Settings{Paused: true}, "paused")); err != nil {
 		t.Fatal(err)
 	}
 	step(t, clock, nodes)
@@ -222,12 +225,12 @@ func TestFaultGhostTakesNoLiveFansSlot(t *testing.T) {
 			first.visit(t, nodes[sec%2], "/events/42")
 		}
 	}
-	if _, err := a.h.room.Patch(t.Context(), waitingroom.OverridesOf(waitingroom.Settings{Paused: false}, "paused")); err != nil {
+	if _, err := a.room().Patch(t.Context(), waitingroom.OverridesOf(waitingroom.Settings{Paused: false}, "paused")); err != nil {
 		t.Fatal(err)
 	}
 	step(t, clock, nodes)
 	step(t, clock, nodes) // the other node may have stepped the last second, paused still
-	if s := a.h.room.Snapshot(); s.Skipped != 1 || s.Admitted != 2 {
+	if s := a.room().Snapshot(); s.Skipped != 1 || s.Admitted != 2 {
 		t.Fatalf("skipped %d admitted %d, want the ghost skipped and the polling fan let in", s.Skipped, s.Admitted)
 	}
 	st := ghost.status(t, b)
@@ -252,7 +255,7 @@ func TestFaultGhostTakesNoLiveFansSlot(t *testing.T) {
 	if st := ghost.status(t, a); st.State != waitingroom.StateAdmitted {
 		t.Fatalf("the ghost once a slot freed: %s (returned %v), want in", st.State, st.Returned)
 	}
-	if s := a.h.room.Snapshot(); s.Active > 2 {
+	if s := a.room().Snapshot(); s.Active > 2 {
 		t.Fatalf("%d live sessions, cap 2", s.Active)
 	}
 }

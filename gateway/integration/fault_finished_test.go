@@ -1,4 +1,4 @@
-package gateway
+package integration
 
 import (
 	"net/http"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -16,6 +17,7 @@ import (
 // new pass: each is sent to the back of the line with a new key. The rest of
 // the line then moves in order within the cap.
 func TestFaultFinishedFanGetsNoNewPass(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name              string
 		loseRedis, loseGW bool
@@ -27,13 +29,13 @@ func TestFaultFinishedFanGetsNoNewPass(t *testing.T) {
 		{name: "gateway then redis", loseRedis: true, loseGW: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := useTestClock(t)
+			clock := newTestClock()
 			srv, dial := privateRedis(t)
 			key := deploymentKey(t)
 			const capacity = 3
-			cfg := Handler{Room: "finished", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
-			a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
-			b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+			cfg := gateway.Handler{Room: "finished", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
+			a := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
+			b := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
 			nodes := []*node{a, b}
 			tr := sharedTransport(t)
 			l := newLedger()
@@ -68,7 +70,7 @@ func TestFaultFinishedFanGetsNoNewPass(t *testing.T) {
 
 			restartGateway := func() {
 				loseNode(a)
-				a = newNodeResumed(t, cfg, redisNodeStore(t, dial, "foyer"), key, true)
+				a = newNodeResumed(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key, true)
 				nodes = []*node{a, b}
 				// A restart with the store intact is not a loss: the room
 				// exists, nothing settles, newcomers are placed at once.
@@ -99,7 +101,7 @@ func TestFaultFinishedFanGetsNoNewPass(t *testing.T) {
 			}
 			step(t, clock, nodes)
 
-			seq := b.h.room.Snapshot().Seq
+			seq := b.room().Snapshot().Seq
 			for _, f := range []*lineFan{revoked, expired} {
 				replay := newVisitor(tr)
 				u, _ := url.Parse(a.url)

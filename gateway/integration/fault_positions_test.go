@@ -1,9 +1,10 @@
-package gateway
+package integration
 
 import (
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -17,14 +18,15 @@ import (
 // minTruth ahead, fans who joined after the loss included: the margin's
 // places, which no fan holds, count as nobody.
 func TestFaultPositionsStayTrueThroughLoss(t *testing.T) {
-	clock := useTestClock(t)
+	t.Parallel()
+	clock := newTestClock()
 	srv, dial := privateRedis(t)
 	key := deploymentKey(t)
 	const capacity = 5
 	const minTruth = 5
-	cfg := Handler{Room: "positions", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
-	a := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
-	b := newNode(t, cfg, redisNodeStore(t, dial, "foyer"), key)
+	cfg := gateway.Handler{Room: "positions", Settings: waitingroom.Settings{TotalActiveUsers: capacity, NewUsersPerMinute: 60, SessionDuration: time.Minute, AdmissionGrace: grace}}
+	a := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
+	b := newNode(t, clock.Now, cfg, redisNodeStore(t, dial, "foyer"), key)
 	nodes := []*node{a, b}
 	tr := sharedTransport(t)
 
@@ -56,7 +58,7 @@ func TestFaultPositionsStayTrueThroughLoss(t *testing.T) {
 				continue
 			}
 			n := nodes[(round+i)%2]
-			serving := n.h.room.Snapshot().Serving
+			serving := n.room().Snapshot().Serving
 			truth := 0
 			for _, g := range fans {
 				if g.admitted < 0 && g.key >= serving && g.key < f.key {

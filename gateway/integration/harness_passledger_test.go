@@ -1,20 +1,18 @@
-package gateway
+package integration
 
 import (
-	"context"
 	"crypto/ed25519"
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"go.uber.org/zap"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/pass"
 )
@@ -27,6 +25,7 @@ import (
 type passLedger struct {
 	mu       sync.Mutex
 	verifier *pass.Verifier
+	now      func() time.Time // the origin's clock: the test's
 	passes   map[string]*ledgerPass
 	// late are passes the origin saw again after it had revoked them.
 	late []string
@@ -40,25 +39,27 @@ type ledgerPass struct {
 	revokedAt time.Time // zero until the origin ended the session
 }
 
-func newPassLedger(key *waitingroom.SigningKey) *passLedger {
+// newPassLedger is the ledger of an origin that reads the time from now.
+func newPassLedger(key *waitingroom.SigningKey, now func() time.Time) *passLedger {
 	keys := map[string]ed25519.PublicKey{key.KeyID(): key.Public()}
 	return &passLedger{
 		verifier: pass.NewVerifier(keys, pass.WithClock(now), pass.WithLeeway(5*time.Second)),
 		passes:   make(map[string]*ledgerPass),
+		now:      now,
 	}
 }
 
 // origin is nodeOrigin, logging each pass it is shown.
 func (l *passLedger) origin() caddyhttp.Handler {
 	return caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		tok := r.Header.Get(headerPass)
+		tok := r.Header.Get(passHeader)
 		p, err := l.verifier.Verify(tok, "")
 		if err != nil {
 			w.WriteHeader(http.StatusForbidden)
 			_, err := io.WriteString(w, "no pass")
 			return err
 		}
-		t := now()
+		t := l.now()
 		l.mu.Lock()
 		e, ok := l.passes[p.ID]
 		if !ok {
@@ -74,7 +75,7 @@ func (l *passLedger) origin() caddyhttp.Handler {
 		}
 		l.mu.Unlock()
 		if r.URL.Path == "/done" {
-			w.Header().Set(headerCommand, commandRevoke)
+			w.Header().Set(commandHeader, "revoke")
 			_, err := io.WriteString(w, "bye")
 			return err
 		}
@@ -142,47 +143,17 @@ func refusedEverywhere(t *testing.T, nodes []*node, tokens []string, when string
 	t.Helper()
 	for _, tok := range tokens {
 		for i, n := range nodes {
-			if _, err := n.h.room.CheckPass(tok); !errors.Is(err, waitingroom.ErrInvalidPass) {
+			if _, err := n.room().CheckPass(tok); !errors.Is(err, waitingroom.ErrInvalidPass) {
 				t.Fatalf("%s: node %d accepts a revoked pass (%v)", when, i, err)
 			}
 		}
 	}
 }
 
-// ledgerNode is newNode with the ledger's origin behind it, its HTTP handler
-// wrapped by wrap, if given.
-func ledgerNode(t *testing.T, cfg Handler, store waitingroom.Store, key *waitingroom.SigningKey, l *passLedger, wrap ...func(http.Handler) http.Handler) *node {
+// ledgerNode is a node in front of l's origin, its requests passed through
+// wrap (outermost last). A store down at start is allowed: the room starts in
+// its failure mode.
+func ledgerNode(t *testing.T, now func() time.Time, cfg gateway.Handler, store waitingroom.Store, key *waitingroom.SigningKey, l *passLedger, wrap ...func(http.Handler) http.Handler) *node {
 	t.Helper()
-	h := &cfg
-	if err := h.setup(); err != nil {
-		t.Fatal(err)
-	}
-	h.key, h.logger = key, zap.NewNop()
-	var err error
-	h.room, err = waitingroom.NewRoom(waitingroom.Config{ID: h.Room, Settings: h.settings, Store: store, Key: key, Now: now, OpenOnStoreFailure: h.OnStoreFailure == storeFailureOpen})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	// A node may start while its store is away: it comes up unhealthy and
-	// recovers on a later tick, as in production.
-	_ = h.room.Start(ctx)
-	origin := l.origin()
-	var serve http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h.ServeHTTP(w, r, origin); err != nil {
-			code := http.StatusInternalServerError
-			var he caddyhttp.HandlerError
-			if errors.As(err, &he) && he.StatusCode != 0 {
-				code = he.StatusCode
-			}
-			http.Error(w, err.Error(), code)
-		}
-	})
-	for _, w := range wrap {
-		serve = w(serve)
-	}
-	srv := httptest.NewServer(serve)
-	t.Cleanup(srv.Close)
-	return &node{h: h, url: srv.URL}
+	return newNodeServing(t, now, cfg, store, key, nil, l.origin(), true, wrap...)
 }
