@@ -141,6 +141,12 @@ func TestEveryKeyExpires(t *testing.T) {
 	must(s.Beat(ctx, "r", waitingroom.Beats{Places: []uint64{2}}, t0.Add(14*time.Second), lim))
 	// A waiting fan leaves the line: their place is recorded as left.
 	must(s.Leave(ctx, "r", "2", 2, t0.Add(14*time.Second), lim))
+	// The origin fails visitor 1's session: they are requeued.
+	requeue := lim
+	requeue.Requeues = 1
+	if r, err := s.Requeue(ctx, "r", "1", "pass-1", res.Expires, t0.Add(14*time.Second), requeue); err != nil || r.Status != waitingroom.RequeueDone {
+		t.Fatalf("requeue: %+v %v, want requeued", r, err)
+	}
 	// In another room, a session idles out.
 	must(s.Init(ctx, "i", waitingroom.Seed{}))
 	long := lim
