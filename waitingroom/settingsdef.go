@@ -120,6 +120,13 @@ var settingDefs = []*SettingDef{
 		field: func(s *Settings) any { return &s.Challenge },
 	},
 	{
+		Name: "requeue_on_origin_error", Arg: "<n>", Runtime: true, Max: MaxRequeues, DefaultDoc: "0 (off)",
+		Doc: "an admitted fan whose request the origin answers with a 5xx, or that times out upstream, is put back " +
+			"at the front with their place and a new session, at most n times a ticket; the origin's " +
+			"`X-Waiting-Room-Command: retry` does the same (once a ticket while this is 0): see docs/PROTOCOL.md, \"Requeue\"",
+		field: func(s *Settings) any { return &s.RequeueOnOriginError },
+	},
+	{
 		Name: "paused", Runtime: true, RuntimeOnly: true,
 		Doc:   "admission stops; waiting fans keep their place",
 		field: func(s *Settings) any { return &s.Paused },
