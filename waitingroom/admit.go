@@ -447,6 +447,11 @@ func (r *Room) claimed(ctx context.Context, a *arrival, v *view, tr *Transition,
 		return vis, err
 	case ActionHold:
 		vis := r.holding(st, t)
+		if tr.To == TicketRequeued {
+			// The page says the site had a problem and the fan keeps
+			// their turn (docs/PROTOCOL.md, "Requeue").
+			vis.Status.Requeued = true
+		}
 		if tr.To == TicketReturned {
 			vis.Status.Returned = true
 			if res.Status == Held {
@@ -476,6 +481,7 @@ var claimEvents = [...]Event{
 	Finished: EventClaimFinished,
 	Held:     EventClaimHeld,
 	Passed:   EventClaimPassed,
+	Requeued: EventClaimRequeued,
 }
 
 // holding tells a visitor at the front to stay on the page a moment longer.
