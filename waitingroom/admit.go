@@ -394,9 +394,7 @@ func (r *Room) poll(ctx context.Context, a *arrival, t Ticket) (Visit, error) {
 func (r *Room) afterPass(ctx context.Context, a *arrival, t Ticket) (Visit, error) {
 	now := r.now()
 	v := r.view.Load()
-	st := Status{Room: r.id, Title: v.settings.Title, State: StateQueued, Waiting: v.waiting()}
-	zero := uint64(0)
-	st.Position, st.Progress = &zero, 1
+	st := v.frontStatus(r.id)
 	from := TicketInSession
 	if r.idled.has(t.Visitor.String()) {
 		from = TicketIdledOut
