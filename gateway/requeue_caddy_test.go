@@ -23,7 +23,9 @@ import (
 // it. The requeues are counted.
 
 // nodeBPort is the second node's port; the sites write it as 9082.
-var nodeBPort = freePort()
+// closedPort is a port nobody listens on: an upstream that cannot be
+// reached, for which reverse_proxy returns 502 with nothing written.
+var nodeBPort, closedPort = freePort(), freePort()
 
 // requeueConfig is a room of one slot on two nodes, in front of an origin
 // that answers retry at /retry, a bare 503 at /boom, and the pass otherwise.
@@ -39,8 +41,9 @@ func requeueConfig(storage, room, store, extra string) string {
 			new_users_per_minute 60
 			%s
 		}
+		reverse_proxy /down 127.0.0.1:%d
 		reverse_proxy 127.0.0.1:9081
-	}`, port, room, title, store, extra)
+	}`, port, room, title, store, extra, closedPort)
 	}
 	sites := node("9080", "node a") + node("9082", "node b") + `
 	:9081 {
@@ -126,7 +129,7 @@ func requeueOnce(t *testing.T, clock *testClock, room, path, failNode, otherNode
 	}
 }
 
-func runRequeueScenario(t *testing.T, extra, path string) {
+func runRequeueScenario(t *testing.T, extra, path string, secondCode int) {
 	storesUnderTest(t, func(t *testing.T, store string) {
 		clock := useTestClock(t)
 		room := "requeue"
@@ -145,7 +148,7 @@ func runRequeueScenario(t *testing.T, extra, path string) {
 		// One requeue per ticket: the next failure, through the other node,
 		// goes through as the origin wrote it, and the session runs on.
 		resp, body := first.get(nodeBBase+path, "Accept", "application/json")
-		if resp.StatusCode != http.StatusServiceUnavailable || strings.Contains(body, "requeued") || resp.Header.Get("X-Waiting-Room-Command") != "" {
+		if resp.StatusCode != secondCode || strings.Contains(body, "requeued") || resp.Header.Get("X-Waiting-Room-Command") != "" {
 			t.Fatalf("the second failure: %d %q; want the origin's 503, its command stripped", resp.StatusCode, body)
 		}
 		if resp, body := first.get(base + "/events"); resp.StatusCode != http.StatusOK || !strings.HasPrefix(body, "origin pass=") {
@@ -163,13 +166,20 @@ func runRequeueScenario(t *testing.T, extra, path string) {
 // TestCaddyRetryRequeuesTheFanOnce: the origin's retry, with
 // requeue_on_origin_error off: once per ticket.
 func TestCaddyRetryRequeuesTheFanOnce(t *testing.T) {
-	runRequeueScenario(t, "", "/retry")
+	runRequeueScenario(t, "", "/retry", http.StatusServiceUnavailable)
 }
 
 // TestCaddyOriginErrorRequeuesTheFanOnce: a bare 503 from the origin, with
 // requeue_on_origin_error 1.
 func TestCaddyOriginErrorRequeuesTheFanOnce(t *testing.T) {
-	runRequeueScenario(t, "requeue_on_origin_error 1", "/boom")
+	runRequeueScenario(t, "requeue_on_origin_error 1", "/boom", http.StatusServiceUnavailable)
+}
+
+// TestCaddyUnreachableUpstreamRequeuesTheFanOnce: an upstream that cannot
+// be reached (reverse_proxy's 502, as for one that times out), with
+// requeue_on_origin_error 1.
+func TestCaddyUnreachableUpstreamRequeuesTheFanOnce(t *testing.T) {
+	runRequeueScenario(t, "requeue_on_origin_error 1", "/down", http.StatusBadGateway)
 }
 
 // TestCaddyOriginErrorPassesWhenOff: without requeue_on_origin_error a 503
