@@ -74,7 +74,19 @@ func (r *memRoom) claimRequeued(visitor string, order uint64, now time.Time, lim
 	delete(r.returners, visitor)
 	delete(r.requeued, visitor)
 	r.c.Returned++
-	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}
+	// The new session must end in a later second than the failed one (its
+	// end is the finished mark less the retention), or it would share the
+	// pass id (SessionPassID) every node now refuses: let in within the
+	// second the failed one began, it ends a second after it.
+	exp := now.Add(lim.Session)
+	if at, ok := r.finished[visitor]; ok {
+		if failed := at.Add(-lim.Retention).Truncate(time.Second); !exp.Truncate(time.Second).After(failed) {
+			exp = failed.Add(time.Second)
+		}
+	}
+	fresh := lim
+	fresh.Session = exp.Sub(now)
+	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, fresh)}
 }
 
 // requeuedAhead reports whether a visitor requeued before order (order 0:

@@ -20,6 +20,7 @@ var requeueTests = []struct {
 	{"RequeueNeverAboveTheCap", testRequeueCap},
 	{"RequeuedWhoStopsAskingLosesTheFront", testRequeueStopsAsking},
 	{"RequeueWithoutASession", testRequeueNoSession},
+	{"RequeuedSessionsNeverShareAnEnd", testRequeueNewEnd},
 }
 
 // requeueLimits: two slots, ten visitors a second, one requeue per visitor.
@@ -74,8 +75,8 @@ func testRequeueFirst(t *testing.T, h Harness) {
 		t.Fatalf("serving %d after the requeue; want 2: the freed slot is the requeued visitor's", s.Serving)
 	}
 	c := f.claim(visitor(0), 0, at(4), lim)
-	if c.Status != waitingroom.Claimed || !c.Expires.Equal(at(4).Add(lim.Session)) {
-		t.Fatalf("the requeued visitor's claim: %v ending %v; want a new session to %v", c.Status, c.Expires, at(4).Add(lim.Session))
+	if want := at(4).Add(lim.Session); c.Status != waitingroom.Claimed || !c.Expires.Equal(want) {
+		t.Fatalf("the requeued visitor's claim: %v ending %v; want a new session to %v", c.Status, c.Expires, want)
 	}
 	if s := f.snap(at(4)); s.Active != 2 || s.Returning != 0 || s.Returned != 1 {
 		t.Fatalf("active %d returning %d returned %d; want 2, 0, 1", s.Active, s.Returning, s.Returned)
@@ -177,5 +178,28 @@ func testRequeueNoSession(t *testing.T, h Harness) {
 	}
 	if s := f.snap(at(2)); s.Requeued != 0 || s.Active != 2 {
 		t.Fatalf("requeued %d active %d; want 0, 2", s.Requeued, s.Active)
+	}
+}
+
+// testRequeueNewEnd: requeued and let in again within the second the failed
+// session began, twice, the new sessions end each a second later: a pass id
+// (SessionPassID) is never that of a failed session, which is refused.
+func testRequeueNewEnd(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	lim := requeueLimits()
+	lim.Requeues = 2
+	first := f.join(visitor(0), at(1), lim)
+	if !first.Admitted {
+		t.Fatal("the first visitor was not let in on the spot")
+	}
+	ends := first.Expires
+	f.advance(at(1.1), lim) // the second's budget
+	for i := range 2 {
+		f.requeue(visitor(0), at(1.2+0.2*float64(i)), lim)
+		c := f.claim(visitor(0), 0, at(1.3+0.2*float64(i)), lim)
+		if c.Status != waitingroom.Claimed || c.Expires.Unix() <= ends.Unix() {
+			t.Fatalf("let in again (%d): %v ending %v; want a session ending in a second after %v", i+1, c.Status, c.Expires, ends)
+		}
+		ends = c.Expires
 	}
 }

@@ -42,7 +42,19 @@ if order then
 	redis.call('ZREM', returners, visitor)
 	redis.call('ZREM', requeued, visitor)
 	redis.call('HINCRBY', meta, 'returned', 1)
-	return {0, open_session(visitor, now, session, retention, ttl)}
+	-- The new session must end in a later second than the failed one (its
+	-- end is the finished mark less the retention), or it would share the
+	-- pass id every node now refuses: let in within the second the failed
+	-- one began, it ends a second after it.
+	local exp = now + session
+	local fin = redis.call('ZSCORE', finished, visitor)
+	if fin then
+		local failed = math.floor((tonumber(fin) - retention) / 1000000)
+		if math.floor(exp / 1000000) <= failed then
+			exp = (failed + 1) * 1000000
+		end
+	end
+	return {0, open_session(visitor, now, exp - now, retention, ttl)}
 end
 
 -- A session that idled out comes back to the end it had, once per idle-out:
