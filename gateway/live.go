@@ -91,6 +91,10 @@ type nodeStats struct {
 	Heartbeats     uint64 `json:"heartbeats"`
 	Challenges     uint64 `json:"challenges"`
 	AnswersRefused uint64 `json:"answers_refused"`
+	// Requeues are fans put back at the front for the origin's failure,
+	// RequeuesRefused failures let through with the requeues spent.
+	Requeues        uint64 `json:"requeues"`
+	RequeuesRefused uint64 `json:"requeues_refused"`
 }
 
 func (lr liveRoom) stats() nodeStats {
@@ -110,6 +114,8 @@ func (lr liveRoom) stats() nodeStats {
 		n.Heartbeats += s.Beats.Load()
 		n.Challenges += s.Challenges.Load()
 		n.AnswersRefused += s.AnswersRefused.Load()
+		n.Requeues += s.Requeues.Load()
+		n.RequeuesRefused += s.RequeuesSpent.Load()
 	}
 	return n
 }

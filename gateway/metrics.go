@@ -72,13 +72,16 @@ var (
 	descAnswersRefused = roomDesc("answers_refused_total", "Answers to seeds this node refused (wrong, stale, replayed, malformed).")
 	descUnsent         = roomDesc("revocations_unsent", "Revocations this node took (and enforces) that the store has yet to record.")
 	descHeartbeats     = roomDesc("heartbeats_total", "Heartbeat flushes this node sent to the store (at most one a second).")
+	descRequeued       = roomDesc("requeued_total", "Sessions the origin failed whose fans were put back at the front (room-wide; docs/PROTOCOL.md, Requeue).")
+	descRequeues       = roomDesc("requeues_total", "Fans this node put back at the front for the origin's retry, 5xx or timeout.")
+	descRequeuesSpent  = roomDesc("requeues_refused_total", "Origin failures this node let through as they were: the ticket's requeues were spent.")
 )
 
 var allDescs = []*prometheus.Desc{
 	descWaiting, descPlaces, descActive, descPending, descReturning, descAdmitted, descClaimed,
 	descAbandoned, descSkipped, descIdledOut, descETA, descHealthy, descJoins, descJoinsLimited, descDirectAdmits, descPolls,
 	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds, descReclaims,
-	descUnsent, descChallenges, descAnswersRefused, descHeartbeats,
+	descUnsent, descChallenges, descAnswersRefused, descHeartbeats, descRequeued, descRequeues, descRequeuesSpent,
 	descWaitDuration, descSessionDuration,
 }
 
@@ -133,6 +136,9 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descHeartbeats, n.Heartbeats)
 		counter(descChallenges, n.Challenges)
 		counter(descAnswersRefused, n.AnswersRefused)
+		counter(descRequeued, in.Snapshot.Requeued)
+		counter(descRequeues, n.Requeues)
+		counter(descRequeuesSpent, n.RequeuesRefused)
 		unsent := 0
 		for _, r := range lr.rooms {
 			unsent += r.Unsent()

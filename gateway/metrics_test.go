@@ -88,6 +88,9 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 		// Histograms, read here as 0: waittimes_test.go reads them.
 		"wait_duration_seconds":    0,
 		"session_duration_seconds": 0,
+		"requeued_total":           0,
+		"requeues_total":           0,
+		"requeues_refused_total":   0,
 		// No last_in_line_eta_seconds: the line has moved for a second,
 		// too little to measure a pace by.
 	}

@@ -22,6 +22,9 @@ const (
 	// commandSoldOut: nothing is left to sell; show everyone waiting, and every
 	// newcomer, the sold-out page.
 	commandSoldOut = "sold-out"
+	// commandRetry: this visitor's session failed through no fault of theirs;
+	// put them back at the front with their place (requeue.go).
+	commandRetry = "retry"
 )
 
 // commandWriter watches the origin's response headers for a command, acts on it
@@ -32,6 +35,10 @@ type commandWriter struct {
 	r                               *http.Request
 	pass                            waitingroom.Pass
 	written                         bool
+	// requeued is set once the fan was put back at the front instead of
+	// being given the origin's answer: the answer is dropped, and the
+	// requeued page was written in its place.
+	requeued bool
 }
 
 // WriteHeader implements http.ResponseWriter.
@@ -40,7 +47,12 @@ func (cw *commandWriter) WriteHeader(code int) {
 	// real one; wait for it, except 101, which is the last the client sees.
 	if !cw.written && (code >= 200 || code == http.StatusSwitchingProtocols) {
 		cw.written = true
-		cw.act()
+		if cw.act(code) {
+			return
+		}
+	}
+	if cw.requeued {
+		return
 	}
 	cw.ResponseWriterWrapper.WriteHeader(code)
 }
@@ -50,6 +62,9 @@ func (cw *commandWriter) Write(b []byte) (int, error) {
 	if !cw.written {
 		cw.WriteHeader(http.StatusOK)
 	}
+	if cw.requeued {
+		return len(b), nil
+	}
 	return cw.ResponseWriterWrapper.Write(b)
 }
 
@@ -58,18 +73,34 @@ func (cw *commandWriter) ReadFrom(r io.Reader) (int64, error) {
 	if !cw.written {
 		cw.WriteHeader(http.StatusOK)
 	}
+	if cw.requeued {
+		return io.Copy(io.Discard, r)
+	}
 	return cw.ResponseWriterWrapper.ReadFrom(r)
 }
 
-func (cw *commandWriter) act() {
+// act carries out the origin's commands in a response of status code, and
+// reports whether the fan was requeued: then the requeued page was written
+// in the origin's answer's place.
+func (cw *commandWriter) act(code int) bool {
 	hdr := cw.Header()
 	cmds := hdr.Values(headerCommand)
 	stripWaitingRoomHeaders(hdr)
+	retry := false
 	for _, c := range cmds {
 		for _, cmd := range strings.Split(c, ",") {
-			cw.run(strings.ToLower(strings.TrimSpace(cmd)))
+			cmd = strings.ToLower(strings.TrimSpace(cmd))
+			if cmd == commandRetry {
+				retry = true
+				continue
+			}
+			cw.run(cmd)
 		}
 	}
+	if retry || (code >= 500 && cw.h.requeuesOnError()) {
+		return cw.requeue(retry, code)
+	}
+	return false
 }
 
 func (cw *commandWriter) run(cmd string) {

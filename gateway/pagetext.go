@@ -46,11 +46,14 @@ const (
 	variantReturned         = "returned"
 	variantPausedReturned   = "paused_returned"
 	variantQueueAllReturned = "queue_all_returned"
-	variantSoldOut          = "sold_out"
-	variantClosed           = "closed"
-	variantNotOpen          = "not_open"
-	variantAdmitted         = "admitted"
-	variantUnavailable      = "unavailable"
+	// A fan whose session the site failed waits first at the front
+	// (docs/PROTOCOL.md, "Requeue").
+	variantRequeued    = "requeued"
+	variantSoldOut     = "sold_out"
+	variantClosed      = "closed"
+	variantNotOpen     = "not_open"
+	variantAdmitted    = "admitted"
+	variantUnavailable = "unavailable"
 	// variantChallenge: a newcomer's browser answers the proof of work
 	// (challenge pow) before it is given a place.
 	variantChallenge = "challenge"
@@ -73,6 +76,7 @@ var fanShapes = map[string]fanText{
 	variantReturned:         {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
 	variantPausedReturned:   {PositionLabel: "figure.ahead", NoETA: "eta.paused", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
 	variantQueueAllReturned: {PositionLabel: "figure.ahead", NoETA: "eta.not_moving", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
+	variantRequeued:         {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
 	variantSoldOut:          {},
 	variantClosed:           {},
 	variantNotOpen:          {KeepOpen: true},
@@ -104,6 +108,8 @@ func variantOf(st waitingroom.Status, unavailable bool) string {
 		return variantUnavailable
 	case st.State == waitingroom.StateQueued && st.AwaitingDraw:
 		return variantAwaitingDraw
+	case st.State == waitingroom.StateQueued && st.Requeued:
+		return variantRequeued
 	case st.State == waitingroom.StateQueued && st.Returned:
 		return variantReturned
 	case st.State == waitingroom.StatePaused && st.Returned && st.QueueAll:

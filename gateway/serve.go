@@ -129,7 +129,10 @@ func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp
 	h.dropOurCookies(r.Header)
 	r.Header[headerPass] = []string{tok} // the name is canonical already: Set would check it again
 	cw := &commandWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, pass: p}
-	return next.ServeHTTP(cw, r)
+	if err := next.ServeHTTP(cw, r); err != nil {
+		return cw.upstreamFailed(err)
+	}
+	return nil
 }
 
 // waiting answers a visitor who is not in yet: the page, or the status as JSON.

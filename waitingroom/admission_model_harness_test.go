@@ -118,6 +118,12 @@ func (n *modelNode) revoke(ctx context.Context, p waitingroom.Pass) error {
 	return n.room.Revoke(ctx, p)
 }
 
+// requeue is the origin failing the session of a pass it was sent, through
+// no fault of the fan's (docs/PROTOCOL.md, "Requeue").
+func (n *modelNode) requeue(ctx context.Context, p waitingroom.Pass) (*waitingroom.Transition, error) {
+	return n.room.Requeue(ctx, p)
+}
+
 // patch is the operator's change of a boolean runtime setting.
 func (n *modelNode) patch(ctx context.Context, setting string, on bool) error {
 	var s waitingroom.Settings
@@ -154,6 +160,7 @@ const (
 	opQuiet                       // a fan stops sending anything
 	opComeBack                    // a quiet fan's page polls again
 	opStoreLost                   // the store loses the room (an empty restart); each node's next tick re-seeds it
+	opRequeue                     // the origin fails a fan's session (retry): the fan goes back to the front
 )
 
 // modelStep is one event. Fan is the index of a fan in the order the fans
@@ -196,6 +203,8 @@ func (s modelStep) String() string {
 		return fmt.Sprintf("come-back fan=%d node=%d", s.Fan, s.Node)
 	case opStoreLost:
 		return "store-lost"
+	case opRequeue:
+		return fmt.Sprintf("requeue fan=%d node=%d", s.Fan, s.Node)
 	}
 	return fmt.Sprintf("op%d", int(s.Op))
 }
@@ -206,10 +215,13 @@ type modelSettings struct {
 	Rate         int
 	ReturnWindow time.Duration
 	WaitingIdle  time.Duration
+	// Requeues is requeue_on_origin_error: a ticket is requeued at most
+	// this many times (once while 0).
+	Requeues int
 }
 
 func (c modelSettings) String() string {
-	return fmt.Sprintf("cap=%d rate=%d/min return_window=%s waiting_idle_timeout=%s", c.Cap, c.Rate, c.ReturnWindow, c.WaitingIdle)
+	return fmt.Sprintf("cap=%d rate=%d/min return_window=%s waiting_idle_timeout=%s requeue_on_origin_error=%d", c.Cap, c.Rate, c.ReturnWindow, c.WaitingIdle, c.Requeues)
 }
 
 // room is the settings of the room a run drives: a small cap, so that the
@@ -218,13 +230,14 @@ func (c modelSettings) String() string {
 // unless drawn.
 func (c modelSettings) room() waitingroom.Settings {
 	return waitingroom.Settings{
-		Title:              "model",
-		TotalActiveUsers:   c.Cap,
-		NewUsersPerMinute:  c.Rate,
-		SessionDuration:    3 * time.Minute,
-		SessionIdleTimeout: time.Minute,
-		ReturnWindow:       c.ReturnWindow,
-		WaitingIdleTimeout: c.WaitingIdle,
+		Title:                "model",
+		TotalActiveUsers:     c.Cap,
+		NewUsersPerMinute:    c.Rate,
+		SessionDuration:      3 * time.Minute,
+		SessionIdleTimeout:   time.Minute,
+		ReturnWindow:         c.ReturnWindow,
+		WaitingIdleTimeout:   c.WaitingIdle,
+		RequeueOnOriginError: c.Requeues,
 	}
 }
 
@@ -325,7 +338,16 @@ const holeI = "I"
 //
 // E to I are open: the re-seed starts from views up to a refresh old (E, F,
 // H, I), and restores admissions by their counts of claims (G).
-const openHoles = "E,F,G,H,I"
+const openHoles = "E,F,G,H,I,J"
+
+// holeJ: a visitor requeued and let in again holds a new session with a new
+// pass id, while a node that has not refreshed since still honours the
+// failed session's pass (held by a copy of the ticket, or another browser of
+// the account); the origin revoking that old pass ends the visitor's new
+// session in the store (Release ends the visitor's live session, whichever
+// pass names it), whose own pass stays honoured until it expires
+// (docs/PROTOCOL.md, "Requeue").
+const holeJ = "J"
 
 func knownHoles() map[string]bool {
 	out := map[string]bool{}
@@ -411,6 +433,9 @@ type sessionRec struct {
 	// tick on (docs/endpoints.md, "Tickets and passes are bearer tokens").
 	endNode  int
 	endEvent int
+	// endedByOther is set when the revocation that ended it named the pass
+	// of another session of the visitor (hole J).
+	endedByOther bool
 	// lost is set while the store lost the session and nobody reclaimed it
 	// since (no pass of it was handed out after the loss); holdUntil is when
 	// the slot the re-seed held for it ends.
@@ -453,6 +478,13 @@ type subjectRec struct {
 	// live session: each may send them to the front once more (a pass
 	// from before the loss whose held slot is gone waits there).
 	losses int
+	// requeues counts the requeues of the visitor's sessions; requeuedAt,
+	// while requeuedOrder is set, when the last one was made, and lastAsked
+	// when the fan last asked (was told to wait at the front) since.
+	requeues      int
+	requeuedOrder int
+	requeuedAt    time.Time
+	lastAsked     time.Time
 }
 
 // modelFan is one fan's browser.
@@ -518,8 +550,10 @@ type admissionModel struct {
 	// their tickets, which go on with a later end (see judge).
 	claimedAgain  int
 	claimingAgain bool // while handPass records such a claim
-	handNode      int  // the node whose answer handPass records
-	paused        bool // the operator's last word on paused
+	// requeueSeq counts the requeues made: the order they were made in.
+	requeueSeq int
+	handNode   int  // the node whose answer handPass records
+	paused     bool // the operator's last word on paused
 	// tickServing is serving as the store had it after the nodes' last
 	// ticks: as far as their views go.
 	tickServing uint64
@@ -670,6 +704,12 @@ func (m *admissionModel) do(s modelStep) {
 			m.revoked(d.Pass, s.Node)
 			f.pass = ""
 			m.observe()
+		}
+	case opRequeue:
+		f := fan()
+		a := arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindPage}
+		if d := m.request(s, f, a, true); d.Accepted {
+			m.requeue(f, d.Pass, s.Node)
 		}
 	case opOperator:
 		if err := m.nodes[s.Node].patch(m.ctx, s.Setting, s.On); err != nil {
@@ -983,6 +1023,7 @@ func (m *admissionModel) revoked(p waitingroom.Pass, node int) {
 	for _, s := range m.sessions {
 		if s.subject == p.Subject && s.live(now) {
 			s.ended, s.endedAt, s.endNode, s.endEvent = true, now, node, m.event
+			s.endedByOther = s.key.id != p.ID
 		}
 	}
 	m.tb.Logf("  the origin revoked the session of %s through node %d", m.who(p.Subject), node)
@@ -1211,6 +1252,7 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 	} else if presented != nil && d.Rejoined {
 		m.places[presented.place].spent = true
 	}
+	m.askedRequeued(d, presented)
 	// Invariant 4, returners: a fan let in at the front as a returner
 	// lapsed first, once (their turn's grace ran out, or they were skipped
 	// as a ghost) or once per idle-out of their session (docs/bots.md, "Bounded
@@ -1223,7 +1265,7 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 		sr.returns += int(delta)
 		// A loss that found the visitor inside may send them to the front
 		// once more: their pass's held slot was gone when they came back.
-		if sr.returns > 1+len(sr.idleOuts)+sr.losses {
+		if sr.returns > 1+len(sr.idleOuts)+sr.losses+sr.requeues {
 			m.fatalf("invariant 4: visitor %s was let in at the front %d times, with %d idle-out(s) and %d loss(es) of the store while inside: once per lapse at most",
 				m.who(d.Pass.Subject), sr.returns, len(sr.idleOuts), sr.losses)
 		}
@@ -1239,6 +1281,9 @@ func (m *admissionModel) handPass(f *modelFan, d decision, own bool) *sessionRec
 	sr := m.subject(p.Subject)
 	if !sr.hadPass {
 		sr.first, sr.hadPass = now, true
+	}
+	if sr.requeuedOrder != 0 {
+		m.letInRequeued(p.Subject, sr)
 	}
 	// Invariant 3: session_duration is the hard limit of a visitor's
 	// sessions (docs/line.md, "Who is still in line"), counted from their first
@@ -1327,6 +1372,8 @@ func (m *admissionModel) checkAccepted(node int, token string, p waitingroom.Pas
 	case s.ended && !s.endIdle && m.knowsRevocation(node, s) && rec.session.next != nil:
 		m.hole(holeG, "invariant 6: node %d accepted a pass of %s (jti %s) from before the loss, whose session, claimed again after the loss as jti %s, the origin revoked at +%s: the revocation names the new id only",
 			node, m.who(p.Subject), m.jti(rec.pass.ID), m.jti(s.key.id), m.until(s.endedAt))
+	case s.ended && !s.endIdle && s.endedByOther && m.subject(p.Subject).requeues > 0:
+		m.hole(holeJ, "invariant 6: node %d accepted a pass of %s (jti %s), whose session was ended at +%s by the revocation of the pass of a session of theirs requeued before", node, m.who(p.Subject), m.jti(rec.pass.ID), m.until(s.endedAt))
 	case s.ended && !s.endIdle && m.knowsRevocation(node, s):
 		m.fatalf("invariant 6: node %d accepted a pass of %s whose session was revoked at +%s through node %d", node, m.who(p.Subject), m.until(s.endedAt), s.endNode)
 	}
@@ -1437,4 +1484,100 @@ func (m *admissionModel) check() {
 			m.fatalf("invariant 2: account %s holds a live session and a place in line (%d)", a, h.places[0].key)
 		}
 	}
+}
+
+// ---------------------------------------------------------------------------
+// Requeues (docs/PROTOCOL.md, "Requeue"): the origin fails a fan's session
+// through no fault of theirs, and the fan goes back to the front.
+
+// requeue has the origin fail the session of pass p, which a request of fan
+// carried through node, and checks invariant 8: a ticket is requeued at most
+// requeue_on_origin_error times (once while it is 0), and every requeue is
+// counted by the store.
+func (m *admissionModel) requeue(f *modelFan, p waitingroom.Pass, node int) {
+	m.tb.Helper()
+	now := m.clock.Now()
+	m.event++
+	tr, err := m.nodes[node].requeue(m.ctx, p)
+	if err != nil {
+		// The store is away: the session runs on.
+		m.tb.Logf("  the requeue of %s was not made: %v", m.who(p.Subject), err)
+		return
+	}
+	sr := m.subject(p.Subject)
+	bound := max(1, m.cfg.Requeues)
+	if tr.To != waitingroom.TicketRequeued {
+		m.tb.Logf("  the origin failed the session of %s: %s (%d of %d requeues made)", m.who(p.Subject), tr.Event, sr.requeues, bound)
+		if sr.requeues < bound && len(m.losses) == 0 && m.liveSessionOf(p.Subject, now) != nil {
+			m.fatalf("invariant 8: the requeue of %s, with %d of %d made and the session live, was refused", m.who(p.Subject), sr.requeues, bound)
+		}
+		m.observe()
+		return
+	}
+	sr.requeues++
+	if sr.requeues > bound {
+		m.fatalf("invariant 8: visitor %s was requeued %d times, at most %d", m.who(p.Subject), sr.requeues, bound)
+	}
+	m.requeueSeq++
+	sr.requeuedOrder, sr.requeuedAt, sr.lastAsked = m.requeueSeq, now, now
+	// The session ends as a revoked one does: the node that made the
+	// requeue refuses its passes at once, the other from its next tick.
+	m.revoked(p, node)
+	f.pass = ""
+	m.tb.Logf("  the origin failed the session of %s: requeued (%d of %d, order %d)", m.who(p.Subject), sr.requeues, bound, sr.requeuedOrder)
+	m.observe()
+	if len(m.losses) == 0 && m.snap.Requeued != uint64(m.requeueSeq) {
+		m.fatalf("invariant 8: the store counted %d requeues, %d were made", m.snap.Requeued, m.requeueSeq)
+	}
+}
+
+// askedRequeued records an answer to the ticket presented telling a fan
+// they wait at the front after a requeue, or that their place there was
+// lost.
+func (m *admissionModel) askedRequeued(d decision, presented *cookieRec) {
+	m.tb.Helper()
+	if presented != nil && d.Rejoined {
+		// They stopped asking for the returner window: the place at the
+		// front is lost.
+		if sr := m.subjects[presented.place.visitor]; sr != nil {
+			sr.requeuedOrder = 0
+		}
+	}
+	if !d.Status.Requeued {
+		return
+	}
+	v := d.Ticket.Visitor.String()
+	sr := m.subjects[v]
+	if (sr == nil || sr.requeuedOrder == 0) && len(m.losses) == 0 {
+		m.fatalf("visitor %s was told they were requeued, and never was", m.who(v))
+	}
+	if sr != nil {
+		sr.lastAsked = m.clock.Now()
+	}
+}
+
+// requeueSlack is how long after a requeued fan last asked the model is
+// sure the store still holds them at the front: the returner window, less
+// the controller's step that drops them.
+const requeueSlack = waitingroom.ReturnerWindow - 2*time.Second
+
+// letInRequeued checks invariant 9 as the requeued visitor v is let in
+// again: requeued fans go in the order they were requeued, so nobody
+// requeued before v may still be waiting at the front, asking. The session
+// v is let into is a new one, whose length session_duration counts from now
+// (invariant 3 bounds it from here).
+func (m *admissionModel) letInRequeued(v string, sr *subjectRec) {
+	m.tb.Helper()
+	now := m.clock.Now()
+	for w, o := range m.subjects {
+		if w == v || o.requeuedOrder == 0 || o.requeuedOrder > sr.requeuedOrder {
+			continue
+		}
+		if now.Sub(o.lastAsked) < requeueSlack && len(m.losses) == 0 {
+			m.fatalf("invariant 9: visitor %s (requeued %s) was let in ahead of %s, requeued before them and asking %s ago",
+				m.who(v), m.until(sr.requeuedAt), m.who(w), now.Sub(o.lastAsked))
+		}
+	}
+	sr.requeuedOrder = 0
+	sr.first = now
 }

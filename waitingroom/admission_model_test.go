@@ -22,7 +22,7 @@ import (
 // operator, time and the store do against two nodes of one room sharing one
 // store, on the memory store and on Redis: fans join, poll, send their pass,
 // a copy of a ticket or their ticket alone, go quiet and come back; the
-// origin revokes; the operator pauses and holds everyone; time passes; and,
+// origin revokes, or fails a session (requeue); the operator pauses and holds everyone; time passes; and,
 // at most twice a sequence, the store loses the room (an empty restart) and
 // the nodes' next tick re-seeds it. It checks after every step that:
 //
@@ -38,8 +38,16 @@ import (
 //  6. every pass the room accepts belongs to a live session;
 //  7. the room lets fans in within new_users_per_minute, those coming back
 //     at the front (a lapsed admission, a skipped ghost, an idled-out
-//     session) included: over any 5 s, five seconds' budget and the one
-//     second's worth it may hold banked.
+//     session, a requeued one) included: over any 5 s, five seconds' budget
+//     and the one second's worth it may hold banked;
+//  8. the origin's failure of a session (retry) requeues a ticket at most
+//     requeue_on_origin_error times (once while 0), never refuses one under
+//     that bound while the session is live, and the store counts each;
+//  9. requeued fans are let in in the order they were requeued: none ahead
+//     of a fan requeued before them who still asks at the front. A requeued
+//     fan's new session counts session_duration from when they are let in
+//     again (invariant 3), and each requeue allows one more return at the
+//     front (invariant 4).
 //
 // Across a loss of the store (docs/operations.md, "When Redis comes back empty") the
 // invariants hold with these carve-outs, each what docs/operations.md promises then:
@@ -64,8 +72,8 @@ import (
 //
 // The holes this test found (holeA to holeI in the harness) each keep a
 // regression sequence, and the checks that meet one say "hole X". A to D are
-// closed; E to I, found by the loss of the store, are open and tolerated by
-// default (openHoles).
+// closed; E to I, found by the loss of the store, and J, found with
+// requeues, are open and tolerated by default (openHoles).
 // The store losing the room (a step of its own) is drawn only with
 // FOYER_MODEL_LOSSES set, as make chaos does: the holes a loss still opens
 // are being closed, and their regressions run every time.
@@ -442,6 +450,7 @@ func admissionProperty(t *rapid.T, open modelOpener) *admissionModel {
 		Rate:         rapid.SampledFrom([]int{60, 120, 300, 600}).Draw(t, "rate"),
 		ReturnWindow: rapid.SampledFrom([]time.Duration{waitingroom.DefaultReturnWindow, 30 * time.Second}).Draw(t, "return_window"),
 		WaitingIdle:  rapid.SampledFrom([]time.Duration{waitingroom.DefaultWaitingIdleTimeout, time.Minute}).Draw(t, "waiting_idle_timeout"),
+		Requeues:     rapid.SampledFrom([]int{0, 2}).Draw(t, "requeue_on_origin_error"),
 	}
 	room := fmt.Sprintf("model-%d", modelRooms.Add(1))
 	stores, truth, drop := open(room)
@@ -531,6 +540,10 @@ func (m *admissionModel) actions() map[string]func(*rapid.T) {
 		"revoke": func(t *rapid.T) {
 			f := pick(t, holdsPass)
 			m.do(modelStep{Op: opRevoke, Fan: f, Node: node(t)})
+		},
+		"requeue": func(t *rapid.T) {
+			f := pick(t, holdsPass)
+			m.do(modelStep{Op: opRequeue, Fan: f, Node: node(t)})
 		},
 		"operator": func(t *rapid.T) {
 			setting := rapid.SampledFrom([]string{"paused", "queue_all"}).Draw(t, "setting")

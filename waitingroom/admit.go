@@ -394,9 +394,7 @@ func (r *Room) poll(ctx context.Context, a *arrival, t Ticket) (Visit, error) {
 func (r *Room) afterPass(ctx context.Context, a *arrival, t Ticket) (Visit, error) {
 	now := r.now()
 	v := r.view.Load()
-	st := Status{Room: r.id, Title: v.settings.Title, State: StateQueued, Waiting: v.waiting()}
-	zero := uint64(0)
-	st.Position, st.Progress = &zero, 1
+	st := v.frontStatus(r.id)
 	from := TicketInSession
 	if r.idled.has(t.Visitor.String()) {
 		from = TicketIdledOut
@@ -447,6 +445,11 @@ func (r *Room) claimed(ctx context.Context, a *arrival, v *view, tr *Transition,
 		return vis, err
 	case ActionHold:
 		vis := r.holding(st, t)
+		if tr.To == TicketRequeued {
+			// The page says the site had a problem and the fan keeps
+			// their turn (docs/PROTOCOL.md, "Requeue").
+			vis.Status.Requeued = true
+		}
 		if tr.To == TicketReturned {
 			vis.Status.Returned = true
 			if res.Status == Held {
@@ -476,6 +479,7 @@ var claimEvents = [...]Event{
 	Finished: EventClaimFinished,
 	Held:     EventClaimHeld,
 	Passed:   EventClaimPassed,
+	Requeued: EventClaimRequeued,
 }
 
 // holding tells a visitor at the front to stay on the page a moment longer.

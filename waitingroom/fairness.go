@@ -68,8 +68,11 @@ type FairnessCounts struct {
 	// nobody claim, so each lapses when its grace ends and a later report
 	// counts it under Lapsed.
 	Unclaimed uint64 `json:"unclaimed"`
-	Returned  uint64 `json:"returned"`  // fans let in at the front: lapsed ones within return_window, idled-out sessions resumed
+	Returned  uint64 `json:"returned"`  // fans let in at the front: lapsed ones within return_window, idled-out sessions resumed, requeued fans
 	IdledOut  uint64 `json:"idled_out"` // sessions ended for want of requests (session_idle_timeout)
+	// Requeued are sessions the site failed whose fans were put back at the
+	// front (docs/PROTOCOL.md, "Requeue"); left out while there were none.
+	Requeued uint64 `json:"requeued,omitempty"`
 }
 
 // reportPublished reports whether the fairness report is out: the room has
@@ -127,7 +130,7 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 	rep.Counts = FairnessCounts{
 		Issued: snap.Seq, Serving: snap.Serving, Admitted: snap.Admitted, Skipped: snap.Skipped,
 		Claimed: snap.Claimed, Lapsed: snap.Abandoned, Unclaimed: uint64(max(0, snap.Pending)),
-		Returned: snap.Returned, IdledOut: snap.IdledOut,
+		Returned: snap.Returned, IdledOut: snap.IdledOut, Requeued: snap.Requeued,
 	}
 
 	r.mu.Lock()

@@ -39,12 +39,13 @@ const (
 	TicketFinished                      // the session ran out (or idled out with no time left)
 	TicketRevoked                       // the origin ended the session
 	TicketReclaiming                    // holds a pass from before a loss of the store, its session not yet taken over
+	TicketRequeued                      // the site failed the session: waits first at the front with the place
 	ticketStates
 )
 
 var ticketStateNames = [ticketStates]string{
 	"new", "challenged", "waiting", "at the front", "in session", "idled out",
-	"lapsed", "skipped", "returned", "turn passed", "finished", "revoked", "reclaiming",
+	"lapsed", "skipped", "returned", "turn passed", "finished", "revoked", "reclaiming", "requeued",
 }
 
 func (s TicketState) String() string { return nameOf(ticketStateNames[:], s, "state") }
@@ -84,6 +85,12 @@ const (
 	EventReturnWindow // the return window after a lapse or idle-out ends
 	EventGhostSkipped // the line reaches a place whose holder was not seen for waiting_idle_timeout
 	EventLeave        // the fan leaves the line from the page (POST leave)
+	// The origin failing a fan's session through no fault of theirs
+	// (docs/PROTOCOL.md, "Requeue"), and the store's answers to a claim of
+	// a requeued fan.
+	EventRequeue        // the origin answers retry, or, under requeue_on_origin_error, a 5xx or a timeout
+	EventRequeueRefused // as requeue, with the ticket's requeues spent (or no session in the store)
+	EventClaimRequeued  // the claim of a requeued fan not let in yet
 	events
 )
 
@@ -92,6 +99,7 @@ var eventNames = [events]string{
 	"claim: opened", "claim: resumed", "claim: full", "claim: held", "claim: finished", "claim: passed", "claim: not yet",
 	"grace ends", "idle timeout", "session ends", "revoke", "pause", "sold out", "store lost", "node restart",
 	"return window ends", "skipped as a ghost", "leave",
+	"requeue", "requeue refused", "claim: requeued",
 }
 
 func (e Event) String() string { return nameOf(eventNames[:], e, "event") }
@@ -114,11 +122,12 @@ const (
 	ActionShowRoom                    // the room's page (not open, closed, sold out); no place
 	ActionStore                       // the store's own step does it; no request is involved
 	ActionLeave                       // the store gives the place up at once (one round trip); the cookies are cleared
+	ActionRequeue                     // the store ends the session and puts the fan first at the front (one round trip); the pass cookie is cleared
 )
 
 var actionNames = [...]string{
 	"", "forward", "show place", "claim", "reissue pass", "join", "challenge", "hold", "rejoin at the back",
-	"refuse", "show room", "store step", "give up the place",
+	"refuse", "show room", "store step", "give up the place", "requeue",
 }
 
 func (a Action) String() string { return nameOf(actionNames[:], a, "action") }
@@ -240,6 +249,22 @@ var Transitions = []Transition{
 	{TicketSkipped, EventLeave, TicketFinished, ActionLeave, "as lapsed"},
 	{TicketIdledOut, EventLeave, TicketFinished, ActionLeave, "the session's time left is given up: it never resumes"},
 	{TicketInSession, EventLeave, TicketRevoked, ActionLeave, "the session ends as a revoke: the slot frees, every node refuses the pass within a refresh"},
+
+	// Requeue: the site failed the session through no fault of the fan's
+	// (docs/PROTOCOL.md, "Requeue"). The fan keeps their turn: first at the
+	// front, behind only those requeued before, a bounded number of times.
+	{TicketInSession, EventRequeue, TicketRequeued, ActionRequeue, "the session ends and every node refuses its pass within a refresh; its slot and a visitor's worth of budget are kept for the fan, who waits first at the front with their place, behind those requeued before; at most requeue_on_origin_error times a ticket (once while it is 0)"},
+	{TicketInSession, EventRequeueRefused, TicketInSession, ActionForward, "the ticket's requeues are spent: the origin's answer goes through and the session runs on"},
+	{TicketInSession, EventClaimRequeued, TicketRequeued, ActionHold, "the site failed the session: held first at the front, the page says so; never above new_users_per_minute or the cap"},
+	{TicketAtFront, EventClaimRequeued, TicketRequeued, ActionHold, "a copy of a ticket whose session the site failed: held at the front with it"},
+	{TicketIdledOut, EventClaimRequeued, TicketRequeued, ActionHold, "resumed, then failed by the site: held first at the front"},
+	{TicketReturned, EventClaimRequeued, TicketRequeued, ActionHold, "let in, then failed by the site: held first at the front"},
+	{TicketRequeued, EventPoll, TicketRequeued, ActionClaim, "each look is a claim: requeued fans go in before the line and every other returner, in the order they were requeued"},
+	{TicketRequeued, EventClaimRequeued, TicketRequeued, ActionHold, "a fan requeued before still waits, or no budget or slot is free, or the room admits nobody"},
+	{TicketRequeued, EventClaimOpened, TicketInSession, ActionReissue, "let in first: a new session of session_duration, the failed one not counted against it"},
+	{TicketRequeued, EventClaimPassed, TicketTurnPassed, ActionRejoin, "stopped asking for the returner window (45 s): the place at the front is lost"},
+	{TicketRequeued, EventClaimFinished, TicketFinished, ActionRejoin, "the store no longer holds the place at the front (it went with the returner window): a new place at the back"},
+	{TicketRequeued, EventLeave, TicketFinished, ActionLeave, "the place at the front, its slot and its budget go back to the line"},
 }
 
 // machine is Transitions indexed by state and event, built once: a look-up on

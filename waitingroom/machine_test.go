@@ -67,13 +67,14 @@ func TestTransitionsAreComplete(t *testing.T) {
 		{"new", "arrive"}, {"new", "answer"}, {"new", "over join_limit"}, {"new", "room shut"}, {"new", "store away"}, {"new", "pass"},
 		{"challenged", "arrive"}, {"waiting", "poll"}, {"waiting", "store away"}, {"at the front", "poll"}, {"at the front", "store away"},
 		{"in session", "pass"}, {"in session", "ticket after pass"},
+		{"in session", "requeue"}, {"in session", "requeue refused"},
 	} {
 		if !seen[[2]string{p.s, p.e}] {
 			t.Errorf("no row for %s on %s", p.s, p.e)
 		}
 	}
 	for _, from := range []string{"at the front", "in session", "idled out", "returned"} {
-		for _, ev := range []string{"claim: opened", "claim: full", "claim: held", "claim: finished", "claim: passed", "claim: not yet"} {
+		for _, ev := range []string{"claim: opened", "claim: full", "claim: held", "claim: finished", "claim: passed", "claim: not yet", "claim: requeued"} {
 			if from == "idled out" && ev == "claim: opened" {
 				ev = "claim: resumed"
 			}

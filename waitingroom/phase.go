@@ -59,8 +59,13 @@ func (s Settings) limitsAt(now time.Time) Limits {
 		WaitingIdle:  s.WaitingIdleTimeout,
 		SessionIdle:  s.SessionIdleTimeout,
 		JoinLimit:    s.JoinLimit,
+		Requeues:     s.requeues(),
 	}
 }
+
+// requeues bounds the requeues of one ticket (docs/PROTOCOL.md, "Requeue"):
+// requeue_on_origin_error, and one while it is off, for the origin's retry.
+func (s Settings) requeues() int { return max(1, s.RequeueOnOriginError) }
 
 // placesOpen reports whether a newcomer who joins at now is given a place
 // (or, in the pre-queue, a registration): not before the pre-queue opens,

@@ -176,3 +176,37 @@ func (o *revokeOutbox) len() int {
 	defer o.mu.Unlock()
 	return len(o.m)
 }
+
+// Requeue puts the holder of pass p back at the front: the origin failed
+// their session through no fault of theirs (docs/PROTOCOL.md, "Requeue").
+// The session ends, its pass is refused on this node at once and on every
+// node once the store has it, and the fan waits first with their place,
+// behind only the fans requeued before. The transition says which it was:
+// to TicketRequeued, or, with the ticket's requeues spent, the session runs
+// on (ActionForward). Unlike a revocation, a requeue is not kept for later:
+// with the store away it is refused (ErrStoreUnavailable), and the session
+// runs on, since only the store can place the fan at the front.
+func (r *Room) Requeue(ctx context.Context, p Pass) (*Transition, error) {
+	if !r.Healthy() {
+		return nil, ErrStoreUnavailable
+	}
+	now := r.now()
+	lim := r.settings().limitsAt(now)
+	res, err := r.store.Requeue(ctx, r.id, p.Subject, p.ID, p.ExpiresAt, now, lim)
+	if errors.Is(err, ErrNoRoom) {
+		if err = r.reseed(ctx, now); err == nil {
+			res, err = r.store.Requeue(ctx, r.id, p.Subject, p.ID, p.ExpiresAt, now, lim)
+		}
+	}
+	if err != nil {
+		r.storeFailed()
+		return nil, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+	}
+	if res.Status != RequeueDone {
+		r.stats.RequeuesSpent.Add(1)
+		return follow(TicketInSession, EventRequeueRefused)
+	}
+	r.revoked.add(p.ID, p.ExpiresAt)
+	r.stats.Requeues.Add(1)
+	return follow(TicketInSession, EventRequeue)
+}

@@ -98,6 +98,10 @@ type Settings struct {
 	JoinLimit JoinLimit `json:"join_limit,omitzero"`
 	// SoldOut shows the sold-out page to everyone waiting and to new visitors.
 	SoldOut bool `json:"sold_out,omitempty"`
+	// RequeueOnOriginError requeues an admitted fan whose request the origin
+	// fails (5xx, upstream timeout), at most this many times a ticket, which
+	// also bounds the origin's retry command (once while 0). Zero: off.
+	RequeueOnOriginError int `json:"requeue_on_origin_error,omitempty"`
 }
 
 // WithDefaults fills in zero values that have a default (see settingDefs).

@@ -102,6 +102,14 @@ var settingDefs = []*Setting{
 			"see [Bots and abuse](bots.md)",
 	}, func(s *Settings) *Challenge { return &s.Challenge }, Challenge{}),
 	field(Setting{
+		Name: "requeue_on_origin_error", Runtime: true, DefaultDoc: "0 (off)",
+		Bounds: Bounds{Min: 0, Max: MaxRequeues},
+		Doc: "an admitted fan whose request the origin answers with a 5xx, or that times out upstream, is put back " +
+			"at the front with their place and a new session, at most n times a ticket; the origin's " +
+			"`X-Waiting-Room-Command: retry` does the same (once a ticket while this is 0): see " +
+			"[the fair-draw protocol, Requeue](PROTOCOL.md#requeue)",
+	}, func(s *Settings) *Count { return (*Count)(&s.RequeueOnOriginError) }, 0),
+	field(Setting{
 		Name: "paused", Runtime: true, RuntimeOnly: true,
 		Doc: "admission stops; waiting fans keep their place",
 	}, func(s *Settings) *Flag { return (*Flag)(&s.Paused) }, false),

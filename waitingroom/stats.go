@@ -12,6 +12,8 @@ type Stats struct {
 	Claims         atomic.Uint64 // sessions opened by a claim
 	PassesRejected atomic.Uint64 // passes that failed verification or were revoked
 	Revokes        atomic.Uint64 // sessions ended by the origin
+	Requeues       atomic.Uint64 // sessions the origin failed, their fans put back at the front
+	RequeuesSpent  atomic.Uint64 // failures of sessions whose tickets had spent their requeues
 	StoreErrors    atomic.Uint64 // store calls that failed
 	Reseeds        atomic.Uint64 // times the store was found to have lost the room
 	Reclaims       atomic.Uint64 // sessions from before a loss the store took over, through this node

@@ -69,6 +69,10 @@ type Status struct {
 	// TurnPassed is set on the answer that gave a new place, at the back, to
 	// a visitor whose admission lapsed more than the return window ago.
 	TurnPassed bool `json:"turn_passed,omitempty"`
+	// Requeued is set for a visitor whose session the site failed through
+	// no fault of theirs: they wait first at the front with their place
+	// (docs/PROTOCOL.md, "Requeue").
+	Requeued bool `json:"requeued,omitempty"`
 	// QueueAll is set, with state paused, when the operator holds everyone
 	// (queue_all) rather than pausing the sale: nobody is let in yet.
 	QueueAll bool `json:"queue_all,omitempty"`

@@ -61,6 +61,9 @@ func (st Status) AppendJSON(b []byte) []byte {
 	if st.TurnPassed {
 		b = append(b, `,"turn_passed":true`...)
 	}
+	if st.Requeued {
+		b = append(b, `,"requeued":true`...)
+	}
 	if st.QueueAll {
 		b = append(b, `,"queue_all":true`...)
 	}

@@ -91,6 +91,16 @@ type Store interface {
 	// more. One round trip.
 	Leave(ctx context.Context, room, visitor string, place uint64, now time.Time, lim Limits) error
 
+	// Requeue puts a visitor whose session failed through no fault of
+	// theirs (the origin answered retry, or an error) back at the front:
+	// their live session ends, its slot freed and the pass revoked as
+	// Release does, and they wait first in line with their place, behind
+	// only the visitors requeued before them, within the rate and the cap
+	// as a returner (see Requeued). At most lim.Requeues times per visitor,
+	// remembered for the session and the retention after the last: past
+	// that, or with no live session, nothing changes. One round trip.
+	Requeue(ctx context.Context, room, visitor, passID string, passExpiry, now time.Time, lim Limits) (RequeueResult, error)
+
 	// Advance is one step of the admission controller. Every node calls it every
 	// second; only the first call in a given second does anything. It expires
 	// sessions (and, with lim.SessionIdle, ends those not used for that long),
@@ -174,6 +184,45 @@ type Limits struct {
 	// JoinLimit caps the places one client network takes (Joiner.Client),
 	// counted by the store for every node that shares it. Zero: no limit.
 	JoinLimit JoinLimit
+	// Requeues bounds the requeues of one visitor (Store.Requeue), at
+	// most MaxRequeues.
+	Requeues int
+}
+
+// MaxRequeues bounds Limits.Requeues (and the requeue_on_origin_error
+// setting): a store looks each of a visitor's requeues up by its number.
+const MaxRequeues = 10
+
+// RequeueStatus is what Store.Requeue did.
+type RequeueStatus uint8
+
+const (
+	// RequeueDone: the session ended and the visitor waits at the front.
+	RequeueDone RequeueStatus = iota
+	// RequeueSpent: the visitor had Limits.Requeues requeues already; the
+	// session runs on.
+	RequeueSpent
+	// RequeueNoSession: the visitor holds no live session; nothing changed.
+	RequeueNoSession
+)
+
+func (s RequeueStatus) String() string {
+	switch s {
+	case RequeueDone:
+		return "requeued"
+	case RequeueSpent:
+		return "spent"
+	case RequeueNoSession:
+		return "no_session"
+	}
+	return "unknown"
+}
+
+// RequeueResult is the outcome of Requeue: what was done, and the
+// visitor's requeues counted so far (this one included).
+type RequeueResult struct {
+	Status RequeueStatus
+	Count  int
 }
 
 // Joiner is one newcomer a store is asked to make a place for: the visitor
@@ -409,7 +458,8 @@ type Counters struct {
 	Abandoned uint64 `json:"abandoned"` // admitted places never claimed in time
 	Skipped   uint64 `json:"skipped"`   // ghost places passed over without a slot
 	IdledOut  uint64 `json:"idled_out"` // sessions ended for want of requests
-	Returned  uint64 `json:"returned"`  // lapsed fans let in at the front within return_window
+	Returned  uint64 `json:"returned"`  // fans let in at the front: lapsed within return_window, idled out, requeued
+	Requeued  uint64 `json:"requeued"`  // sessions the origin's failure put back at the front (Store.Requeue)
 }
 
 // Max returns the field-wise maximum.
@@ -423,6 +473,7 @@ func (c Counters) Max(o Counters) Counters {
 		Skipped:   max(c.Skipped, o.Skipped),
 		IdledOut:  max(c.IdledOut, o.IdledOut),
 		Returned:  max(c.Returned, o.Returned),
+		Requeued:  max(c.Requeued, o.Requeued),
 	}
 }
 
@@ -526,6 +577,13 @@ const (
 	// the return window (or the store no longer knows when it lapsed): their
 	// turn has passed, and they rejoin at the back.
 	Passed
+	// Requeued: the visitor's session was requeued (Store.Requeue) and they
+	// wait at the front, not let in yet: a visitor requeued before them
+	// still waits, or there is no budget or no slot, or the room admits
+	// nobody. Asking again within ReturnerWindow keeps their place there,
+	// as a returner's; requeued visitors go in before the other returners,
+	// in the order they were requeued. One who stops asking is Passed.
+	Requeued
 )
 
 func (s ClaimStatus) String() string {
@@ -542,6 +600,8 @@ func (s ClaimStatus) String() string {
 		return "held"
 	case Passed:
 		return "passed"
+	case Requeued:
+		return "requeued"
 	}
 	return "unknown"
 }

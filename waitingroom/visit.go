@@ -273,3 +273,18 @@ func (r *Room) JWKS() pass.JWKS { return r.keys.JWKS() }
 
 // KeyIDs lists the IDs of the keys the room verifies with, the signing one first.
 func (r *Room) KeyIDs() []string { return r.keys.KeyIDs() }
+
+// frontStatus is the status of a visitor held at the front: nobody ahead.
+func (v *view) frontStatus(room string) Status {
+	zero := uint64(0)
+	return Status{Room: room, Title: v.settings.Title, State: StateQueued, Waiting: v.waiting(), Position: &zero, Progress: 1}
+}
+
+// RequeuedStatus is what a fan whose session was just requeued (Requeue)
+// is shown: first at the front, asked to look again soon, and told that the
+// site had a problem and they keep their turn.
+func (r *Room) RequeuedStatus() Status {
+	st := r.view.Load().frontStatus(r.id)
+	st.RefreshSeconds, st.Requeued = minRefresh, true
+	return st
+}

@@ -75,6 +75,9 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 		r.seen[visitor] = now
 		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: ses.expires}, nil
 	}
+	if order, ok := r.requeued[visitor]; ok {
+		return r.claimRequeued(visitor, order, now, lim), nil
+	}
 	if _, ok := r.idled[visitor]; ok && place < r.c.Serving {
 		// Their session idled out: they come back as an admission that
 		// lapsed, to the front when a slot is free (and stay one until then).
@@ -149,7 +152,8 @@ func (r *memRoom) claimLapsed(visitor string, place uint64, now time.Time, lim w
 // let in within the rate: each takes a visitor's worth of the controller's
 // budget, which every step keeps for the returners before the line gets any
 // (lineCredit), and a slot that is free, whoever among the returners asks
-// first. Otherwise they keep their place at the front by asking again within
+// first, after every requeued visitor still waiting (requeue.go). Otherwise
+// they keep their place at the front by asking again within
 // waitingroom.ReturnerWindow: Held while the room admits nobody, Full while
 // it has no budget or no slot for them.
 func (r *memRoom) letReturnerIn(visitor string, now time.Time, lim waitingroom.Limits) (waitingroom.ClaimStatus, bool) {
@@ -157,7 +161,7 @@ func (r *memRoom) letReturnerIn(visitor string, now time.Time, lim waitingroom.L
 	case !lim.Open:
 		r.returners[visitor] = now
 		return waitingroom.Held, false
-	case r.credit < 1 || len(r.live)+r.pending >= lim.Cap:
+	case r.credit < 1 || len(r.live)+r.pending >= lim.Cap || r.requeuedAhead(0):
 		r.returners[visitor] = now
 		return waitingroom.Full, false
 	}

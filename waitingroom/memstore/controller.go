@@ -37,6 +37,7 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 			delete(r.returners, v)
 		}
 	}
+	r.sweepRequeues(now)
 	for len(r.batches) > 0 && !now.Before(r.batches[0].At.Add(lim.Grace)) {
 		b := r.batches[0]
 		lapsed := b.Count - b.Claimed

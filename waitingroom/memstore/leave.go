@@ -38,6 +38,7 @@ func (s *Store) Leave(_ context.Context, name, visitor string, place uint64, now
 		}
 	}
 	delete(r.returners, visitor)
+	delete(r.requeued, visitor)
 	delete(r.idled, visitor)
 	// The ticket is spent: a claim with it is Finished from now on.
 	if forgetAt := now.Add(lim.Retention); !had || forgetAt.After(at) {

@@ -75,6 +75,12 @@ type memRoom struct {
 	// left are the places from serving on whose holders left the line
 	// (leave.go): the controller passes them over as ghosts.
 	left map[uint64]struct{}
+
+	// requeued are the visitors waiting at the front after a requeue, each
+	// with the order it was made in; requeues count each visitor's
+	// (requeue.go).
+	requeued map[string]uint64
+	requeues map[string]requeueCount
 }
 
 type forget struct {
@@ -111,6 +117,8 @@ func (s *Store) Init(_ context.Context, name string, seed waitingroom.Seed) erro
 			seen:      make(map[string]time.Time),
 			idled:     make(map[string]idledSession),
 			left:      make(map[uint64]struct{}),
+			requeued:  make(map[string]uint64),
+			requeues:  make(map[string]requeueCount),
 		}
 		s.rooms[name] = r
 	}

@@ -22,6 +22,8 @@ var keyNames = [...]string{
 	"livehead",   // string: live places bit by bit from serving on, near the front
 	"idledends",  // sorted set: the same visitors by when their sessions would have ended
 	"left",       // sorted set: places from serving on whose holders left the line, by place
+	"requeued",   // sorted set: visitors waiting at the front after a requeue, by the order it was made in
+	"requeues",   // sorted set: "<n>:<visitor>", a visitor's n-th requeue, by when to forget it
 }
 
 // hbKey is the index of "hb" among the keys.

@@ -134,6 +134,8 @@ func claimResult(v any, op, room string, now time.Time) (waitingroom.ClaimResult
 		return waitingroom.ClaimResult{Status: waitingroom.Held}, nil
 	case 5:
 		return waitingroom.ClaimResult{Status: waitingroom.Passed}, nil
+	case 6:
+		return waitingroom.ClaimResult{Status: waitingroom.Requeued}, nil
 	}
 	return waitingroom.ClaimResult{}, fmt.Errorf("redisstore: %s %s: unknown status %d", op, room, r[0])
 }
@@ -148,6 +150,24 @@ func (s *Store) Release(ctx context.Context, room, visitor, passID string, passE
 	_, err := s.run(ctx, "release", releaseScript, room,
 		visitor, passID, passExpiry.UnixMicro(), s.ttlMillis())
 	return err
+}
+
+// Requeue implements waitingroom.Store. It is one round trip.
+func (s *Store) Requeue(ctx context.Context, room, visitor, passID string, passExpiry, now time.Time, lim waitingroom.Limits) (waitingroom.RequeueResult, error) {
+	if !passExpiry.After(now) {
+		passID = "" // nothing to revoke: it has expired already
+	}
+	v, err := s.run(ctx, "requeue", requeueScript, room,
+		now.UnixMicro(), visitor, passID, passExpiry.UnixMicro(), s.ttlMillis(),
+		min(lim.Requeues, waitingroom.MaxRequeues), now.Add(lim.Session+lim.Retention).UnixMicro())
+	if err != nil {
+		return waitingroom.RequeueResult{}, err
+	}
+	r, err := ints(v, 2)
+	if err != nil || r[0] < 0 || r[0] > 2 {
+		return waitingroom.RequeueResult{}, fmt.Errorf("redisstore: requeue %s: unexpected reply %v", room, v)
+	}
+	return waitingroom.RequeueResult{Status: waitingroom.RequeueStatus(r[0]), Count: int(r[1])}, nil
 }
 
 // Leave implements waitingroom.Store. It is one round trip.

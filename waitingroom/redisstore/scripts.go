@@ -44,6 +44,8 @@ var (
 	historySrc string
 	//go:embed lua/account.lua
 	accountSrc string
+	//go:embed lua/requeue.lua
+	requeueSrc string
 )
 
 var (
@@ -60,11 +62,12 @@ var (
 	historyScript       = newScript(historySrc)
 	beatScript          = newScript(beatSrc)
 	accountScript       = newScript(accountSrc)
+	requeueScript       = newScript(requeueSrc)
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, reclaimScript, releaseScript, advanceScript,
 		snapshotScript, drawSeedScript, saveOverridesScript, historyScript, beatScript,
-		accountScript, leaveScript,
+		accountScript, leaveScript, requeueScript,
 	}
 )
 

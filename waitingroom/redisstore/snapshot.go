@@ -184,13 +184,14 @@ func parseRevocation(m string, now time.Time) (waitingroom.Revocation, error) {
 }
 
 // parseLiveness reads snapshot.lua's "live from:young:skipped:idled
-// out:returned", the live counts (16 bits each, big-endian) and the live head.
+// out:returned:requeued", the live counts (16 bits each, big-endian) and the
+// live head.
 func parseLiveness(nums, counts, head string, snap *waitingroom.Snapshot) error {
 	f := strings.Split(nums, ":")
-	if len(f) != 5 || len(counts)%2 != 0 {
+	if len(f) != 6 || len(counts)%2 != 0 {
 		return fmt.Errorf("malformed liveness %q (%d count bytes)", nums, len(counts))
 	}
-	var n [5]uint64
+	var n [6]uint64
 	for i := range n {
 		var err error
 		if n[i], err = strconv.ParseUint(f[i], 10, 64); err != nil {
@@ -198,7 +199,7 @@ func parseLiveness(nums, counts, head string, snap *waitingroom.Snapshot) error 
 		}
 	}
 	snap.Live = waitingroom.Liveness{From: n[0], Young: n[1]}
-	snap.Skipped, snap.IdledOut, snap.Returned = n[2], n[3], n[4]
+	snap.Skipped, snap.IdledOut, snap.Returned, snap.Requeued = n[2], n[3], n[4], n[5]
 	for i := 0; i < len(counts); i += 2 {
 		snap.Live.Counts = append(snap.Live.Counts, uint16(counts[i])<<8|uint16(counts[i+1]))
 	}

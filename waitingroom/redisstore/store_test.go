@@ -149,6 +149,16 @@ func TestEveryKeyExpires(t *testing.T) {
 		t.Fatalf("first visitor of room i: %+v %v, want admitted", res, err)
 	}
 	must(s.Advance(ctx, "i", t0.Add(61*time.Second), long))
+	// In a third room, the origin fails a session: its visitor is requeued.
+	must(s.Init(ctx, "q", waitingroom.Seed{}))
+	requeue := lim
+	requeue.Requeues = 1
+	if res, err := s.Join(ctx, "q", "a", t0, requeue); err != nil || !res.Admitted {
+		t.Fatalf("first visitor of room q: %+v %v, want admitted", res, err)
+	}
+	if r, err := s.Requeue(ctx, "q", "a", "pass-a", t0.Add(time.Minute), t0.Add(time.Second), requeue); err != nil || r.Status != waitingroom.RequeueDone {
+		t.Fatalf("requeue: %+v %v, want requeued", r, err)
+	}
 
 	acct := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey("r", "alice"), Joiner: waitingroom.Joiner{Visitor: waitingroom.NewVisitorID().String()}}
 	_, err = s.JoinAccount(ctx, "r", acct, t0.Add(14*time.Second), lim)
@@ -161,10 +171,12 @@ func TestEveryKeyExpires(t *testing.T) {
 		t.Error("no heartbeat window was written")
 	}
 	other := redisstore.RoomKeys(prefix, "i")
-	idled := []string{keyNamed(other, "idled"), keyNamed(other, "idledends")}
+	third := redisstore.RoomKeys(prefix, "q")
+	idled := []string{keyNamed(other, "idled"), keyNamed(other, "idledends"), keyNamed(third, "requeued"), keyNamed(third, "requeues")}
 	for _, k := range append(append(append(keys, windows...), idled...), redisstore.AccountBucket(prefix, "r", acct.Account)) {
-		if strings.HasSuffix(k, "{r}:hb") || strings.HasSuffix(k, ":hbtmp") || strings.HasSuffix(k, "{r}:idled") || strings.HasSuffix(k, "{r}:idledends") {
-			continue // a name, a scratch key deleted by the step that makes it, and the other room's
+		if strings.HasSuffix(k, "{r}:hb") || strings.HasSuffix(k, ":hbtmp") || strings.HasSuffix(k, "{r}:idled") || strings.HasSuffix(k, "{r}:idledends") ||
+			strings.HasSuffix(k, "{r}:requeued") || strings.HasSuffix(k, "{r}:requeues") {
+			continue // a name, a scratch key deleted by the step that makes it, and the other rooms'
 		}
 		d, err := c.PTTL(ctx, k).Result()
 		must(err)

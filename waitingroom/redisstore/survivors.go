@@ -30,9 +30,10 @@ func survivors(seed waitingroom.Seed) string {
 		Skipped  uint64   `json:"skipped"`
 		IdledOut uint64   `json:"idledout"`
 		Returned uint64   `json:"returned"`
+		Requeued uint64   `json:"requeued"`
 		Sessions [][3]any `json:"sessions"`
 	}{Ovr: string(seed.Overrides), Ver: seed.OverridesVersion, Forgot: seed.Forgotten, Whole: seed.Whole, Raise: seed.RaiseOnly, Sessions: [][3]any{},
-		Skipped: seed.Skipped, IdledOut: seed.IdledOut, Returned: seed.Returned}
+		Skipped: seed.Skipped, IdledOut: seed.IdledOut, Returned: seed.Returned, Requeued: seed.Requeued}
 	if !seed.SettleUntil.IsZero() {
 		ext.Settle = seed.SettleUntil.UnixMicro()
 	}

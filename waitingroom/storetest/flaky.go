@@ -88,6 +88,14 @@ func (f *Flaky) Leave(ctx context.Context, room, v string, place uint64, now tim
 	return f.Store.Leave(ctx, room, v, place, now, lim)
 }
 
+// Requeue implements waitingroom.Store.
+func (f *Flaky) Requeue(ctx context.Context, room, v, passID string, exp, now time.Time, lim waitingroom.Limits) (waitingroom.RequeueResult, error) {
+	if err := f.err(); err != nil {
+		return waitingroom.RequeueResult{}, err
+	}
+	return f.Store.Requeue(ctx, room, v, passID, exp, now, lim)
+}
+
 // Advance implements waitingroom.Store.
 func (f *Flaky) Advance(ctx context.Context, room string, now time.Time, lim waitingroom.Limits) error {
 	if err := f.err(); err != nil {

@@ -95,6 +95,7 @@ func Run(t *testing.T, h Harness) {
 	tests = append(tests, accountTests...)
 	tests = append(tests, joinCheckTests...)
 	tests = append(tests, leaveTests...)
+	tests = append(tests, requeueTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

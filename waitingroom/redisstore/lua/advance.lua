@@ -42,6 +42,15 @@ for _, m in ipairs(gone) do
 end
 redis.call('ZREMRANGEBYSCORE', revokedexp, '-inf', int(now))
 redis.call('ZREMRANGEBYSCORE', returners, '-inf', int(now - tonumber(ARGV[8])))
+-- Requeued visitors who stopped asking went with the returners: drop them
+-- from the order too (a bounded few from its head per step), and the counts
+-- of requeues past their time.
+for _, v in ipairs(redis.call('ZRANGE', requeued, 0, 63)) do
+	if not redis.call('ZSCORE', returners, v) then
+		redis.call('ZREM', requeued, v)
+	end
+end
+redis.call('ZREMRANGEBYSCORE', requeues, '-inf', int(now))
 
 -- Sessions unused for the idle timeout end: their slots go to the next fans,
 -- every node refuses their passes (a revocation naming the visitor, "~" and

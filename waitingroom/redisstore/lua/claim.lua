@@ -2,7 +2,7 @@
 -- ARGV: now, visitor, place, cap, session, retention (µs), ttl (ms),
 -- returner window (µs), return window (µs), open (0/1)
 -- Returns {status, session end}: 0 claimed, 1 not yet, 2 full, 3 finished,
--- 4 held, 5 passed; nil when the room is unknown.
+-- 4 held, 5 passed, 6 requeued; nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
 	return false
 end
@@ -19,6 +19,43 @@ if exp then
 end
 local m = redis.call('HMGET', meta, 'serving', 'pending', 'forgot')
 local pending = num(m[2])
+
+-- A requeued visitor (requeue.lua) asks again: in, into a new session, when
+-- nobody requeued before them still waits and a visitor's worth of budget
+-- and a slot are free; otherwise they keep their place at the front by
+-- asking within the returner window (6: requeued), and lose it by not
+-- (5: passed).
+local order = redis.call('ZSCORE', requeued, visitor)
+if order then
+	local asked = redis.call('ZSCORE', returners, visitor)
+	if not asked or now - tonumber(asked) >= tonumber(ARGV[8]) then
+		redis.call('ZREM', requeued, visitor)
+		redis.call('ZREM', returners, visitor)
+		return {5, 0}
+	end
+	redis.call('ZADD', returners, int(now), visitor)
+	local credit = num(redis.call('HGET', meta, 'credit'))
+	if ARGV[10] ~= '1' or requeued_ahead(tonumber(order)) or credit < 1 or redis.call('ZCARD', live) + pending >= cap then
+		return {6, 0}
+	end
+	redis.call('HSET', meta, 'credit', float(credit - 1))
+	redis.call('ZREM', returners, visitor)
+	redis.call('ZREM', requeued, visitor)
+	redis.call('HINCRBY', meta, 'returned', 1)
+	-- The new session must end in a later second than the failed one (its
+	-- end is the finished mark less the retention), or it would share the
+	-- pass id every node now refuses: let in within the second the failed
+	-- one began, it ends a second after it.
+	local exp = now + session
+	local fin = redis.call('ZSCORE', finished, visitor)
+	if fin then
+		local failed = math.floor((tonumber(fin) - retention) / 1000000)
+		if math.floor(exp / 1000000) <= failed then
+			exp = (failed + 1) * 1000000
+		end
+	end
+	return {0, open_session(visitor, now, exp - now, retention, ttl)}
+end
 
 -- A session that idled out comes back to the end it had, once per idle-out:
 -- within the return window after the idle-out (or while holding a returner's

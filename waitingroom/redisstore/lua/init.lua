@@ -30,6 +30,9 @@ local function restore()
 	if ext.returned > num(redis.call('HGET', meta, 'returned')) then
 		redis.call('HSET', meta, 'returned', int(ext.returned))
 	end
+	if ext.requeued > num(redis.call('HGET', meta, 'requeued')) then
+		redis.call('HSET', meta, 'requeued', int(ext.requeued))
+	end
 	for _, s in ipairs(ext.sessions) do
 		-- NX: a visitor who holds a session keeps its end.
 		if redis.call('ZADD', live, 'NX', int(s[2]), s[1]) == 1 then

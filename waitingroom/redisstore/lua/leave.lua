@@ -42,6 +42,7 @@ elseif not had and place < serving then
 	end
 end
 redis.call('ZREM', returners, visitor)
+redis.call('ZREM', requeued, visitor)
 redis.call('ZREM', idled, visitor)
 redis.call('ZREM', idledends, visitor)
 -- The ticket is spent: a claim with it is Finished from now on.

@@ -5,7 +5,9 @@ local meta, live, finished, batches, returners, revoked, revokedexp, history, la
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 local seen, idled, hb, hbtmp, livecounts, livehead, idledends =
 	KEYS[10], KEYS[11], KEYS[12], KEYS[13], KEYS[14], KEYS[15], KEYS[16]
-local left = KEYS[17]
+local left, requeued, requeues = KEYS[17], KEYS[18], KEYS[19]
+-- The keys above are the room's; a script given more finds them after.
+local ROOM_KEYS = 19
 
 -- Redis formats large Lua numbers in exponent notation, which INCRBY and
 -- friends refuse; every integer written goes through int.
@@ -281,11 +283,29 @@ local function join_visitors(now, open, cap, session, retention, ttl, n, visitor
 	return first, admitted, exp
 end
 
+-- Whether a visitor requeued before order (0: any) still waits at the front:
+-- one still among the returners, whom each controller step keeps to those
+-- who asked within the returner window (and drops from requeued with them).
+-- Looks at the first 16 in order, which those steps keep waiting.
+local function requeued_ahead(order)
+	local head = redis.call('ZRANGE', requeued, 0, 15, 'WITHSCORES')
+	for i = 1, #head, 2 do
+		if order ~= 0 and tonumber(head[i + 1]) >= order then
+			return false
+		end
+		if redis.call('ZSCORE', returners, head[i]) then
+			return true
+		end
+	end
+	return false
+end
+
 -- Returners: fans coming back at the front (a lapsed admission, a skipped
 -- ghost, an idled-out session), in the returners set while they wait. They are
 -- let in within the rate: each takes a visitor's worth of the controller's
 -- budget, which every step keeps for them before the line or a newcomer gets
--- any (line_credit), and a slot that is free, whoever among them asks first.
+-- any (line_credit), and a slot that is free, whoever among them asks first,
+-- once no requeued visitor waits (requeued_ahead).
 -- Returns nil when the visitor may go in now (their visitor's worth spent;
 -- the caller counts what kind of return it was),
 -- else the claim status to answer: 4 (held) while the room admits nobody, 2
@@ -297,7 +317,7 @@ local function let_returner_in(visitor, now, cap, pending, open, ttl)
 		status = 4
 	else
 		local credit = num(redis.call('HGET', meta, 'credit'))
-		if credit < 1 or redis.call('ZCARD', live) + pending >= cap then
+		if credit < 1 or redis.call('ZCARD', live) + pending >= cap or requeued_ahead(0) then
 			status = 2
 		else
 			redis.call('HSET', meta, 'credit', float(credit - 1))

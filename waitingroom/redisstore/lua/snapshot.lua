@@ -2,7 +2,7 @@
 -- ARGV: now (µs), revocation cursor
 -- Returns {seq, serving, admitted, claimed, abandoned, pending, credit, drawn,
 -- draw size, version, active, returning, incarnation, epochs,
--- "forgotten:settle until:blank:lost at:margin from:margin to", "live from:young:skipped:idled out", live
+-- "forgotten:settle until:blank:lost at:margin from:margin to", "live from:young:skipped:idled out:returned:requeued", live
 -- counts, live head, number of batches, batch..., revocation...}, each batch
 -- being a batches member (lib.lua) and each revocation "cursor:expiry:pass
 -- id" (or "cursor:expiry:~idled at:visitor"); nil when the room is unknown.
@@ -28,8 +28,9 @@ out[15] = (redis.call('HGET', meta, 'forgot') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'lostat') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'mfrom') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'mto') or '0')
-local lv = redis.call('HMGET', meta, 'lvfrom', 'lvyoung', 'skipped', 'idledout', 'returned')
-out[16] = (lv[1] or '0') .. ':' .. (lv[2] or '0') .. ':' .. (lv[3] or '0') .. ':' .. (lv[4] or '0') .. ':' .. (lv[5] or '0')
+local lv = redis.call('HMGET', meta, 'lvfrom', 'lvyoung', 'skipped', 'idledout', 'returned', 'requeued')
+out[16] = (lv[1] or '0') .. ':' .. (lv[2] or '0') .. ':' .. (lv[3] or '0') .. ':' .. (lv[4] or '0') .. ':' ..
+	(lv[5] or '0') .. ':' .. (lv[6] or '0')
 -- The counts are kept at their blocks' offsets: from serving's block to the
 -- end of what is counted.
 local lvfrom, lvto = num(lv[1]), num(lv[2])
