@@ -22,6 +22,7 @@ var keyNames = [...]string{
 	"livehead",   // string: live places bit by bit from serving on, near the front
 	"idledends",  // sorted set: the same visitors by when their sessions would have ended
 	"left",       // sorted set: places from serving on whose holders left the line, by place
+	"audit",      // list: the audit trail, "<seq> <json>" entries, oldest first
 }
 
 // hbKey is the index of "hb" among the keys.

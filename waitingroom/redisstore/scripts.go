@@ -44,6 +44,10 @@ var (
 	historySrc string
 	//go:embed lua/account.lua
 	accountSrc string
+	//go:embed lua/auditappend.lua
+	auditAppendSrc string
+	//go:embed lua/audit.lua
+	auditSrc string
 )
 
 var (
@@ -60,11 +64,13 @@ var (
 	historyScript       = newScript(historySrc)
 	beatScript          = newScript(beatSrc)
 	accountScript       = newScript(accountSrc)
+	auditAppendScript   = newScript(auditAppendSrc)
+	auditScript         = newScript(auditSrc)
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, reclaimScript, releaseScript, advanceScript,
 		snapshotScript, drawSeedScript, saveOverridesScript, historyScript, beatScript,
-		accountScript, leaveScript,
+		accountScript, leaveScript, auditAppendScript, auditScript,
 	}
 )
 

@@ -18,7 +18,7 @@ local now = tonumber(ARGV[1])
 if now < num(redis.call('HGET', meta, 'settle')) then
 	return -1
 end
-local bucket, account = KEYS[18], ARGV[7]
+local bucket, account = KEYS[19], ARGV[7]
 local nows, spent = tonumber(ARGV[11]), tonumber(ARGV[10])
 local cur = redis.call('HGET', bucket, account)
 if cur and #cur == 27 then

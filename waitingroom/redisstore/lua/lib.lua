@@ -5,7 +5,7 @@ local meta, live, finished, batches, returners, revoked, revokedexp, history, la
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 local seen, idled, hb, hbtmp, livecounts, livehead, idledends =
 	KEYS[10], KEYS[11], KEYS[12], KEYS[13], KEYS[14], KEYS[15], KEYS[16]
-local left = KEYS[17]
+local left, audit = KEYS[17], KEYS[18]
 
 -- Redis formats large Lua numbers in exponent notation, which INCRBY and
 -- friends refuse; every integer written goes through int.
