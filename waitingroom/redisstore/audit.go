@@ -36,13 +36,9 @@ func (s *Store) Audit(ctx context.Context, room string, after uint64, limit int)
 	if limit <= 0 {
 		return nil, nil
 	}
-	v, err := s.run(ctx, "audit", auditScript, room, after, limit)
+	a, err := s.runList(ctx, "audit", auditScript, room, after, limit)
 	if err != nil {
 		return nil, err
-	}
-	a, ok := v.([]any)
-	if !ok {
-		return nil, fmt.Errorf("redisstore: audit %s: unexpected reply %T", room, v)
 	}
 	out := make([]waitingroom.AuditEntry, 0, len(a))
 	for _, x := range a {
