@@ -122,4 +122,13 @@ func TestCaddyAuditTrail(t *testing.T) {
 	if len(rep.Pauses) != 1 || rep.Pauses[0].To == nil || rep.Pauses[0].To.Sub(rep.Pauses[0].From).Seconds() != 3 || rep.Pauses[0].LetIn != 0 {
 		t.Fatalf("report's pauses %+v, want one of 3 s letting nobody in", rep.Pauses)
 	}
+	_, html := newFan(t).get(base+"/_waiting-room/fairness", "Accept", "text/html")
+	for _, want := range []string{"Paused from <time", ": 0 places let in meanwhile.", "new_users_per_minute: 60 → 120", "payment provider down", "key_rotation"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report's page lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "127.0.0.1") {
+		t.Error("the report's page names an operator's address")
+	}
 }
