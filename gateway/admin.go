@@ -29,6 +29,10 @@ func init() {
 //	POST  /waiting-room/<room>/resume     admit again
 //	POST  /waiting-room/<room>/sold-out   show everyone the sold-out page
 //	POST  /waiting-room/<room>/reopen     undo sold-out
+//	GET   /waiting-room/<room>/audit      the room's audit trail (adminaudit.go)
+//
+// A PATCH body may say why with "reason", an action's body with
+// {"reason": "..."}: the audit trail keeps it with the change.
 //
 // Changes are kept in the room's store with a version, so every node sharing
 // the store follows them within a second. Errors are JSON
@@ -109,6 +113,19 @@ func (a *AdminAPI) serve(w http.ResponseWriter, r *http.Request) error {
 			return a.patch(w, r, lr)
 		}
 		return a.show(w, http.StatusOK, lr)
+	case len(parts) == 2 && (parts[1] == "audit" || parts[1] == "key-rotation"):
+		method := map[string]string{"audit": http.MethodGet, "key-rotation": http.MethodPost}[parts[1]]
+		if !allowMethod(w, r, method) {
+			return nil
+		}
+		lr, ok := a.find(w, parts[0])
+		if !ok {
+			return nil
+		}
+		if parts[1] == "audit" {
+			return a.showAudit(w, r, lr)
+		}
+		return a.recordKeyRotation(w, r, lr)
 	case len(parts) == 2:
 		action, ok := adminActions[parts[1]]
 		if !ok {
@@ -121,7 +138,11 @@ func (a *AdminAPI) serve(w http.ResponseWriter, r *http.Request) error {
 		if !ok {
 			return nil
 		}
-		return a.apply(w, r, lr, action(), []string{parts[1]})
+		note, perr := actionReason(r)
+		if perr != nil {
+			return writeError(w, http.StatusBadRequest, perr.code, perr.message)
+		}
+		return a.apply(w, r, lr, action(), []string{parts[1]}, note)
 	}
 	return writeError(w, http.StatusNotFound, "not_found", "no such waiting room endpoint")
 }
@@ -180,27 +201,31 @@ func (a *AdminAPI) patch(w http.ResponseWriter, r *http.Request, lr liveRoom) er
 	if len(body) > maxPatchBody {
 		return writeError(w, http.StatusBadRequest, "body_too_large", "the body is over "+strconv.Itoa(maxPatchBody>>10)+" KiB; send only the settings to change")
 	}
+	body, note, perr := splitReason(body)
+	if perr != nil {
+		return writeError(w, http.StatusBadRequest, perr.code, perr.message)
+	}
 	o, names, perr := decodePatch(body)
 	if perr != nil {
 		return writeError(w, http.StatusBadRequest, perr.code, perr.message)
 	}
-	return a.apply(w, r, lr, o, names)
+	return a.apply(w, r, lr, o, names, note)
 }
 
 // apply stores the overrides through the room and answers its new state.
-func (a *AdminAPI) apply(w http.ResponseWriter, r *http.Request, lr liveRoom, o waitingroom.Overrides, names []string) error {
+// The change is recorded in the room's audit trail with its author and note.
+func (a *AdminAPI) apply(w http.ResponseWriter, r *http.Request, lr liveRoom, o waitingroom.Overrides, names []string, note string) error {
 	room, _ := lr.lead()
 	// A store that hangs must not hold the admin endpoint: the change either
 	// lands within the bound or is reported as not made.
 	ctx, cancel := context.WithTimeout(r.Context(), patchTimeout)
 	defer cancel()
-	_, err := room.Patch(ctx, o)
+	op := operatorOf(r, note)
+	_, err := room.Patch(waitingroom.WithOperator(ctx, op), o)
 	if err != nil {
 		return a.patchFailed(w, lr.id, err)
 	}
-	if a.logger != nil {
-		a.logger.Info("waiting room settings changed", zap.String("room", lr.id), zap.Strings("settings", names))
-	}
+	a.logChange(lr.id, names, op)
 	return a.show(w, http.StatusOK, lr)
 }
 

@@ -79,6 +79,7 @@ func (c *adminClient) do(method, path string, body any) ([]byte, error) {
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	req.Header.Set(operatorHeader, cliOperator())
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("reaching the admin API at %s: %w", c.addr, err)

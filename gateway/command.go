@@ -18,7 +18,7 @@ import (
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "waiting-room",
-		Usage: "status [<room>] | pause|resume|sold-out|reopen <room> | set <room> <setting>=<value>... | rotate-key stage|promote [--address <interface>]",
+		Usage: "status [<room>] | pause|resume|sold-out|reopen <room> [--reason <text>] | audit <room> | set <room> <setting>=<value>... | rotate-key stage|promote [--address <interface>]",
 		Short: "Shows and changes the waiting rooms of a running Foyer",
 		Long: `
 Shows and changes the waiting rooms of a running Foyer through its admin API
@@ -30,6 +30,8 @@ every node sharing that store follows it within a second.
   waiting-room resume <room>        admit again
   waiting-room sold-out <room>      show everyone the sold-out page
   waiting-room reopen <room>        undo sold-out
+  waiting-room audit <room>         the room's audit trail: every change, when,
+                                    by whom, old and new values
   waiting-room set <room> <setting>=<value>...
                                     change runtime settings, for example
                                     set concert new_users_per_minute=600 paused=false
@@ -51,6 +53,7 @@ func setupWaitingRoomCommand(cmd *cobra.Command) {
 	pf.String("address", "", "The address of the admin API endpoint, if not the default")
 	pf.StringP("config", "c", "", "Configuration file to read the admin address from, if --address is not used")
 	pf.StringP("adapter", "a", "", "Name of the config adapter to apply (when --config is used)")
+	pf.String("reason", "", "Why: kept with the change in the room's audit trail")
 
 	status := &cobra.Command{
 		Use:   "status [<room>]",
@@ -72,10 +75,15 @@ func setupWaitingRoomCommand(cmd *cobra.Command) {
 			Short: short,
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runChange(cmd, http.MethodPost, roomPath(args[0])+"/"+action, nil)
+				var body any
+				if b := withReason(cmd, nil); b != nil {
+					body = b
+				}
+				return runChange(cmd, http.MethodPost, roomPath(args[0])+"/"+action, body)
 			},
 		})
 	}
+	cmd.AddCommand(auditCommand())
 
 	cmd.AddCommand(rotateKeyCommand())
 
@@ -89,7 +97,7 @@ func setupWaitingRoomCommand(cmd *cobra.Command) {
 			if err != nil {
 				return err
 			}
-			return runChange(cmd, http.MethodPatch, roomPath(args[0]), body)
+			return runChange(cmd, http.MethodPatch, roomPath(args[0]), withReason(cmd, body))
 		},
 	})
 }

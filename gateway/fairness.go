@@ -113,6 +113,15 @@ func (d fairnessData) When(t time.Time) template.HTML {
 		template.HTMLEscapeString(d.loc.Digits(t.Format("2006-01-02 15:04:05.000"))+" UTC") + `</time>`)
 }
 
+// Pause tells of a pause of admission and how many were let in meanwhile.
+func (d fairnessData) Pause(p waitingroom.PauseEffect) template.HTML {
+	count := template.HTML(template.HTMLEscapeString(d.loc.Count("fairness.admissions.fans", p.LetIn)))
+	if p.To == nil {
+		return withMarkup(d.loc.T("fairness.pauses.open"), "from", d.When(p.From), "count", count)
+	}
+	return withMarkup(d.loc.T("fairness.pauses.closed"), "from", d.When(p.From), "to", d.When(*p.To), "count", count)
+}
+
 // Method names the queueing method in the page's language.
 func (d fairnessData) Method() string {
 	key := "fairness.method." + string(d.QueueingMethod)

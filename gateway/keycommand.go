@@ -92,7 +92,9 @@ func runRotateKey(cmd *cobra.Command, args []string) error {
 	var (
 		done, next string
 		retired    []retiredKey
+		rotation   = keyRotation{Step: args[0]}
 	)
+	rotation.Reason, _ = fl.GetString("reason")
 	if args[0] == "stage" {
 		var kid string
 		kid, retired, err = stageStoredKey(ctx, storage, now, early)
@@ -100,7 +102,7 @@ func runRotateKey(cmd *cobra.Command, args []string) error {
 		if err != nil {
 			return err
 		}
-		done = fmt.Sprintf("Staged key %s.", kid)
+		done, rotation.NewKeyID = fmt.Sprintf("Staged key %s.", kid), kid
 		next = fmt.Sprintf("Check that each node's jwks.json lists %s, then run: rotate-key promote", kid)
 	} else {
 		var oldKID, newKID string
@@ -110,6 +112,7 @@ func runRotateKey(cmd *cobra.Command, args []string) error {
 			return err
 		}
 		done = fmt.Sprintf("Key %s now signs; %s verifies until %s.", newKID, oldKID, now.Add(retain).UTC().Format(time.RFC3339))
+		rotation.OldKeyID, rotation.NewKeyID = oldKID, newKID
 	}
 	others := "Reload every node that shares this storage"
 	if !noReload {
@@ -121,13 +124,19 @@ func runRotateKey(cmd *cobra.Command, args []string) error {
 		}
 		done += fmt.Sprintf("\nReloaded the node at %s.", addr)
 		others = "Reload every other node that shares this storage"
+		rotation.addr = addr
 	}
 	msg := fmt.Sprintf("%s\n%s with: foyer reload --force --config <its Caddyfile>\n", done, others)
 	if next != "" {
 		msg += next + "\n"
 	}
-	_, err = io.WriteString(out, msg)
-	return err
+	if _, err = io.WriteString(out, msg); err != nil || rotation.addr == "" {
+		return err
+	}
+	// Once the node signs or verifies with the new key, its rooms record the
+	// rotation in their audit trails.
+	recordRotation(out, rotation)
+	return nil
 }
 
 // printRetired says which previous keys a step retired, and for those retired

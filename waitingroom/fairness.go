@@ -50,6 +50,12 @@ type FairnessReport struct {
 	Complete bool `json:"complete"`
 
 	Counts FairnessCounts `json:"counts"`
+
+	// Operations are the changes operators made to the running room, oldest
+	// first, with old and new values (the audit trail, fairnessaudit.go),
+	// and Pauses each pause of admission with how many were let in meanwhile.
+	Operations []PublicChange `json:"operations"`
+	Pauses     []PauseEffect  `json:"pauses"`
 }
 
 // FairnessCounts are the room's totals when the report was made. Every place
@@ -131,6 +137,10 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 		Issued: snap.Seq, Serving: snap.Serving, Admitted: snap.Admitted, Skipped: snap.Skipped,
 		Claimed: snap.Claimed, Lapsed: snap.Abandoned, Unclaimed: uint64(max(0, snap.Pending)),
 		Returned: snap.Returned, IdledOut: snap.IdledOut, Requeued: snap.Requeued,
+	}
+
+	if err := r.addAuditTrail(ctx, &rep); err != nil {
+		return FairnessReport{}, err
 	}
 
 	r.mu.Lock()

@@ -73,6 +73,8 @@ func TestProtocolSchemas(t *testing.T) {
 		{"fairness report", report, waitingroom.FairnessReport{}},
 		{"history entry", report.Defs["entry"], waitingroom.HistoryEntry{}},
 		{"counts", report.Defs["counts"], waitingroom.FairnessCounts{}},
+		{"operator's change", report.Defs["change"], waitingroom.PublicChange{}},
+		{"pause", report.Defs["pause"], waitingroom.PauseEffect{}},
 	} {
 		if got, want := c.schema.names(), jsonFields(c.v); !slices.Equal(got, want) {
 			t.Errorf("%s: the schema names %v, the code writes %v", c.what, got, want)

@@ -142,6 +142,10 @@ type Store interface {
 	// Historian keeps the room's public history: every admission and every
 	// rolling draw, published by the fairness report (history.go).
 	Historian
+
+	// Auditor keeps the room's audit trail: every change made to the running
+	// room, by whom, with old and new values (audit.go).
+	Auditor
 }
 
 // Errors a Store returns.

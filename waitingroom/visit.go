@@ -181,6 +181,7 @@ func (r *Room) DeclareSoldOut(ctx context.Context) error {
 	}
 	defer r.declaring.Store(false)
 	sold := true
+	ctx = WithOperator(ctx, &Operator{Who: "origin"})
 	_, err := r.Patch(ctx, OverridesOf(Settings{SoldOut: sold}, "sold_out"))
 	return err
 }
@@ -227,7 +228,8 @@ func (r *Room) Patch(ctx context.Context, patch Overrides) (Settings, error) {
 		if err != nil {
 			return Settings{}, err
 		}
-		if prev, err := json.Marshal(current); err == nil && string(prev) == string(out) {
+		prev, _ := json.Marshal(current)
+		if string(prev) == string(out) {
 			// Nothing changes: no write, no new version for every node to
 			// fetch, and no contention among callers who all ask for the same.
 			return eff, nil
@@ -246,6 +248,7 @@ func (r *Room) Patch(ctx context.Context, patch Overrides) (Settings, error) {
 			r.remember(r.now(), true, r.memoWaiting)
 		}
 		r.mu.Unlock()
+		r.recordPatch(ctx, prev, out)
 		v := r.view.Load()
 		r.publish(r.now(), v.snap, v.healthy)
 		return eff, nil

@@ -99,7 +99,21 @@ http://127.0.0.1:%d {
 		t.Fatalf("a staged key signed a pass (%s) before promotion", kid)
 	}
 
-	run("waiting-room", "rotate-key", "promote", "--retain", "1h", "--config", nodes[0].cfg, "--adapter", "caddyfile")
+	out = run("waiting-room", "rotate-key", "promote", "--retain", "1h", "--reason", "yearly rotation", "--config", nodes[0].cfg, "--adapter", "caddyfile")
+	if !strings.Contains(out, "Recorded in the audit trail of: "+rotationRoom) {
+		t.Fatalf("rotate-key promote did not record the rotation in the room's audit trail:\n%s", out)
+	}
+	// The room's trail, shared through Redis, tells of both steps by key id.
+	trail := run("waiting-room", "audit", rotationRoom, "--address", nodes[1].admin)
+	for _, want := range []string{
+		"key_rotation staged_key_id null → \"" + next + "\"",
+		"key_rotation signing_key_id \"" + first + "\" → \"" + next + "\"",
+		"by cli on ", "(yearly rotation)",
+	} {
+		if !strings.Contains(trail, want) {
+			t.Fatalf("the audit trail lacks %s:\n%s", want, trail)
+		}
+	}
 	reload(nodes[0])
 	if got := kids(nodes[0]); got != next+","+first {
 		t.Fatalf("after promote and reload, the first node publishes %s, want %s then %s", got, next, first)

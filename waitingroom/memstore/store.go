@@ -50,6 +50,7 @@ type memRoom struct {
 	revoked     []waitingroom.Revocation
 	revCursor   int64
 	history     []waitingroom.HistoryEntry // the public history, oldest first
+	audit       []waitingroom.AuditEntry   // the audit trail, oldest first, at most waitingroom.MaxAudit
 
 	// accounts are the places of visitors whose account the site vouched
 	// for, one per account (see account.go).

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -18,13 +20,9 @@ func (s *Store) History(ctx context.Context, room string, from, limit int) ([]wa
 	if from < 0 || limit <= 0 {
 		return nil, nil
 	}
-	v, err := s.run(ctx, "history", historyScript, room, from, limit)
+	a, err := s.runList(ctx, "history", historyScript, room, from, limit)
 	if err != nil {
 		return nil, err
-	}
-	a, ok := v.([]any)
-	if !ok {
-		return nil, fmt.Errorf("redisstore: history %s: unexpected reply %T", room, v)
 	}
 	out := make([]waitingroom.HistoryEntry, 0, len(a))
 	for _, x := range a {
@@ -35,6 +33,19 @@ func (s *Store) History(ctx context.Context, room string, from, limit int) ([]wa
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// runList runs a script whose answer is a list of entries.
+func (s *Store) runList(ctx context.Context, op string, script *redis.Script, room string, args ...any) ([]any, error) {
+	v, err := s.run(ctx, op, script, room, args...)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("redisstore: %s %s: unexpected reply %T", op, room, v)
+	}
+	return a, nil
 }
 
 // parseHistoryEntry reads "a:start:count:at" or "d:start:size:number:at".

@@ -24,6 +24,7 @@ var keyNames = [...]string{
 	"left",       // sorted set: places from serving on whose holders left the line, by place
 	"requeued",   // sorted set: visitors waiting at the front after a requeue, by the order it was made in
 	"requeues",   // sorted set: "<n>:<visitor>", a visitor's n-th requeue, by when to forget it
+	"audit",      // list: the audit trail, "<seq> <json>" entries, oldest first
 }
 
 // hbKey is the index of "hb" among the keys.

@@ -46,6 +46,10 @@ var (
 	accountSrc string
 	//go:embed lua/requeue.lua
 	requeueSrc string
+	//go:embed lua/auditappend.lua
+	auditAppendSrc string
+	//go:embed lua/audit.lua
+	auditSrc string
 )
 
 var (
@@ -63,11 +67,13 @@ var (
 	beatScript          = newScript(beatSrc)
 	accountScript       = newScript(accountSrc)
 	requeueScript       = newScript(requeueSrc)
+	auditAppendScript   = newScript(auditAppendSrc)
+	auditScript         = newScript(auditSrc)
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, reclaimScript, releaseScript, advanceScript,
 		snapshotScript, drawSeedScript, saveOverridesScript, historyScript, beatScript,
-		accountScript, leaveScript, requeueScript,
+		accountScript, leaveScript, requeueScript, auditAppendScript, auditScript,
 	}
 )
 

@@ -141,6 +141,9 @@ func TestEveryKeyExpires(t *testing.T) {
 	must(s.Beat(ctx, "r", waitingroom.Beats{Places: []uint64{2}}, t0.Add(14*time.Second), lim))
 	// A waiting fan leaves the line: their place is recorded as left.
 	must(s.Leave(ctx, "r", "2", 2, t0.Add(14*time.Second), lim))
+	// An operator pauses the room: the audit trail is written.
+	_, err = s.AppendAudit(ctx, "r", waitingroom.AuditEntry{At: t0.Add(14 * time.Second), Who: "127.0.0.1", Action: waitingroom.AuditPause})
+	must(err)
 	// In another room, a session idles out.
 	must(s.Init(ctx, "i", waitingroom.Seed{}))
 	long := lim

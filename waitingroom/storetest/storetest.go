@@ -65,6 +65,7 @@ func Run(t *testing.T, h Harness) {
 		{"DrawSeedFirstWins", testDrawSeed},
 		{"RandomDrawsEpochs", testRandomEpochs},
 		{"HistoryOfAdmissionsAndDraws", testHistory},
+		{"AuditTrailNumberedAndBounded", testAuditTrail},
 		{"OverridesCompareAndSwap", testOverrides},
 		{"InitNeverLowersCounters", testInitMax},
 		{"WipedStoreReseeded", testWipe},

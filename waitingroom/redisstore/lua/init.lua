@@ -92,7 +92,8 @@ if redis.call('EXISTS', meta) == 1 then
 end
 
 -- A new incarnation: whatever an earlier one left behind (a key that outlived
--- the counters) must not leak into it.
+-- the counters) must not leak into it. The audit trail stays: the changes
+-- operators made are still true of the room whatever its line lost.
 redis.call('DEL', live, finished, batches, returners, revoked, revokedexp, history, lapsed,
 	seen, idled, hbtmp, livecounts, livehead, idledends)
 redis.call('HSET', meta,

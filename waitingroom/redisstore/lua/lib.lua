@@ -5,9 +5,9 @@ local meta, live, finished, batches, returners, revoked, revokedexp, history, la
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 local seen, idled, hb, hbtmp, livecounts, livehead, idledends =
 	KEYS[10], KEYS[11], KEYS[12], KEYS[13], KEYS[14], KEYS[15], KEYS[16]
-local left, requeued, requeues = KEYS[17], KEYS[18], KEYS[19]
+local left, requeued, requeues, audit = KEYS[17], KEYS[18], KEYS[19], KEYS[20]
 -- The keys above are the room's; a script given more finds them after.
-local ROOM_KEYS = 19
+local ROOM_KEYS = 20
 
 -- Redis formats large Lua numbers in exponent notation, which INCRBY and
 -- friends refuse; every integer written goes through int.
