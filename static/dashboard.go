@@ -14,3 +14,9 @@ var (
 	//go:embed dashboard/dashboard.css
 	DashboardStyle string
 )
+
+// The dashboard's index of a room's previews (the gateway's preview.go):
+// an html/template with its style inline, and no script.
+//
+//go:embed dashboard/previews.html
+var DashboardPreviews string
