@@ -154,6 +154,9 @@ func TestPreviewsChangeNothing(t *testing.T) {
 						!strings.Contains(hdr.Get("Content-Security-Policy"), "form-action 'none'") {
 						t.Errorf("%s %s: headers %v", lang, ps.Name, hdr)
 					}
+					if c := hdr.Values("Set-Cookie"); len(c) > 0 {
+						t.Errorf("%s %s: a preview sets cookies %q", lang, ps.Name, c)
+					}
 					if !strings.Contains(body, "<aside aria-label=\"Preview\"") || !strings.Contains(body, "Preview: "+ps.Name) {
 						t.Errorf("%s %s: no preview banner", lang, ps.Name)
 					}
