@@ -273,7 +273,8 @@ type previewLink struct {
 	Langs            []struct{ Code, URL string }
 }
 
-var previewIndexTemplate = template.Must(template.New("previews").Parse(static.DashboardPreviews))
+// previewIndexTemplate shares the dashboard page's head.
+var previewIndexTemplate = template.Must(template.Must(dashTemplate.Clone()).New("previews").Parse(static.DashboardPreviews))
 
 func previewIndex(w http.ResponseWriter, h *Handler) error {
 	var nonce [16]byte
