@@ -221,7 +221,7 @@ func previewURL(room, state, lang string) string {
 // previewBanner marks a preview for the operator. It is no part of the fan's
 // page: it is put in after the page's <body> tag, and says in English, like
 // the dashboard, which state this is.
-const previewBanner = `<aside aria-label="Preview" lang="en" dir="ltr" data-foyer-preview style="position:fixed;inset-block-start:0;inset-inline-end:0;z-index:2147483647;margin:0;padding:2px 10px;border-end-start-radius:8px;background:#1d1b18;color:#fff;font:600 13px/1.6 system-ui,sans-serif">Preview: %s · <a href="%s" style="color:#fff">every state</a></aside>`
+const previewBanner = `<aside aria-label="Preview" lang="en" dir="ltr" data-foyer-preview style="position:fixed;top:0;right:0;left:auto;width:max-content;z-index:2147483647;margin:0;padding:2px 10px;border-bottom-left-radius:8px;background:#1d1b18;color:#fff;font:600 13px/1.6 system-ui,sans-serif">Preview: %s · <a href="%s" style="color:#fff">every state</a></aside>`
 
 // withPreviewBanner puts the banner in after the page's <body> tag, or
 // first when a page of the operator's has none.
