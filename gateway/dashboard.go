@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/foyer-dev/foyer/static"
+	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 func init() {
@@ -41,6 +42,8 @@ func init() {
 //	<route>                  the page (HTML, its script and style inline)
 //	<route>?format=json      the same figures and the last hour's samples
 //	<route>?format=events    a stream (text/event-stream) of them, every second
+//	<route>?format=csv       a room's whole sale (dashboardcsv.go)
+//	<route>?format=preview   a room's pages as fans see them (preview.go)
 //
 // Everything comes from what the node already keeps: each room's view of its
 // store, refreshed twice a second for status polls, and a history the node
@@ -49,8 +52,10 @@ type Dashboard struct {
 	node    string
 	sampler *sampler
 	rooms   roomSource
-	ctx     context.Context
-	logger  *zap.Logger
+	// handlerOf finds the handler that serves a live room, for previews.
+	handlerOf func(*waitingroom.Room) *Handler
+	ctx       context.Context
+	logger    *zap.Logger
 }
 
 // CaddyModule returns the Caddy module information.
@@ -65,7 +70,7 @@ func (Dashboard) CaddyModule() caddy.ModuleInfo {
 // dashboard.
 func (d *Dashboard) Provision(ctx caddy.Context) error {
 	d.ctx, d.logger = ctx, ctx.Logger(d)
-	d.rooms = liveRooms
+	d.rooms, d.handlerOf = liveRooms, handlerOf
 	d.node, _ = os.Hostname()
 	s, err := acquireSampler()
 	if err != nil {
@@ -100,8 +105,10 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhtt
 		return d.stream(w, r)
 	case "csv":
 		return d.csv(w, r)
+	case "preview":
+		return d.previews(w, r)
 	default:
-		return writeError(w, http.StatusBadRequest, "unknown_format", "format "+strconv.Quote(f)+" is not one of html, json, events and csv")
+		return writeError(w, http.StatusBadRequest, "unknown_format", "format "+strconv.Quote(f)+" is not one of html, json, events, csv and preview")
 	}
 }
 
@@ -148,17 +155,9 @@ func (d *Dashboard) page(w http.ResponseWriter) error {
 	if err := dashTemplate.Execute(&buf, p); err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, err)
 	}
-	hdr := w.Header()
-	hdr.Set("Content-Type", "text/html; charset=utf-8")
-	hdr.Set("Cache-Control", "no-store")
 	// The page loads nothing from anywhere: it works offline, and an
 	// injected script or remote resource would be refused.
-	hdr.Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+p.Nonce+"'; style-src 'nonce-"+p.Nonce+"'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	hdr.Set("Referrer-Policy", "no-referrer")
-	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(buf.Bytes())
-	return err
+	return writeOperatorPage(w, buf.Bytes(), "default-src 'none'; script-src 'nonce-"+p.Nonce+"'; style-src 'nonce-"+p.Nonce+"'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 }
 
 // MaxDashboardStreams bounds the event streams open at once on a node, over

@@ -22,16 +22,12 @@ var csvHeader = []string{
 }
 
 func (d *Dashboard) csv(w http.ResponseWriter, r *http.Request) error {
-	room := r.URL.Query().Get("room")
-	if room == "" {
-		live := d.rooms()
-		if len(live) != 1 {
-			return writeError(w, http.StatusBadRequest, "room_required", "room: name the room to download, such as ?format=csv&room=concert")
-		}
-		room = live[0].id
+	room, ok := d.roomOf(r.URL.Query().Get("room"))
+	if !ok {
+		return writeError(w, http.StatusBadRequest, "room_required", "room: name the room to download, such as ?format=csv&room=concert")
 	}
 	var minutes, seconds []dashSample
-	ok := false
+	ok = false
 	if d.sampler != nil {
 		minutes, seconds, ok = d.sampler.saleOf(room)
 	}

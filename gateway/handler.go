@@ -183,6 +183,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.room = h.handle.room
 	h.handle.events.Store(newEventSink(ctx, h.logger))
+	h.handle.handler.Store(h)
 	registerMetrics(ctx.GetMetricsRegistry(), h.logger)
 	return nil
 }

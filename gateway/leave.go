@@ -54,14 +54,8 @@ func (h *Handler) serveLeave(w http.ResponseWriter, r *http.Request) error {
 		return writeError(w, http.StatusBadRequest, "malformed_form", "The form could not be read.")
 	}
 	l := h.langs.choose(w, r)
-	d := leaveData{Lang: l.Code, Dir: l.Dir, loc: l, LeaveURL: h.prefix + "/leave", Back: localPath(r.PostFormValue("back"))}
-	if d.Title = h.room.Settings().Title; d.Title == "" {
-		d.Title = l.T("title.default")
-	}
 	if !wantsJSON && r.PostFormValue("confirm") != "yes" {
-		d.Confirm = true
-		d.Headline, d.Lead = l.T("leave.confirm_headline"), l.T("leave.confirm_lead")
-		return renderLeave(w, d)
+		return renderLeave(w, h.leaveData(l, localPath(r.PostFormValue("back")), true))
 	}
 	ticket, pass := h.ourCookies(r)
 	tr, err := h.room.Leave(r.Context(), waitingroom.Arrival{Kind: waitingroom.RequestStatus, Client: clientAddr(r), Ticket: ticket, Pass: pass})
@@ -81,8 +75,21 @@ func (h *Handler) serveLeave(w http.ResponseWriter, r *http.Request) error {
 			State string `json:"state"`
 		}{true, tr.To.String()})
 	}
+	return renderLeave(w, h.leaveData(l, localPath(r.PostFormValue("back")), false))
+}
+
+// leaveData words the leave page in a language: the question (confirm), or
+// the fan's place given up. back is the page to come back to.
+func (h *Handler) leaveData(l *locale, back string, confirm bool) leaveData {
+	d := leaveData{Lang: l.Code, Dir: l.Dir, loc: l, LeaveURL: h.prefix + "/leave", Back: back, Confirm: confirm}
+	if d.Title = h.room.Settings().Title; d.Title == "" {
+		d.Title = l.T("title.default")
+	}
 	d.Headline, d.Lead = l.T("leave.done_headline"), l.T("leave.done_lead")
-	return renderLeave(w, d)
+	if confirm {
+		d.Headline, d.Lead = l.T("leave.confirm_headline"), l.T("leave.confirm_lead")
+	}
+	return d
 }
 
 func renderLeave(w http.ResponseWriter, d leaveData) error {

@@ -70,6 +70,10 @@ type pageData struct {
 	// tells them of.
 	LeaveURL, Back string
 	ReturnMinutes  int
+	// Preview: the page is a preview on the operator's dashboard
+	// (docs/operations.md, "Previews"); the embedded page's script then
+	// neither polls, connects, solves nor reloads.
+	Preview bool
 }
 
 // T translates a catalog key into the page's language: {{.T "figure.wait"}},

@@ -57,6 +57,24 @@ type roomHandle struct {
 	logger atomic.Pointer[zap.Logger]
 	// events is the events app of that configuration (events.go).
 	events sinkPointer
+	// handler is that configuration's handler of the room, whose page and
+	// languages the dashboard's previews render with (preview.go).
+	handler atomic.Pointer[Handler]
+}
+
+// handlerOf is the latest configuration's handler of a live room, nil when
+// none serves it. Like liveRooms, it only collects a pointer while the pool
+// is locked.
+func handlerOf(room *waitingroom.Room) *Handler {
+	var h *Handler
+	rooms.Range(func(_, v any) bool {
+		if rh, ok := v.(*roomHandle); ok && rh.room == room {
+			h = rh.handler.Load()
+			return false
+		}
+		return true
+	})
+	return h
 }
 
 // Destruct stops the room's controller and lets go of its store.

@@ -163,13 +163,17 @@ func (h *Handler) pageFor(w http.ResponseWriter, r *http.Request, st waitingroom
 		q.Set("autorefresh", "on")
 	}
 	d.AutoRefreshURL = r.URL.Path + "?" + q.Encode()
+	h.offerLeave(&d)
+	return d
+}
+
+// offerLeave lets a fan with a place give it up, and tells them what missing
+// their turn costs.
+func (h *Handler) offerLeave(d *pageData) {
 	if d.KeepOpen || strings.HasSuffix(d.Variant, variantReturned) {
-		// A fan with a place may give it up, and is told what missing
-		// their turn costs.
 		d.LeaveURL, d.Back = h.prefix+"/leave", d.CheckURL
 		d.ReturnMinutes = int((h.room.Settings().ReturnWindow + time.Minute - 1) / time.Minute)
 	}
-	return d
 }
 
 // autoRefresh reports whether the page reloads by itself without JavaScript:

@@ -65,6 +65,18 @@ func (h *Handler) slowDown(w http.ResponseWriter, r *http.Request, wait float64)
 		body = append(body, "}\n"...)
 		return writeBody(w, http.StatusTooManyRequests, body)
 	}
+	body := slowDownPage(l, secs, r.URL.RequestURI())
+	hdr["Content-Type"] = []string{"text/html; charset=utf-8"}
+	hdr["Cache-Control"] = []string{"no-store"}
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusTooManyRequests)
+	_, err := io.WriteString(w, body)
+	return err
+}
+
+// slowDownPage is the slow-down page in a language: wait secs, then follow
+// again, the way the fan was going.
+func slowDownPage(l *locale, secs int64, again string) string {
 	var b strings.Builder
 	b.Grow(1024)
 	b.WriteString("<!doctype html>\n<html lang=\"")
@@ -78,16 +90,11 @@ func (h *Handler) slowDown(w http.ResponseWriter, r *http.Request, wait float64)
 	b.WriteString("</h1>\n<p>")
 	b.WriteString(html.EscapeString(l.Count("slowdown.body", uint64(secs))))
 	b.WriteString("</p>\n<p><a href=\"")
-	b.WriteString(html.EscapeString(r.URL.RequestURI()))
+	b.WriteString(html.EscapeString(again))
 	b.WriteString(`">`)
 	b.WriteString(html.EscapeString(l.T("slowdown.again")))
 	b.WriteString("</a></p>\n</main>\n</body>\n</html>\n")
-	hdr["Content-Type"] = []string{"text/html; charset=utf-8"}
-	hdr["Cache-Control"] = []string{"no-store"}
-	hdr["Content-Length"] = []string{strconv.Itoa(b.Len())}
-	w.WriteHeader(http.StatusTooManyRequests)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 // The slow-down page's fixed parts.

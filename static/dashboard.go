@@ -14,3 +14,10 @@ var (
 	//go:embed dashboard/dashboard.css
 	DashboardStyle string
 )
+
+// The dashboard's index of a room's previews (the gateway's preview.go):
+// an html/template with its style inline and no script, which takes its
+// head from page.html's "head".
+//
+//go:embed dashboard/previews.html
+var DashboardPreviews string
