@@ -164,7 +164,7 @@ func ScaleRun(ctx context.Context, client, admin *redis.Client, n uint64) (Scale
 	if err != nil {
 		return p, err
 	}
-	if err := store.Init(ctx, scaleRoom, waitingroom.Seed{}); err != nil {
+	if err := store.Init(ctx, scaleRoom, waitingroom.Recall{}); err != nil {
 		return p, err
 	}
 	start := time.Now()

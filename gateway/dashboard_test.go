@@ -25,7 +25,7 @@ type countingStore struct {
 	calls atomic.Int64
 }
 
-func (c *countingStore) Init(ctx context.Context, room string, seed waitingroom.Seed) error {
+func (c *countingStore) Init(ctx context.Context, room string, seed waitingroom.Recall) error {
 	c.calls.Add(1)
 	return c.Store.Init(ctx, room, seed)
 }

@@ -3,7 +3,6 @@ package waitingroom
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"time"
 )
@@ -126,24 +125,4 @@ func (r *Room) joinAccount(ctx context.Context, a *arrival, v *view, t Ticket, n
 	}
 	r.stats.Joins.Add(1)
 	return r.placed(v, t, res.JoinResult, now)
-}
-
-// VisitorFromBytes returns the visitor ID held in b (16 bytes), as stores
-// keep it.
-func VisitorFromBytes(b []byte) (VisitorID, bool) {
-	var v VisitorID
-	if len(b) != len(v) {
-		return v, false
-	}
-	copy(v[:], b)
-	return v, true
-}
-
-// ParseVisitorID reads the URL-safe form of a visitor ID (VisitorID.String).
-func ParseVisitorID(s string) (VisitorID, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return VisitorID{}, false
-	}
-	return VisitorFromBytes(b)
 }

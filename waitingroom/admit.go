@@ -83,10 +83,6 @@ type Decision struct {
 // with Decision.Pass.
 func (d Decision) In() bool { return d.Pass != "" }
 
-// ErrNoTransition is a request the admission table has no row for. It is a
-// defect, never a fan's fault; the gateway answers it with a 500.
-var ErrNoTransition = errors.New("waitingroom: no transition in the admission table")
-
 // Admit decides a fan's request: the one call on a fan's path (docs/endpoints.md, "What
 // fans, apps and origins see"). A valid pass goes in with no store call; a
 // ticket gets its place from this node's view with no store call, unless the
@@ -245,14 +241,6 @@ func (r *Room) allowJoin(a *arrival) error {
 		a.network = ClientNetwork(a.client)
 	}
 	return nil
-}
-
-// Join gives a new visitor a ticket, as Admit does for a newcomer with no
-// account, no challenge asked and no join_limit weighed. When the room is open
-// with a free slot and nobody waiting, the visitor is admitted at once and
-// Visit.Pass is set.
-func (r *Room) Join(ctx context.Context) (Visit, error) {
-	return r.join(ctx, &arrival{})
 }
 
 // Poll answers a visitor holding a ticket, as Admit does for a ticket with no

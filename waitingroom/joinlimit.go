@@ -1,7 +1,6 @@
 package waitingroom
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -158,9 +157,6 @@ func (l *JoinLimit) UnmarshalText(b []byte) error {
 	*l = v
 	return nil
 }
-
-// ErrJoinLimited is what a JoinLimitedError is.
-var ErrJoinLimited = errors.New("too many new places from one client address")
 
 // JoinLimitedError refuses a newcomer whose address has taken its share of
 // new places: no place is made and nothing is stored.

@@ -1,7 +1,9 @@
 package waitingroom
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -113,4 +115,88 @@ func (o *Overrides) UnmarshalJSON(b []byte) error {
 	}
 	*o = out
 	return nil
+}
+
+// DeclareSoldOut switches the room to sold out, as an origin asks. Origins say
+// so on every answer once nothing is left, so this costs nothing when this
+// node already knows, and only one declaration at a time goes to the store.
+func (r *Room) DeclareSoldOut(ctx context.Context) error {
+	if r.settings().SoldOut || !r.declaring.CompareAndSwap(false, true) {
+		return nil
+	}
+	defer r.declaring.Store(false)
+	sold := true
+	ctx = WithOperator(ctx, &Operator{Who: "origin"})
+	_, err := r.Patch(ctx, OverridesOf(Settings{SoldOut: sold}, "sold_out"))
+	return err
+}
+
+// Patch applies an admin's change to the room's runtime settings, in the store,
+// so that every node serving the room follows it within a refresh. The result
+// must validate; a change that does not is refused and nothing is stored.
+func (r *Room) Patch(ctx context.Context, patch Overrides) (Settings, error) {
+	for range 8 {
+		data, version, err := r.store.Overrides(ctx, r.id)
+		if errors.Is(err, ErrNoRoom) {
+			if err = r.reseed(ctx, r.now()); err == nil {
+				continue
+			}
+		}
+		if err != nil {
+			r.storeFailed()
+			return Settings{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+		}
+		r.mu.Lock()
+		behind := version < r.version
+		r.mu.Unlock()
+		if behind {
+			// The store lost the overrides this node knows: put them back
+			// first, so that the patch lays over them.
+			if err := r.pushOverrides(ctx); err != nil {
+				r.storeFailed()
+				return Settings{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+			}
+			continue
+		}
+		var current Overrides
+		if len(data) > 0 {
+			if err := json.Unmarshal(data, &current); err != nil {
+				return Settings{}, fmt.Errorf("stored overrides are unreadable: %w", err)
+			}
+		}
+		merged := current.Merge(patch)
+		eff := merged.Apply(r.base)
+		if err := eff.Validate(); err != nil {
+			return Settings{}, err
+		}
+		out, err := json.Marshal(merged)
+		if err != nil {
+			return Settings{}, err
+		}
+		prev, _ := json.Marshal(current)
+		if string(prev) == string(out) {
+			// Nothing changes: no write, no new version for every node to
+			// fetch, and no contention among callers who all ask for the same.
+			return eff, nil
+		}
+		nv, err := r.store.SaveOverrides(ctx, r.id, out, version)
+		if errors.Is(err, ErrVersionConflict) {
+			continue
+		}
+		if err != nil {
+			r.storeFailed()
+			return Settings{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+		}
+		r.mu.Lock()
+		if nv > r.version {
+			r.overrides, r.version = merged, nv
+			r.remember(r.now(), true, r.memoWaiting)
+		}
+		r.mu.Unlock()
+		r.recordPatch(ctx, prev, out)
+		v := r.view.Load()
+		r.publish(r.now(), v.snap, v.healthy)
+		return eff, nil
+	}
+	return Settings{}, fmt.Errorf("%w: they kept changing under concurrent updates; try again", ErrVersionConflict)
 }

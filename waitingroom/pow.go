@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"errors"
 	"hash"
 	"math/bits"
 	"net/netip"
@@ -50,33 +49,6 @@ const (
 )
 
 var seedEncoding = base64.RawURLEncoding
-
-// Answers that are refused; none of them makes a place. The gateway answers
-// each with its own 4xx and error code (docs/endpoints.md, "What fans, apps and origins
-// see").
-var (
-	// ErrAnswerMalformed: the seed is not one of ours in form (base64url of
-	// the right length and version), or the nonce is not 1 to 32 decimal
-	// digits.
-	ErrAnswerMalformed = errors.New("malformed answer: seed must be the base64url seed given, nonce 1 to 32 decimal digits")
-	// ErrSeedInvalid: the seed was not issued by this room to this client
-	// address (its MAC does not match).
-	ErrSeedInvalid = errors.New("the seed was not issued by this room to this address")
-	// ErrSeedExpired: the seed's lifetime is over.
-	ErrSeedExpired = errors.New("the seed has expired; ask for a new one")
-	// ErrWrongNonce: the hash of seed and nonce does not start with the
-	// seed's number of zero bits.
-	ErrWrongNonce = errors.New("the nonce does not solve the seed")
-	// ErrSeedOutdated: the seed asks fewer bits than the room asks now (its
-	// difficulty was raised after the seed was handed out).
-	ErrSeedOutdated = errors.New("the room asks for more work now; solve a new seed")
-	// ErrSeedSpent: the seed bought a place already, on this node or on
-	// any node sharing the store.
-	ErrSeedSpent = errors.New("the seed was answered already; ask for a new one")
-	// ErrChallengeBusy: this node remembers as many spent seeds as it will
-	// keep; it takes answers again as they expire.
-	ErrChallengeBusy = errors.New("too many answers at once; try again shortly")
-)
 
 // seedID identifies a seed in the spent set.
 type seedID [seedIDSize]byte

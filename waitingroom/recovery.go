@@ -45,10 +45,10 @@ func settleWindow(s Settings) time.Duration {
 	return time.Duration(v.maxRefresh())*time.Second + 2*RefreshInterval
 }
 
-// wholeSeed is this node's whole view of the room, to re-create it with, or to
+// wholeRecall is this node's whole view of the room, to re-create it with, or to
 // restore a room that a node knowing less re-created. Call with r.mu held.
-func (r *Room) wholeSeed(now time.Time, v *view) Seed {
-	seed := Seed{
+func (r *Room) wholeRecall(now time.Time, v *view) Recall {
+	seed := Recall{
 		Counters:   v.snap.Counters,
 		DrawClosed: v.snap.DrawClosed,
 		DrawSize:   v.snap.DrawSize,
@@ -81,7 +81,7 @@ func (r *Room) wholeSeed(now time.Time, v *view) Seed {
 }
 
 // reseedHold is how long the slots a re-seed holds for the sessions the store
-// lost stand (Seed.Held): session_idle_timeout, when it is set (a session
+// lost stand (Recall.Held): session_idle_timeout, when it is set (a session
 // unused for that long would have idled out anyway), else a minute, and never
 // past a whole session. Each session still in use is found well within it: the
 // first request its pass carries to any node reclaims it (Room.Admit), and
@@ -120,7 +120,7 @@ func (r *Room) pushOverrides(ctx context.Context) error {
 		return nil
 	}
 	r.stats.Reseeds.Add(1)
-	err := r.store.Init(ctx, r.id, Seed{Overrides: data, OverridesVersion: version, RaiseOnly: true})
+	err := r.store.Init(ctx, r.id, Recall{Overrides: data, OverridesVersion: version, RaiseOnly: true})
 	if errors.Is(err, ErrNoRoom) {
 		err = r.reseed(ctx, r.now())
 	}
@@ -181,10 +181,10 @@ func (a *announcements) pass(p Pass, fifo bool, retention time.Duration) {
 
 // take returns the seed announcing what was noted since the last call, and
 // whether there is anything to send.
-func (a *announcements) take(snap Snapshot) (Seed, bool) {
+func (a *announcements) take(snap Snapshot) (Recall, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var seed Seed
+	var seed Recall
 	if a.seq > snap.Seq {
 		seed.Seq = a.seq
 	}

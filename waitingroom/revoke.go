@@ -38,11 +38,6 @@ import (
 // A node that restarts while the store is unreachable knows no revocation
 // until the store answers; that is the one loss no node can cover alone.
 
-// ErrRevocationDeferred is wrapped by Revoke when the store could not record
-// the revocation yet. The pass is refused on this node already, and the store
-// is written as soon as it answers: nothing more is asked of the caller.
-var ErrRevocationDeferred = errors.New("revocation kept on this node until the store records it")
-
 // maxRevocationFlush bounds the revocations one refresh writes, so that a
 // node that piled many up during an outage does not stall its refresh; the
 // rest go out on the next ones.
@@ -209,4 +204,36 @@ func (r *Room) Requeue(ctx context.Context, p Pass) (*Transition, error) {
 	r.revoked.add(p.ID, p.ExpiresAt)
 	r.stats.Requeues.Add(1)
 	return follow(TicketInSession, EventRequeue)
+}
+
+// revocations is the set of pass IDs that must be refused before they expire.
+type revocations struct {
+	mu sync.RWMutex
+	m  map[string]time.Time
+}
+
+func (r *revocations) add(id string, until time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = make(map[string]time.Time)
+	}
+	r.m[id] = until
+}
+
+func (r *revocations) has(id string) bool {
+	r.mu.RLock()
+	_, ok := r.m[id]
+	r.mu.RUnlock()
+	return ok
+}
+
+func (r *revocations) prune(now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, until := range r.m {
+		if !now.Before(until) {
+			delete(r.m, id)
+		}
+	}
 }

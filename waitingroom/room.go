@@ -70,7 +70,7 @@ type Room struct {
 	// accountJoins counts account joins in flight (see joinAccount).
 	accountJoins atomic.Int64
 	// clients are the join_limit's buckets per client address, made at the
-	// first join the limit weighs (see clientjoins.go).
+	// first join the limit weighs (see Room.AllowJoin).
 	clients atomic.Pointer[clientlimit.Table]
 	// joinsDown is set when a join failed on the store, and cleared by the
 	// next good refresh: meanwhile newcomers are refused at once.
@@ -212,7 +212,7 @@ func (r *Room) Stats() *Stats { return &r.stats }
 func (r *Room) Start(ctx context.Context) error {
 	r.ticking.Lock()
 	defer r.ticking.Unlock()
-	var seed Seed
+	var seed Recall
 	if r.resumed {
 		seed.SettleUntil = r.now().Add(settleWindow(r.base))
 	}
@@ -313,9 +313,9 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 		r.incarnation, r.revCursor = snap.Incarnation, 0
 		raise := !first && r.known
 		lossSeen = raise
-		var seed Seed
+		var seed Recall
 		if raise {
-			seed = r.wholeSeed(now, r.view.Load())
+			seed = r.wholeRecall(now, r.view.Load())
 		}
 		r.mu.Unlock()
 		if raise {
@@ -475,7 +475,7 @@ func epochDraws(have []epochDraw, epochs []Epoch, seed []byte) []epochDraw {
 func (r *Room) reseed(ctx context.Context, now time.Time) error {
 	v := r.view.Load()
 	r.mu.Lock()
-	seed := r.wholeSeed(now, v)
+	seed := r.wholeRecall(now, v)
 	if !r.known && r.resumed {
 		// This node knows nothing of the room, but it ran before: the line is
 		// out there in the fans' tickets.
@@ -504,7 +504,7 @@ func (r *Room) reseed(ctx context.Context, now time.Time) error {
 // It is small because every node, on seeing the room re-created, also raises
 // the keys above the highest it handed out itself (see refresh); the margin
 // only covers the half second before they do. Its places are judged by their
-// beats from the start (Seed.MarginFrom): the line passes the unheld ones
+// beats from the start (Recall.MarginFrom): the line passes the unheld ones
 // without a slot, and positions do not count them.
 const reseedMargin = 20
 
@@ -563,3 +563,23 @@ func (r *Room) Healthy() bool { return r.view.Load().healthy }
 
 // Snapshot returns the room's state as this node last saw it.
 func (r *Room) Snapshot() Snapshot { return r.view.Load().snap }
+
+// Stats count what happened on this node, for metrics. They are plain atomics so
+// the core needs no metrics library; the gateway exports them.
+type Stats struct {
+	Joins          atomic.Uint64 // visitors given a ticket
+	JoinsLimited   atomic.Uint64 // newcomers refused by join_limit
+	DirectAdmits   atomic.Uint64 // visitors let straight in on joining
+	Polls          atomic.Uint64 // status answers
+	Claims         atomic.Uint64 // sessions opened by a claim
+	PassesRejected atomic.Uint64 // passes that failed verification or were revoked
+	Revokes        atomic.Uint64 // sessions ended by the origin
+	Requeues       atomic.Uint64 // sessions the origin failed, their fans put back at the front
+	RequeuesSpent  atomic.Uint64 // failures of sessions whose tickets had spent their requeues
+	StoreErrors    atomic.Uint64 // store calls that failed
+	Reseeds        atomic.Uint64 // times the store was found to have lost the room
+	Reclaims       atomic.Uint64 // sessions from before a loss the store took over, through this node
+	Beats          atomic.Uint64 // heartbeat flushes sent to the store
+	Challenges     atomic.Uint64 // proof-of-work seeds handed to newcomers
+	AnswersRefused atomic.Uint64 // answers to seeds refused (wrong, stale, replayed, malformed)
+}

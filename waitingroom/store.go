@@ -2,7 +2,6 @@ package waitingroom
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -19,8 +18,8 @@ type Store interface {
 	// counters to at least floor. Counters never go down: after the store lost its
 	// data, nodes re-seed it from the last state they saw so that no later arrival
 	// is placed ahead of an earlier ticket and serving does not jump. What
-	// else a seed restores, even in a room that exists, is said on Seed.
-	Init(ctx context.Context, room string, seed Seed) error
+	// else a seed restores, even in a room that exists, is said on Recall.
+	Init(ctx context.Context, room string, seed Recall) error
 
 	// Join hands a new visitor the next order key. When the room is open, nobody
 	// is waiting, and the rate budget and a slot are free, the visitor is admitted
@@ -64,7 +63,7 @@ type Store interface {
 	// pass (visitor, ending at ends): after a loss the nodes find each
 	// session through the first request its pass carries. A live session
 	// is returned as Claim returns it. Otherwise, while slots held for the
-	// sessions the store lost are left (Seed.Held), it takes one; else it
+	// sessions the store lost are left (Recall.Held), it takes one; else it
 	// comes back at the front as an idled-out session does (Claimed within
 	// the rate into a free slot, else Full or Held, first in line while it
 	// asks again; never above the cap). A session over (its end passed, or the visitor's session in
@@ -140,25 +139,13 @@ type Store interface {
 	SaveOverrides(ctx context.Context, room string, data []byte, expect int64) (int64, error)
 
 	// Historian keeps the room's public history: every admission and every
-	// rolling draw, published by the fairness report (history.go).
+	// rolling draw, published by the fairness report (fairness.go).
 	Historian
 
 	// Auditor keeps the room's audit trail: every change made to the running
 	// room, by whom, with old and new values (audit.go).
 	Auditor
 }
-
-// Errors a Store returns.
-var (
-	// ErrNoRoom means the store has no record of the room: it is new, or the
-	// store lost its data. The node calls Init and retries.
-	ErrNoRoom = errors.New("room not initialised in the store")
-	// ErrVersionConflict means the overrides changed since they were read.
-	ErrVersionConflict = errors.New("overrides changed concurrently")
-	// ErrSettling means the room was re-created after a loss and is holding
-	// newcomers while the line re-announces itself (see Seed.SettleUntil).
-	ErrSettling = errors.New("room is settling after a loss of its store")
-)
 
 // Limits are the settings a store operation needs. The node passes them on each
 // call, so the store never reads configuration and an admin change is in force as
@@ -357,8 +344,8 @@ const ReturnerWindow = 45 * time.Second
 // visitor's when that is more, so that a slow rate still admits someone.
 const MaxCatchUpTicks = 5
 
-// Seed is what a node knows of a room when it (re)creates it in the store.
-type Seed struct {
+// Recall is what a node knows of a room when it (re)creates it in the store.
+type Recall struct {
 	// Counters are raised to at least these values.
 	Counters
 	// Held sessions were live when the store lost its data. A store that creates
@@ -447,7 +434,7 @@ type Batch struct {
 	Start, Count, Claimed uint64
 	Span                  uint64
 	At                    time.Time
-	// Restored batches came back in a Seed: their unclaimed places are held
+	// Restored batches came back in a Recall: their unclaimed places are held
 	// slots, not pending ones.
 	Restored bool
 }
@@ -525,7 +512,7 @@ type Snapshot struct {
 	// Reclaimed the first time a node sees it.
 	LostAt time.Time
 	// Margin is the re-seed's margin of order keys, [Margin[0], Margin[1])
-	// (see Seed.MarginFrom): places in it count as live only when seen.
+	// (see Recall.MarginFrom): places in it count as live only when seen.
 	Margin [2]uint64
 }
 

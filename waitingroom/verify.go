@@ -6,12 +6,6 @@ import (
 	"fmt"
 )
 
-// ErrNoDraw: the room made no draw, so there is no place to recompute: its
-// fans were let in first come, first served, in the order of their keys. The
-// report then has neither a seed nor a commitment, which is not a broken seed
-// and must not be reported as one.
-var ErrNoDraw = errors.New("the room made no draw: its fans were let in first come, first served, in the order of their keys, so there is no place to recompute")
-
 // PlacedBy says what gave an order key its place (docs/PROTOCOL.md, "A fan's
 // place, from their draw index").
 type PlacedBy int
@@ -145,13 +139,6 @@ func neverIssued(index, issued uint64) error {
 	}
 	return fmt.Errorf("draw_index %d was never handed out: the room handed out the order keys 0 to %d", index, issued-1)
 }
-
-// ErrNotInDrawInfo: the draw endpoint covers the key with none of the draws
-// it lists. It lists the pre-queue's draw and only the latest rolling draws,
-// with neither the first-come places nor the line's progress, so it cannot
-// tell an older epoch from a first-come place or a key still waiting: the
-// fairness report can.
-var ErrNotInDrawInfo = errors.New("no draw the draw endpoint lists covers that draw_index: it lists the pre-queue's draw and only the latest 64 rolling draws, and says nothing of first-come places or of the line; check it against the fairness report")
 
 // VerifyDrawInfo recomputes a place from the draw endpoint's answer alone,
 // which is enough for a key that the pre-queue's draw or one of the listed

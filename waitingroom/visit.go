@@ -1,9 +1,6 @@
 package waitingroom
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -26,10 +23,6 @@ type Visit struct {
 	// transition is the row of the admission table the visit followed last.
 	transition *Transition
 }
-
-// ErrStoreUnavailable wraps a store failure on a path that needs the store, such
-// as a new visitor joining. The caller answers 503 with Retry-After.
-var ErrStoreUnavailable = errors.New("waiting room store unavailable")
 
 // Peek tells a ticket holder where they stand from this node's view alone: no
 // store call, and no claim even when their turn has come (the page they return
@@ -172,90 +165,6 @@ func (r *Room) IssuePassthrough() (string, Pass, error) {
 	return tok, p, err
 }
 
-// DeclareSoldOut switches the room to sold out, as an origin asks. Origins say
-// so on every answer once nothing is left, so this costs nothing when this
-// node already knows, and only one declaration at a time goes to the store.
-func (r *Room) DeclareSoldOut(ctx context.Context) error {
-	if r.settings().SoldOut || !r.declaring.CompareAndSwap(false, true) {
-		return nil
-	}
-	defer r.declaring.Store(false)
-	sold := true
-	ctx = WithOperator(ctx, &Operator{Who: "origin"})
-	_, err := r.Patch(ctx, OverridesOf(Settings{SoldOut: sold}, "sold_out"))
-	return err
-}
-
-// Patch applies an admin's change to the room's runtime settings, in the store,
-// so that every node serving the room follows it within a refresh. The result
-// must validate; a change that does not is refused and nothing is stored.
-func (r *Room) Patch(ctx context.Context, patch Overrides) (Settings, error) {
-	for range 8 {
-		data, version, err := r.store.Overrides(ctx, r.id)
-		if errors.Is(err, ErrNoRoom) {
-			if err = r.reseed(ctx, r.now()); err == nil {
-				continue
-			}
-		}
-		if err != nil {
-			r.storeFailed()
-			return Settings{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
-		}
-		r.mu.Lock()
-		behind := version < r.version
-		r.mu.Unlock()
-		if behind {
-			// The store lost the overrides this node knows: put them back
-			// first, so that the patch lays over them.
-			if err := r.pushOverrides(ctx); err != nil {
-				r.storeFailed()
-				return Settings{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
-			}
-			continue
-		}
-		var current Overrides
-		if len(data) > 0 {
-			if err := json.Unmarshal(data, &current); err != nil {
-				return Settings{}, fmt.Errorf("stored overrides are unreadable: %w", err)
-			}
-		}
-		merged := current.Merge(patch)
-		eff := merged.Apply(r.base)
-		if err := eff.Validate(); err != nil {
-			return Settings{}, err
-		}
-		out, err := json.Marshal(merged)
-		if err != nil {
-			return Settings{}, err
-		}
-		prev, _ := json.Marshal(current)
-		if string(prev) == string(out) {
-			// Nothing changes: no write, no new version for every node to
-			// fetch, and no contention among callers who all ask for the same.
-			return eff, nil
-		}
-		nv, err := r.store.SaveOverrides(ctx, r.id, out, version)
-		if errors.Is(err, ErrVersionConflict) {
-			continue
-		}
-		if err != nil {
-			r.storeFailed()
-			return Settings{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
-		}
-		r.mu.Lock()
-		if nv > r.version {
-			r.overrides, r.version = merged, nv
-			r.remember(r.now(), true, r.memoWaiting)
-		}
-		r.mu.Unlock()
-		r.recordPatch(ctx, prev, out)
-		v := r.view.Load()
-		r.publish(r.now(), v.snap, v.healthy)
-		return eff, nil
-	}
-	return Settings{}, fmt.Errorf("%w: they kept changing under concurrent updates; try again", ErrVersionConflict)
-}
-
 // AdmittedStatus is the status of a visitor holding pass p.
 func (r *Room) AdmittedStatus(p Pass) Status {
 	zero := uint64(0)
@@ -269,13 +178,6 @@ func (r *Room) AdmittedStatus(p Pass) Status {
 		SessionEnds: &ends,
 	}
 }
-
-// JWKS is the key set origins verify passes with: the key that signs, then the
-// others still trusted during a rotation.
-func (r *Room) JWKS() pass.JWKS { return r.keys.JWKS() }
-
-// KeyIDs lists the IDs of the keys the room verifies with, the signing one first.
-func (r *Room) KeyIDs() []string { return r.keys.KeyIDs() }
 
 // frontStatus is the status of a visitor held at the front: nobody ahead.
 func (v *view) frontStatus(room string) Status {

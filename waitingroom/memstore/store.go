@@ -66,12 +66,12 @@ type memRoom struct {
 	idled    map[string]idledSession
 	liveness waitingroom.Liveness
 
-	// What survives a loss (see waitingroom.Seed).
+	// What survives a loss (see waitingroom.Recall).
 	forgotten uint64
 	settle    time.Time
 	blank     bool
 	lostAt    time.Time
-	margin    [2]uint64 // the re-seed's margin of order keys (Seed.MarginFrom)
+	margin    [2]uint64 // the re-seed's margin of order keys (Recall.MarginFrom)
 
 	// left are the places from serving on whose holders left the line
 	// (leave.go): the controller passes them over as ghosts.
@@ -100,7 +100,7 @@ func (s *Store) room(name string) (*memRoom, error) {
 }
 
 // Init implements waitingroom.Store.
-func (s *Store) Init(_ context.Context, name string, seed waitingroom.Seed) error {
+func (s *Store) Init(_ context.Context, name string, seed waitingroom.Recall) error {
 	s.mu.Lock()
 	r, ok := s.rooms[name]
 	if !ok && seed.RaiseOnly {
@@ -167,7 +167,7 @@ func (s *Store) Init(_ context.Context, name string, seed waitingroom.Seed) erro
 // restore applies what a seed carries beyond the counters, whether or not the
 // room exists: the overrides when the seed's are newer, the forgotten places,
 // and the sessions known from their passes.
-func (r *memRoom) restore(seed waitingroom.Seed) {
+func (r *memRoom) restore(seed waitingroom.Recall) {
 	if seed.OverridesVersion > r.version {
 		r.overrides, r.version = append([]byte(nil), seed.Overrides...), seed.OverridesVersion
 	}

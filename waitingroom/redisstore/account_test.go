@@ -55,7 +55,7 @@ func accountMemory(tb testing.TB) (perInfo, perUsage, perNaive float64) {
 		tb.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := s.Init(ctx, "r", waitingroom.Seed{}); err != nil {
+	if err := s.Init(ctx, "r", waitingroom.Recall{}); err != nil {
 		tb.Fatal(err)
 	}
 	now := time.Unix(1.8e9, 0)

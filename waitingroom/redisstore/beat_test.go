@@ -57,7 +57,7 @@ func (l beatLine) visitors() []string {
 func newBeatRoom(tb testing.TB, s *redisstore.Store, l beatLine) (string, waitingroom.Limits) {
 	tb.Helper()
 	room := fmt.Sprintf("beat-%s-%d", l.name, time.Now().UnixNano())
-	seed := waitingroom.Seed{Counters: waitingroom.Counters{Seq: l.places}}
+	seed := waitingroom.Recall{Counters: waitingroom.Counters{Seq: l.places}}
 	for _, v := range l.visitors() {
 		seed.Sessions = append(seed.Sessions, waitingroom.HeldSession{Visitor: v, Until: benchT0.Add(time.Hour), Forget: benchT0.Add(2 * time.Hour)})
 	}
@@ -300,7 +300,7 @@ func TestBeatMatchesMemoryOverALongLine(t *testing.T) {
 	ctx := context.Background()
 	const n, serving = 200_000, 40_003 // serving inside a byte of the second block
 	room := fmt.Sprintf("long-%d", time.Now().UnixNano())
-	seed := waitingroom.Seed{Counters: waitingroom.Counters{Seq: n, Serving: serving, Admitted: serving}}
+	seed := waitingroom.Recall{Counters: waitingroom.Counters{Seq: n, Serving: serving, Admitted: serving}}
 	for _, s := range []waitingroom.Store{mem, red} {
 		if err := s.Init(ctx, room, seed); err != nil {
 			t.Fatal(err)

@@ -85,7 +85,7 @@ func benchLineBehindOne(b *testing.B) (*redisstore.Store, *redis.Client, waiting
 	b.Helper()
 	s, admin := benchStore(b)
 	ctx := context.Background()
-	if err := s.Init(ctx, "bench", waitingroom.Seed{}); err != nil {
+	if err := s.Init(ctx, "bench", waitingroom.Recall{}); err != nil {
 		b.Fatal(err)
 	}
 	lim := benchLimits()
@@ -138,7 +138,7 @@ func BenchmarkJoinWeighed(b *testing.B) {
 func BenchmarkClaim(b *testing.B) {
 	s, admin := benchStore(b)
 	ctx := context.Background()
-	if err := s.Init(ctx, "bench", waitingroom.Seed{}); err != nil {
+	if err := s.Init(ctx, "bench", waitingroom.Recall{}); err != nil {
 		b.Fatal(err)
 	}
 	closed := benchLimits()
@@ -169,7 +169,7 @@ func BenchmarkClaim(b *testing.B) {
 func BenchmarkSnapshot(b *testing.B) {
 	s, admin := benchStore(b)
 	ctx := context.Background()
-	if err := s.Init(ctx, "bench", waitingroom.Seed{}); err != nil {
+	if err := s.Init(ctx, "bench", waitingroom.Recall{}); err != nil {
 		b.Fatal(err)
 	}
 	countCommands(b, admin, b.N, "snapshot", func() {
@@ -194,7 +194,7 @@ func BenchmarkMemoryPerWaitingFan(b *testing.B) {
 	ids := visitorIDs(b, fans)
 	// Open every connection the joins will use before the first reading, so
 	// that their buffers are in both readings and not counted as fans.
-	if err := s.Init(ctx, "warm-up", waitingroom.Seed{}); err != nil {
+	if err := s.Init(ctx, "warm-up", waitingroom.Recall{}); err != nil {
 		b.Fatal(err)
 	}
 	joinAll(b, s, "warm-up", ids[:1000], closed)
@@ -203,7 +203,7 @@ func BenchmarkMemoryPerWaitingFan(b *testing.B) {
 	b.ResetTimer()
 	for iter := range b.N {
 		room := fmt.Sprintf("mem-%d", iter)
-		if err := s.Init(ctx, room, waitingroom.Seed{}); err != nil {
+		if err := s.Init(ctx, room, waitingroom.Recall{}); err != nil {
 			b.Fatal(err)
 		}
 		m0 := redistest.HeldMemory(ctx, b, admin)
@@ -321,7 +321,7 @@ func fillBeats(tb testing.TB, s *redisstore.Store, room string, fans int) {
 	lim := benchLimits()
 	lim.Open = false
 	lim.WaitingIdle = 2 * time.Minute
-	if err := s.Init(ctx, room, waitingroom.Seed{}); err != nil {
+	if err := s.Init(ctx, room, waitingroom.Recall{}); err != nil {
 		tb.Fatal(err)
 	}
 	for lo := 0; lo < fans; lo += 1000 {
@@ -456,7 +456,7 @@ func BenchmarkMemoryPerJoinCheck(b *testing.B) {
 			for iter := range b.N {
 				room := fmt.Sprintf("jc-%d", iter)
 				fill := func(room string) {
-					if err := s.Init(ctx, room, waitingroom.Seed{}); err != nil {
+					if err := s.Init(ctx, room, waitingroom.Recall{}); err != nil {
 						b.Fatal(err)
 					}
 					batch := make([]waitingroom.Joiner, 0, 256)

@@ -52,7 +52,7 @@ func TestMatchesMemoryStore(t *testing.T) {
 				d.waitingIdle = 40 * time.Second
 			}
 			d.lim = d.randomLimits()
-			d.init(waitingroom.Seed{})
+			d.init(waitingroom.Recall{})
 			for range 700 {
 				d.step()
 			}
@@ -217,7 +217,7 @@ func (d *differ) same(op string, a, b error) {
 	}
 }
 
-func (d *differ) init(seed waitingroom.Seed) {
+func (d *differ) init(seed waitingroom.Recall) {
 	d.t.Helper()
 	// Both backends must name the incarnation they are given, so the
 	// snapshots compare equal.
@@ -403,7 +403,7 @@ func (d *differ) raise() {
 		c.Serving -= uint64(d.rng.IntN(2))
 	}
 	d.logf("init over the room with %+v", c)
-	d.init(waitingroom.Seed{Counters: c, Held: 3, HeldUntil: d.now.Add(time.Minute)})
+	d.init(waitingroom.Recall{Counters: c, Held: 3, HeldUntil: d.now.Add(time.Minute)})
 }
 
 // lose makes both stores lose the room and re-seeds them from the last state,
@@ -430,7 +430,7 @@ func (d *differ) lose() {
 	if len(s.Batches) > 0 {
 		forgotten = s.Batches[0].Start
 	}
-	whole := waitingroom.Seed{
+	whole := waitingroom.Recall{
 		Whole:            true,
 		Counters:         s.Counters,
 		Held:             s.Active + s.Pending,
@@ -451,11 +451,11 @@ func (d *differ) lose() {
 	// it blank and settling, fans re-announce the line, and sometimes a node
 	// that knew turns up late with its whole view.
 	d.logf("re-created blank, settling")
-	d.init(waitingroom.Seed{SettleUntil: d.now.Add(time.Duration(1+d.rng.IntN(3)) * time.Second)})
+	d.init(waitingroom.Recall{SettleUntil: d.now.Add(time.Duration(1+d.rng.IntN(3)) * time.Second)})
 	_, errA = d.mem.Join(d.ctx, d.room, "early", d.now, d.lim)
 	_, errB = d.red.Join(d.ctx, d.room, "early", d.now, d.lim)
 	d.same("join while settling", errA, errB)
-	ann := waitingroom.Seed{
+	ann := waitingroom.Recall{
 		Counters:  waitingroom.Counters{Seq: s.Seq, Serving: forgotten, Admitted: forgotten},
 		Forgotten: forgotten,
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // Init implements waitingroom.Store.
-func (s *Store) Init(ctx context.Context, room string, seed waitingroom.Seed) error {
+func (s *Store) Init(ctx context.Context, room string, seed waitingroom.Recall) error {
 	c := seed.Counters
 	inc := seed.Incarnation
 	if inc == "" {

@@ -26,7 +26,7 @@ func TestJoinManyKeepsVisitorNamesWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	const room = "packed"
-	if err := s.Init(ctx, room, waitingroom.Seed{}); err != nil {
+	if err := s.Init(ctx, room, waitingroom.Recall{}); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)

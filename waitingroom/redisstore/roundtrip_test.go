@@ -78,7 +78,7 @@ func TestOneRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	room := "trips"
-	if err := s.Init(ctx, room, waitingroom.Seed{}); err != nil {
+	if err := s.Init(ctx, room, waitingroom.Recall{}); err != nil {
 		t.Fatal(err)
 	}
 	h.take()

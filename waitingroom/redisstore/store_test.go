@@ -82,7 +82,7 @@ func TestWaitingFansCostNoMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := s.Init(ctx, "r", waitingroom.Seed{}); err != nil {
+	if err := s.Init(ctx, "r", waitingroom.Recall{}); err != nil {
 		t.Fatal(err)
 	}
 	lim := waitingroom.Limits{Rate: 600, Cap: 10, Session: time.Minute, Grace: 30 * time.Second, Retention: time.Hour, Open: true}
@@ -122,7 +122,7 @@ func TestEveryKeyExpires(t *testing.T) {
 		}
 	}
 	// Every key comes to exist, with no controller step after the last write.
-	must(s.Init(ctx, "r", waitingroom.Seed{Held: 1, HeldUntil: t0.Add(time.Second)}))
+	must(s.Init(ctx, "r", waitingroom.Recall{Held: 1, HeldUntil: t0.Add(time.Second)}))
 	for i := range 3 {
 		_, err := s.Join(ctx, "r", fmt.Sprint(i), t0, lim)
 		must(err)
@@ -145,7 +145,7 @@ func TestEveryKeyExpires(t *testing.T) {
 	_, err = s.AppendAudit(ctx, "r", waitingroom.AuditEntry{At: t0.Add(14 * time.Second), Who: "127.0.0.1", Action: waitingroom.AuditPause})
 	must(err)
 	// In another room, a session idles out.
-	must(s.Init(ctx, "i", waitingroom.Seed{}))
+	must(s.Init(ctx, "i", waitingroom.Recall{}))
 	long := lim
 	long.Session = 10 * time.Minute
 	if res, err := s.Join(ctx, "i", "a", t0, long); err != nil || !res.Admitted {
@@ -153,7 +153,7 @@ func TestEveryKeyExpires(t *testing.T) {
 	}
 	must(s.Advance(ctx, "i", t0.Add(61*time.Second), long))
 	// In a third room, the origin fails a session: its visitor is requeued.
-	must(s.Init(ctx, "q", waitingroom.Seed{}))
+	must(s.Init(ctx, "q", waitingroom.Recall{}))
 	requeue := lim
 	requeue.Requeues = 1
 	if res, err := s.Join(ctx, "q", "a", t0, requeue); err != nil || !res.Admitted {

@@ -17,7 +17,7 @@ const settlingReply = -1
 // overrides, forgotten places, the settling deadline of a room it creates, and
 // sessions known from passes. One JSON argument keeps the script's positional
 // arguments as they were.
-func survivors(seed waitingroom.Seed) string {
+func survivors(seed waitingroom.Recall) string {
 	ext := struct {
 		Ovr      string   `json:"ovr"`
 		Ver      int64    `json:"ver"`

@@ -132,7 +132,7 @@ func testAccountFresh(t *testing.T, h Harness) {
 func testAccountSettling(t *testing.T, h Harness) {
 	f := newFixture(t, h)
 	f.room += "-settling"
-	f.init(waitingroom.Seed{Counters: waitingroom.Counters{Seq: 10, Serving: 5}, SettleUntil: at(10)})
+	f.init(waitingroom.Recall{Counters: waitingroom.Counters{Seq: 10, Serving: 5}, SettleUntil: at(10)})
 	req := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey(f.room, "alice"), Joiner: waitingroom.Joiner{Visitor: newVisitor()}}
 	if _, err := f.s.JoinAccount(f.ctx, f.room, req, at(5), limits()); !errors.Is(err, waitingroom.ErrSettling) {
 		t.Fatalf("account join while settling: %v, want ErrSettling", err)
@@ -161,7 +161,7 @@ func testAccountWiped(t *testing.T, h Harness) {
 	f, lim := waitingLine(t, h)
 	first := f.account("alice", newVisitor(), nil, at(1), lim)
 	h.Wipe(t, f.s, f.room)
-	f.init(waitingroom.Seed{Counters: waitingroom.Counters{Seq: first.Key + 1}, Whole: true})
+	f.init(waitingroom.Recall{Counters: waitingroom.Counters{Seq: first.Key + 1}, Whole: true})
 	if p := f.account("alice", newVisitor(), nil, at(2), lim); p.Existing || p.Key <= first.Key {
 		t.Fatalf("after the wipe: %+v, want a new place behind %d", p, first.Key)
 	}

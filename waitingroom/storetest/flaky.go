@@ -41,7 +41,7 @@ func (f *Flaky) err() error {
 }
 
 // Init implements waitingroom.Store.
-func (f *Flaky) Init(ctx context.Context, room string, seed waitingroom.Seed) error {
+func (f *Flaky) Init(ctx context.Context, room string, seed waitingroom.Recall) error {
 	if err := f.err(); err != nil {
 		return err
 	}

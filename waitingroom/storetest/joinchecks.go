@@ -193,7 +193,7 @@ func testRefusedJoinSpendsNothing(t *testing.T, h Harness) {
 // (ErrSettling) takes none of the network's allowance and spends no seed.
 func testSettlingSpendsNoAllowance(t *testing.T, h Harness) {
 	f := &fixture{t: t, s: h.New(t), room: roomName(t), ctx: t.Context()}
-	f.init(waitingroom.Seed{SettleUntil: at(10)})
+	f.init(waitingroom.Recall{SettleUntil: at(10)})
 	lim := limits()
 	lim.Open = false
 	lim.JoinLimit = waitingroom.JoinLimit{N: 2, Per: time.Hour}

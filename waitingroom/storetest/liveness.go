@@ -166,7 +166,7 @@ func testWipedStoreJudgesNobody(t *testing.T, h Harness) {
 	f.liveLine(30, 2, 160)
 	before := f.snap(at(160))
 	h.Wipe(t, f.s, f.room)
-	f.init(waitingroom.Seed{Counters: before.Counters, Whole: true})
+	f.init(waitingroom.Recall{Counters: before.Counters, Whole: true})
 	lim := liveLimits()
 	for sec := 161.0; sec <= 200; sec++ {
 		f.advance(at(sec), lim)

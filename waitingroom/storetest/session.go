@@ -115,7 +115,7 @@ func testSessionEndSurvivesLoss(t *testing.T, h Harness) {
 	id := waitingroom.SessionPassID(f.room, visitor(1), ses.Expires)
 	h.Wipe(t, f.s, f.room)
 	passEnd := ses.Expires.Truncate(time.Second) // a JWT's "exp"
-	f.init(waitingroom.Seed{
+	f.init(waitingroom.Recall{
 		Whole:     true,
 		Counters:  waitingroom.Counters{Seq: 3, Serving: 3, Admitted: 3, Claimed: 1},
 		Forgotten: 3,

@@ -154,11 +154,11 @@ type fixture struct {
 func newFixture(t *testing.T, h Harness) *fixture {
 	t.Helper()
 	f := &fixture{t: t, s: h.New(t), room: roomName(t), ctx: context.Background()}
-	f.init(waitingroom.Seed{})
+	f.init(waitingroom.Recall{})
 	return f
 }
 
-func (f *fixture) init(seed waitingroom.Seed) {
+func (f *fixture) init(seed waitingroom.Recall) {
 	f.t.Helper()
 	if err := f.s.Init(f.ctx, f.room, seed); err != nil {
 		f.t.Fatalf("Init: %v", err)
@@ -773,12 +773,12 @@ func testOverrides(t *testing.T, h Harness) {
 func testInitMax(t *testing.T, h Harness) {
 	f := newFixture(t, h)
 	f.fill(10, t0)
-	f.init(waitingroom.Seed{Counters: waitingroom.Counters{Seq: 5, Serving: 3}})
+	f.init(waitingroom.Recall{Counters: waitingroom.Counters{Seq: 5, Serving: 3}})
 	if s := f.snap(t0); s.Seq != 10 || s.Serving != 3 {
 		t.Fatalf("Init with a partly lower floor: seq %d serving %d, want 10 and 3", s.Seq, s.Serving)
 	}
 	inc := f.snap(t0).Incarnation
-	f.init(waitingroom.Seed{Counters: waitingroom.Counters{Seq: 2}, Held: 50, HeldUntil: at(100), Incarnation: "other"})
+	f.init(waitingroom.Recall{Counters: waitingroom.Counters{Seq: 2}, Held: 50, HeldUntil: at(100), Incarnation: "other"})
 	if s := f.snap(t0); s.Incarnation != inc || inc == "" {
 		t.Fatalf("Init of an existing room changed its incarnation from %q to %q", inc, s.Incarnation)
 	}
@@ -809,7 +809,7 @@ func testWipe(t *testing.T, h Harness) {
 	lim := limits()
 	lim.Cap = 15
 	epochs := []waitingroom.Epoch{{Start: 30, Size: 7, Number: 3}}
-	f.init(waitingroom.Seed{
+	f.init(waitingroom.Recall{
 		Counters:   before.Counters,
 		Held:       before.Active + before.Pending,
 		HeldUntil:  at(2).Add(lim.Session),

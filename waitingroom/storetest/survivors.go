@@ -18,13 +18,13 @@ import (
 // newer version even though it exists.
 func testOverridesReseeded(t *testing.T, h Harness) {
 	f := &fixture{t: t, s: h.New(t), room: roomName(t), ctx: t.Context()}
-	f.init(waitingroom.Seed{}) // re-created blank by a node that knew nothing
-	f.init(waitingroom.Seed{Overrides: []byte(`{"paused":true}`), OverridesVersion: 3})
+	f.init(waitingroom.Recall{}) // re-created blank by a node that knew nothing
+	f.init(waitingroom.Recall{Overrides: []byte(`{"paused":true}`), OverridesVersion: 3})
 	data, v, err := f.s.Overrides(f.ctx, f.room)
 	if err != nil || string(data) != `{"paused":true}` || v != 3 {
 		t.Fatalf("overrides after a seed of v3: %q v%d %v", data, v, err)
 	}
-	f.init(waitingroom.Seed{Overrides: []byte(`{"paused":false}`), OverridesVersion: 2})
+	f.init(waitingroom.Recall{Overrides: []byte(`{"paused":false}`), OverridesVersion: 2})
 	if data, v, _ = f.s.Overrides(f.ctx, f.room); string(data) != `{"paused":true}` || v != 3 {
 		t.Fatalf("a seed of v2 replaced v3: %q v%d", data, v)
 	}
@@ -37,7 +37,7 @@ func testOverridesReseeded(t *testing.T, h Harness) {
 	}
 	// A room created by a seed carrying overrides has them from the start.
 	g := &fixture{t: t, s: f.s, room: roomName(t), ctx: t.Context()}
-	g.init(waitingroom.Seed{Whole: true, Overrides: []byte(`{"sold_out":true}`), OverridesVersion: 7})
+	g.init(waitingroom.Recall{Whole: true, Overrides: []byte(`{"sold_out":true}`), OverridesVersion: 7})
 	if data, v, _ := g.s.Overrides(g.ctx, g.room); string(data) != `{"sold_out":true}` || v != 7 {
 		t.Fatalf("overrides of a room created by a seed: %q v%d", data, v)
 	}
@@ -52,11 +52,11 @@ func testForgottenPlaces(t *testing.T, h Harness) {
 	lim := limits()
 	f.advance(at(1), lim) // admits places 0-9
 	f.claim(visitor(2), 2, at(2), lim)
-	f.init(waitingroom.Seed{Forgotten: 5})
+	f.init(waitingroom.Recall{Forgotten: 5})
 	if s := f.snap(at(2)); s.Forgotten != 5 {
 		t.Fatalf("forgotten %d, want 5", s.Forgotten)
 	}
-	f.init(waitingroom.Seed{Forgotten: 3})
+	f.init(waitingroom.Recall{Forgotten: 3})
 	if s := f.snap(at(2)); s.Forgotten != 5 {
 		t.Fatalf("forgotten lowered to %d", s.Forgotten)
 	}
@@ -74,7 +74,7 @@ func testForgottenPlaces(t *testing.T, h Harness) {
 	}
 
 	g := &fixture{t: t, s: f.s, room: roomName(t), ctx: t.Context()}
-	g.init(waitingroom.Seed{
+	g.init(waitingroom.Recall{
 		Whole:    true,
 		Counters: waitingroom.Counters{Seq: 10, Serving: 4, Admitted: 4, Claimed: 2},
 		Held:     2, HeldUntil: at(600),
@@ -93,7 +93,7 @@ func testForgottenPlaces(t *testing.T, h Harness) {
 // goes on above them. The deadline is for a room the seed creates only.
 func testSettling(t *testing.T, h Harness) {
 	f := &fixture{t: t, s: h.New(t), room: roomName(t), ctx: t.Context()}
-	f.init(waitingroom.Seed{SettleUntil: at(10)})
+	f.init(waitingroom.Recall{SettleUntil: at(10)})
 	lim := limits()
 	if _, err := f.s.Join(f.ctx, f.room, "early", at(5), lim); !errors.Is(err, waitingroom.ErrSettling) {
 		t.Fatalf("join while settling: %v, want ErrSettling", err)
@@ -102,8 +102,8 @@ func testSettling(t *testing.T, h Harness) {
 		t.Fatalf("settling room: until %v blank %v seq %d", s.SettleUntil, s.Blank, s.Seq)
 	}
 	// Returning fans raise the keys and serving.
-	f.init(waitingroom.Seed{Counters: waitingroom.Counters{Seq: 84, Serving: 74, Admitted: 74}, Forgotten: 74})
-	f.init(waitingroom.Seed{SettleUntil: at(100)}) // the room exists: ignored
+	f.init(waitingroom.Recall{Counters: waitingroom.Counters{Seq: 84, Serving: 74, Admitted: 74}, Forgotten: 74})
+	f.init(waitingroom.Recall{SettleUntil: at(100)}) // the room exists: ignored
 	f.advance(at(6), lim)
 	if s := f.snap(at(6)); s.Serving != 74 || s.Seq != 84 || !s.SettleUntil.Equal(at(10)) {
 		t.Fatalf("after the announcements: serving %d seq %d until %v, want 74, 84 and 10s", s.Serving, s.Seq, s.SettleUntil)
@@ -123,8 +123,8 @@ func testSettling(t *testing.T, h Harness) {
 // admissions of the first whole seed, and no later one's.
 func testBlankTakesWholeSeed(t *testing.T, h Harness) {
 	f := &fixture{t: t, s: h.New(t), room: roomName(t), ctx: t.Context()}
-	f.init(waitingroom.Seed{})
-	whole := waitingroom.Seed{
+	f.init(waitingroom.Recall{})
+	whole := waitingroom.Recall{
 		Whole:    true,
 		Counters: waitingroom.Counters{Seq: 30, Serving: 20, Admitted: 20, Claimed: 17},
 		Held:     3, HeldUntil: at(600),
@@ -152,8 +152,8 @@ func testSessionsAnnounced(t *testing.T, h Harness) {
 		{Visitor: "old-a", Until: at(60), Forget: at(600)},
 		{Visitor: "old-b", Until: at(30), Forget: at(600)},
 	}
-	f.init(waitingroom.Seed{Sessions: ses})
-	f.init(waitingroom.Seed{Sessions: ses[:1]})
+	f.init(waitingroom.Recall{Sessions: ses})
+	f.init(waitingroom.Recall{Sessions: ses[:1]})
 	if s := f.snap(at(1)); s.Active != 2 {
 		t.Fatalf("%d active after announcing 2 sessions twice, want 2", s.Active)
 	}
@@ -177,15 +177,15 @@ func testSessionsAnnounced(t *testing.T, h Harness) {
 // it raises as any seed does.
 func testRaiseOnly(t *testing.T, h Harness) {
 	f := &fixture{t: t, s: h.New(t), room: roomName(t), ctx: t.Context()}
-	err := f.s.Init(f.ctx, f.room, waitingroom.Seed{Counters: waitingroom.Counters{Seq: 9}, RaiseOnly: true})
+	err := f.s.Init(f.ctx, f.room, waitingroom.Recall{Counters: waitingroom.Counters{Seq: 9}, RaiseOnly: true})
 	if !errors.Is(err, waitingroom.ErrNoRoom) {
 		t.Fatalf("raise-only seed of a missing room: %v, want ErrNoRoom", err)
 	}
 	if _, err := f.s.Snapshot(f.ctx, f.room, t0, 0); !errors.Is(err, waitingroom.ErrNoRoom) {
 		t.Fatalf("snapshot after a refused raise-only seed: %v, want ErrNoRoom (nothing created)", err)
 	}
-	f.init(waitingroom.Seed{})
-	f.init(waitingroom.Seed{Counters: waitingroom.Counters{Seq: 9}, RaiseOnly: true})
+	f.init(waitingroom.Recall{})
+	f.init(waitingroom.Recall{Counters: waitingroom.Counters{Seq: 9}, RaiseOnly: true})
 	if s := f.snap(t0); s.Seq != 9 {
 		t.Fatalf("raise-only seed of an existing room: seq %d, want 9", s.Seq)
 	}
@@ -195,7 +195,7 @@ func testRaiseOnly(t *testing.T, h Harness) {
 // for the sessions the store lost, until holdUntil.
 func reseeded(t *testing.T, h Harness, held int, holdUntil time.Time) *fixture {
 	f := &fixture{t: t, s: h.New(t), room: roomName(t), ctx: t.Context()}
-	f.init(waitingroom.Seed{
+	f.init(waitingroom.Recall{
 		Whole:    true,
 		Counters: waitingroom.Counters{Seq: 40, Serving: 30, Admitted: 30, Claimed: 30},
 		Held:     held, HeldUntil: holdUntil, LostAt: t0,
@@ -329,7 +329,7 @@ func testReleaseGivesUpAHeldSlot(t *testing.T, h Harness) {
 // held before the loss, count as live until a whole timeout of beats is in.
 func testReseedMarginJudgedByBeats(t *testing.T, h Harness) {
 	f := &fixture{t: t, s: h.New(t), room: roomName(t), ctx: t.Context()}
-	f.init(waitingroom.Seed{
+	f.init(waitingroom.Recall{
 		Whole:      true,
 		Counters:   waitingroom.Counters{Seq: 40, Serving: 30, Admitted: 30, Claimed: 30},
 		MarginFrom: 35,
