@@ -15,6 +15,10 @@ const (
 	CommandHeader  = "X-Waiting-Room-Command"
 	CommandSoldOut = "sold-out"
 	CommandRevoke  = "revoke"
+	// CommandRetry tells the gateway the site failed this fan's session
+	// through no fault of theirs: it puts them back at the front with their
+	// place (docs/PROTOCOL.md, "Requeue").
+	CommandRetry = "retry"
 )
 
 // Authenticator names the customer of a request.

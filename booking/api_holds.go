@@ -1,6 +1,7 @@
 package booking
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 )
@@ -72,11 +73,26 @@ func (a *API) postCheckout(w http.ResponseWriter, r *http.Request, customer stri
 	a.idempotent(w, r, customer, body, func(w http.ResponseWriter) {
 		o, err := a.svc.Checkout(r.Context(), customer, r.PathValue("id"))
 		if err != nil {
+			if failedOnOurSide(err) {
+				// The fan held seats and asked to pay; the payment provider
+				// or the database failed them. Their turn is not their
+				// fault to lose: the gateway lets them back in first.
+				w.Header().Set(CommandHeader, CommandRetry)
+			}
 			writeError(w, a.log, err)
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"order": o, "payment": o.Payment})
 	})
+}
+
+// failedOnOurSide reports whether err is the service's failure rather than
+// the customer's: a dependency away (the payment provider, the database) or
+// an unclassified error. A customer's own error (an expired hold, another
+// customer's hold, a bad request) is never one.
+func failedOnOurSide(err error) bool {
+	var e *Error
+	return !errors.As(err, &e) || e.Kind == KindUnavailable
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -387,3 +387,48 @@ func TestDeclinedPayment(t *testing.T) {
 	h.req("POST", fmt.Sprintf("/api/events/%d/holds", id), "rival", map[string]any{"seats": []string{"A-1-1"}}).want(t, 201)
 	h.checkInvariants()
 }
+
+// TestCheckoutFailedOnOurSideSaysRetry: a checkout the payment provider
+// fails (it is down) answers 503 and tells the gateway to requeue the fan
+// (retry), who held seats through no fault of theirs; once the provider is
+// back the same checkout goes through, without the command. A customer's own
+// error (a hold that is not theirs, one that does not exist, an expired one)
+// never says retry.
+func TestCheckoutFailedOnOurSideSaysRetry(t *testing.T) {
+	h := newHarness(t, newMemStore())
+	id := h.createEvent(smallVenue())
+	var hold holdJSON
+	h.req("POST", fmt.Sprintf("/api/events/%d/holds", id), "fan", map[string]any{"zone": "FLOOR", "quantity": 2}).want(t, 201).decode(t, &hold)
+	h.fake.SetUnavailable(true)
+	r := h.req("POST", "/api/holds/"+hold.ID+"/checkout", "fan", nil).want(t, 503)
+	if got := r.header.Get(booking.CommandHeader); got != booking.CommandRetry {
+		t.Errorf("a checkout the provider failed says %q, want %q", got, booking.CommandRetry)
+	}
+	h.fake.SetUnavailable(false)
+	r = h.req("POST", "/api/holds/"+hold.ID+"/checkout", "fan", nil).want(t, 200)
+	if got := r.header.Get(booking.CommandHeader); got != "" {
+		t.Errorf("a checkout that went through says %q", got)
+	}
+	var other holdJSON
+	h.req("POST", fmt.Sprintf("/api/events/%d/holds", id), "other", map[string]any{"zone": "FLOOR", "quantity": 1}).want(t, 201).decode(t, &other)
+	for _, c := range []struct {
+		name, customer, hold string
+	}{
+		{"another customer's hold", "fan", other.ID},
+		{"no such hold", "fan", "hld_missing"},
+	} {
+		r := h.req("POST", "/api/holds/"+c.hold+"/checkout", c.customer, nil)
+		if r.status < 400 || r.status >= 500 {
+			t.Errorf("%s: %d, want a 4xx", c.name, r.status)
+		}
+		if got := r.header.Get(booking.CommandHeader); got != "" {
+			t.Errorf("%s: the customer's own error says %q", c.name, got)
+		}
+	}
+	h.clock.Advance(time.Hour)
+	r = h.req("POST", "/api/holds/"+other.ID+"/checkout", "other", nil)
+	if r.status < 400 || r.status >= 500 || r.header.Get(booking.CommandHeader) != "" {
+		t.Errorf("an expired hold: %d, command %q; want a 4xx and none", r.status, r.header.Get(booking.CommandHeader))
+	}
+	h.checkInvariants()
+}
