@@ -54,7 +54,10 @@ type fairnessData struct {
 	// History says whether the admissions cover every place reached, and
 	// which.
 	History template.HTML
-	loc     *locale
+	// NotPublished: the sale still runs; the page says when the report
+	// comes, and nothing else.
+	NotPublished bool
+	loc          *locale
 }
 
 func newFairnessData(rep waitingroom.FairnessReport, l *locale, menu []langOption) fairnessData {
@@ -183,8 +186,25 @@ func (h *Handler) serveFairness(w http.ResponseWriter, r *http.Request) error {
 	rep, err := h.handle.fairness.get(r.Context(), h.room, h.clockNow())
 	switch {
 	case errors.Is(err, waitingroom.ErrNotPublished):
-		return writeError(w, http.StatusNotFound, "not_published",
-			"The fairness report is published once the room has closed or sold out.")
+		// A fan who follows a link to the report before the end reads why
+		// there is none yet, in their language; a program reads the code.
+		w.Header().Set("Vary", "Accept, Accept-Language, Cookie")
+		w.Header().Set("Cache-Control", "private, max-age=5")
+		l := h.langs.choose(w, r)
+		if !wantsHTML(r) {
+			w.Header().Set("Content-Language", l.Code)
+			return writeError(w, http.StatusNotFound, "not_published", l.T("fairness.not_published"))
+		}
+		d := newFairnessData(waitingroom.FairnessReport{Room: h.room.ID()}, l, h.langs.menu(r.URL, l))
+		d.NotPublished = true
+		var b strings.Builder
+		if err := fairnessPage.Execute(&b, d); err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusNotFound)
+		_, err = w.Write([]byte(b.String()))
+		return err
 	case err != nil:
 		w.Header().Set("Retry-After", "5")
 		return writeError(w, http.StatusServiceUnavailable, "store_unavailable",

@@ -54,6 +54,17 @@ func TestCaddyFairnessReport(t *testing.T) {
 	if resp, body := newFan(t).get(report); resp.StatusCode != http.StatusNotFound || !strings.Contains(body, `"not_published"`) {
 		t.Fatalf("report while the sale runs: %d %s, want 404 not_published", resp.StatusCode, body)
 	}
+	// A fan who follows a link to it meanwhile reads why, in their language,
+	// as a page; a program gets the same code with the words in its language.
+	if resp, body := newFan(t).get(report, "Accept", "text/html", "Accept-Language", "de-CH, fr;q=0.8"); resp.StatusCode != http.StatusNotFound ||
+		!strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !strings.Contains(body, `lang="de"`) ||
+		!strings.Contains(body, "veröffentlicht, sobald") {
+		t.Fatalf("the report's page while the sale runs, in German: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	if resp, body := newFan(t).get(report, "Accept-Language", "ar"); resp.StatusCode != http.StatusNotFound ||
+		!strings.Contains(body, `"not_published"`) || resp.Header.Get("Content-Language") != "ar" {
+		t.Fatalf("the report's JSON while the sale runs, in Arabic: %d %q %s", resp.StatusCode, resp.Header.Get("Content-Language"), body)
+	}
 
 	clock.step(t, 60) // the sale starts: the draw is made; five a second go in
 	for sec := 0; sec < 5; sec++ {
