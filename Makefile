@@ -69,7 +69,7 @@ rehearsal: build
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzOpenTicket -fuzztime 30s ./waitingroom/
-	$(GO) test -run '^$$' -fuzz FuzzVerifyPass -fuzztime 30s ./waitingroom/
+	$(GO) test -run '^$$' -fuzz FuzzVerifyPass -fuzztime 30s ./waitingroom/pass/
 	$(GO) test -run '^$$' -fuzz FuzzCaddyfile -fuzztime 30s ./gateway/
 
 lint:
