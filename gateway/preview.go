@@ -91,6 +91,8 @@ var previewStates = []previewState{
 		Status: waitingroom.Status{State: waitingroom.StatePaused, QueueAll: true, Position: &previewPlace, Progress: .42, RefreshSeconds: 13}},
 	{Name: "returned", About: "Back after a lapsed turn, waiting at the front for a free slot",
 		Status: waitingroom.Status{State: waitingroom.StateQueued, Returned: true, Position: &previewNext, ETASeconds: &previewShortETA, Progress: .99, RefreshSeconds: 2}},
+	{Name: "requeued", About: "Put back at the front after the site failed their session (the origin's retry, or requeue_on_origin_error)",
+		Status: waitingroom.Status{State: waitingroom.StateQueued, Requeued: true, Position: &previewNext, ETASeconds: &previewShortETA, Progress: .99, RefreshSeconds: 2}},
 	{Name: "paused_returned", About: "Back after a lapsed turn while admissions are paused",
 		Status: waitingroom.Status{State: waitingroom.StatePaused, Returned: true, Position: &previewNext, Progress: .99, RefreshSeconds: 13}},
 	{Name: "queue_all_returned", About: "Back after a lapsed turn while the room lets nobody in",
