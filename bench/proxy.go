@@ -93,22 +93,13 @@ func startProxySites(foyer string) (*proxySites, error) {
 	if err != nil {
 		return nil, err
 	}
-	barePort, err := serverproc.FreePort()
+	ports, err := serverproc.FreePorts(2)
 	if err != nil {
 		stopUp()
 		return nil, err
 	}
-	foyerPort, err := serverproc.FreePort()
-	if err != nil {
-		stopUp()
-		return nil, err
-	}
-	cfg := fmt.Sprintf(`{
-	admin off
-	auto_https off
-	persist_config off
-}
-http://127.0.0.1:%d {
+	barePort, foyerPort := ports[0], ports[1]
+	cfg := fmt.Sprintf(quietGlobals+`http://127.0.0.1:%d {
 	reverse_proxy %s
 }
 http://127.0.0.1:%d {

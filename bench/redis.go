@@ -90,20 +90,12 @@ type redisSites struct {
 }
 
 func startRedisSites(foyer, redisAddr string) (*redisSites, error) {
-	waitPort, err := serverproc.FreePort()
+	ports, err := serverproc.FreePorts(2)
 	if err != nil {
 		return nil, err
 	}
-	openPort, err := serverproc.FreePort()
-	if err != nil {
-		return nil, err
-	}
-	cfg := fmt.Sprintf(`{
-	admin off
-	auto_https off
-	persist_config off
-}
-http://127.0.0.1:%d {
+	waitPort, openPort := ports[0], ports[1]
+	cfg := fmt.Sprintf(quietGlobals+`http://127.0.0.1:%d {
 	waiting_room {
 		room bench-wait
 		store redis redis://%s

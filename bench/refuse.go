@@ -17,20 +17,12 @@ const refusalBody = `{"error":"join_limited","message":"Too many new places from
 // the same 429 with as many bytes. The load comes from one address, which
 // had its one place before the rounds began.
 func Refuse(c Options) (Ratio, error) {
-	respondPort, err := serverproc.FreePort()
+	ports, err := serverproc.FreePorts(2)
 	if err != nil {
 		return Ratio{}, err
 	}
-	roomPort, err := serverproc.FreePort()
-	if err != nil {
-		return Ratio{}, err
-	}
-	cfg := fmt.Sprintf(`{
-	admin off
-	auto_https off
-	persist_config off
-}
-http://127.0.0.1:%d {
+	respondPort, roomPort := ports[0], ports[1]
+	cfg := fmt.Sprintf(quietGlobals+`http://127.0.0.1:%d {
 	header Content-Type application/json
 	header Cache-Control no-store
 	header Retry-After 3600

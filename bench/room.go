@@ -21,29 +21,30 @@ type roomSite struct {
 	room    string // base URL of the site behind the waiting room
 }
 
+// quietGlobals opens every Caddyfile the benchmarks write: no admin endpoint,
+// no certificates and nothing saved, so a run leaves nothing behind.
+const quietGlobals = `{
+	admin off
+	auto_https off
+	persist_config off
+}
+`
+
 // statusBody is about the size of a status answer, so the baseline writes as
 // many bytes as the waiting room does.
 const statusBody = `{"room":"bench","state":"queued","position":123456,"eta_seconds":1234,"refresh_seconds":20,"progress":0.5,"waiting":234567}`
 
 func startRoomSite(foyer, store string, roomLines ...string) (*roomSite, error) {
-	respondPort, err := serverproc.FreePort()
+	ports, err := serverproc.FreePorts(2)
 	if err != nil {
 		return nil, err
 	}
-	roomPort, err := serverproc.FreePort()
-	if err != nil {
-		return nil, err
-	}
+	respondPort, roomPort := ports[0], ports[1]
 	storeLine := "store memory"
 	if store != "" {
 		storeLine = "store redis " + store
 	}
-	cfg := fmt.Sprintf(`{
-	admin off
-	auto_https off
-	persist_config off
-}
-http://127.0.0.1:%d {
+	cfg := fmt.Sprintf(quietGlobals+`http://127.0.0.1:%d {
 	header Content-Type application/json
 	header Cache-Control no-store
 	respond `+"`%s`"+` 200

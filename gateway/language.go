@@ -218,8 +218,7 @@ func (ls *langSet) choose(w http.ResponseWriter, r *http.Request) *locale {
 			if ls.remember != nil {
 				ls.remember(w, r, ls.cookie, l.Code, 365*24*3600)
 			} else {
-				http.SetCookie(w, &http.Cookie{Name: ls.cookie, Value: l.Code, Path: "/", MaxAge: 365 * 24 * 3600,
-					HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+				i18n.RememberChoice(w, r, ls.cookie, l.Code)
 			}
 			return l
 		}
@@ -241,10 +240,7 @@ func (ls *langSet) fromHeader(accept string) *locale {
 }
 
 // langOption is one entry of the page's language menu.
-type langOption struct {
-	Code, Name, Dir, URL string
-	Current              bool
-}
+type langOption = i18n.Option
 
 // menu lists the offered languages for the page at u, with links that
 // choose each.
@@ -252,11 +248,9 @@ func (ls *langSet) menu(u *url.URL, current *locale) []langOption {
 	if len(ls.locales) < 2 {
 		return nil
 	}
-	q := u.Query()
-	out := make([]langOption, 0, len(ls.locales))
-	for _, l := range ls.locales {
-		q.Set("lang", l.Code)
-		out = append(out, langOption{Code: l.Code, Name: l.Name, Dir: l.Dir, URL: u.Path + "?" + q.Encode(), Current: l == current})
+	var cur *i18n.Locale
+	if current != nil {
+		cur = current.Locale
 	}
-	return out
+	return i18n.MenuOf(u, ls.locales, func(l *locale) *i18n.Locale { return l.Locale }, cur)
 }

@@ -77,11 +77,9 @@ func startStack(c StackConfig) (_ *stack, err error) {
 		return nil, fmt.Errorf("-store %q: want memory, redis or a redis:// URL", c.Store)
 	}
 
-	var ports [3]int
-	for i := range ports {
-		if ports[i], err = serverproc.FreePort(); err != nil {
-			return nil, err
-		}
+	ports, err := serverproc.FreePorts(3)
+	if err != nil {
+		return nil, err
 	}
 	s.base = fmt.Sprintf("http://127.0.0.1:%d", ports[0])
 	s.bookingURL = fmt.Sprintf("http://127.0.0.1:%d", ports[1])

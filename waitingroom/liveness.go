@@ -142,49 +142,25 @@ func (r *Room) markWaiting(t Ticket, st Status) {
 // idleOuts are the visitors whose sessions idled out, as the store recorded
 // them: their passes issued before then are refused.
 type idleOuts struct {
-	mu sync.RWMutex
-	m  map[string]idleOut
+	expiringSet[idleOut]
 }
 
 type idleOut struct {
 	at, until time.Time
 }
 
+func (io idleOut) forgetAt() time.Time { return io.until }
+
 func (o *idleOuts) add(visitor string, at, until time.Time) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.m == nil {
-		o.m = make(map[string]idleOut)
-	}
-	o.m[visitor] = idleOut{at: at, until: until}
+	o.put(visitor, idleOut{at: at, until: until})
 }
 
 // voids reports whether p belongs to a session that idled out. A pass issued
 // after the idle-out (its holder came back) is good: passes carry whole
 // seconds, and a session idles out at least a minute after its pass.
 func (o *idleOuts) voids(p Pass) bool {
-	o.mu.RLock()
-	io, ok := o.m[p.Subject]
-	o.mu.RUnlock()
+	io, ok := o.get(p.Subject)
 	return ok && p.IssuedAt.Before(io.at.Add(-time.Second))
-}
-
-// has reports whether visitor's session idled out.
-func (o *idleOuts) has(visitor string) bool {
-	o.mu.RLock()
-	_, ok := o.m[visitor]
-	o.mu.RUnlock()
-	return ok
-}
-
-func (o *idleOuts) prune(now time.Time) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for v, io := range o.m {
-		if !now.Before(io.until) {
-			delete(o.m, v)
-		}
-	}
 }
 
 // liveIndex answers "how many live places between a and b" from a snapshot's

@@ -112,9 +112,9 @@ func (r *Room) resyncRevocations(stored []Revocation, now time.Time) {
 	}
 	r.revoked.mu.RLock()
 	defer r.revoked.mu.RUnlock()
-	for id, until := range r.revoked.m {
-		if until.After(now) && !in[id] {
-			r.unsent.add(id, "", until)
+	for id, rv := range r.revoked.m {
+		if rv.until.After(now) && !in[id] {
+			r.unsent.add(id, "", rv.until)
 		}
 	}
 }
@@ -208,32 +208,16 @@ func (r *Room) Requeue(ctx context.Context, p Pass) (*Transition, error) {
 
 // revocations is the set of pass IDs that must be refused before they expire.
 type revocations struct {
-	mu sync.RWMutex
-	m  map[string]time.Time
+	expiringSet[revocation]
 }
+
+// revocation is one revoked pass, kept until the pass would have expired.
+type revocation struct {
+	until time.Time
+}
+
+func (rv revocation) forgetAt() time.Time { return rv.until }
 
 func (r *revocations) add(id string, until time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.m == nil {
-		r.m = make(map[string]time.Time)
-	}
-	r.m[id] = until
-}
-
-func (r *revocations) has(id string) bool {
-	r.mu.RLock()
-	_, ok := r.m[id]
-	r.mu.RUnlock()
-	return ok
-}
-
-func (r *revocations) prune(now time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for id, until := range r.m {
-		if !now.Before(until) {
-			delete(r.m, id)
-		}
-	}
+	r.put(id, revocation{until: until})
 }

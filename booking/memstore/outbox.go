@@ -10,20 +10,7 @@ import (
 
 // PendingOutbox returns unpublished messages, oldest first.
 func (s *Store) PendingOutbox(_ context.Context, limit int) ([]booking.OutboxMessage, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []booking.OutboxMessage
-	for _, r := range s.outbox {
-		if len(out) >= limit {
-			break
-		}
-		if !r.published {
-			m := r.msg
-			m.Payload = slices.Clone(m.Payload)
-			out = append(out, m)
-		}
-	}
-	return out, nil
+	return s.outboxWhere(limit, func(r *outboxRow) bool { return !r.published }), nil
 }
 
 // MarkPublished flags messages as relayed.
@@ -40,6 +27,14 @@ func (s *Store) MarkPublished(_ context.Context, ids []int64, now time.Time) err
 
 // UndeliveredOutbox returns published messages no consumer has handled.
 func (s *Store) UndeliveredOutbox(_ context.Context, publishedBefore time.Time, limit int) ([]booking.OutboxMessage, error) {
+	return s.outboxWhere(limit, func(r *outboxRow) bool {
+		return r.published && !r.delivered && r.publishedAt.Before(publishedBefore)
+	}), nil
+}
+
+// outboxWhere returns copies of the first limit messages, oldest first, that
+// keep says to: a caller may change what it gets without touching the store.
+func (s *Store) outboxWhere(limit int, keep func(*outboxRow) bool) []booking.OutboxMessage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []booking.OutboxMessage
@@ -47,13 +42,13 @@ func (s *Store) UndeliveredOutbox(_ context.Context, publishedBefore time.Time, 
 		if len(out) >= limit {
 			break
 		}
-		if r.published && !r.delivered && r.publishedAt.Before(publishedBefore) {
+		if keep(r) {
 			m := r.msg
 			m.Payload = slices.Clone(m.Payload)
 			out = append(out, m)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // MarkDelivered flags messages as handled by their consumer.

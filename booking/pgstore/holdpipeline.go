@@ -66,19 +66,7 @@ const insertHold = `
 
 // takeListedSeats is holdSeatList in one statement: fewer seats taken than
 // listed raises seats_unavailable with the ones it could not take.
-const takeListedSeats = `
-	WITH target AS (
-		SELECT id FROM seats WHERE event_id = $1 AND id = ANY($2) ORDER BY id FOR UPDATE
-	), taken AS (
-		UPDATE seats s SET status = 'HELD', hold_id = $3, held_until = $4
-		FROM target
-		WHERE s.event_id = $1 AND s.id = target.id
-		  AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.held_until <= $5))
-		RETURNING s.id
-	), rec AS (
-		INSERT INTO hold_seats (hold_id, event_id, seat_id) SELECT $3, $1, id FROM taken
-		ON CONFLICT (hold_id, seat_id) DO UPDATE SET event_id = EXCLUDED.event_id
-		RETURNING seat_id
+const takeListedSeats = takeListedSeatsCTE + `, rec AS (` + recordHoldSeats + `
 	)
 	SELECT foyer_check(count(*) = cardinality($2::text[]), 'seats_unavailable',
 		array_to_string(ARRAY(SELECT x FROM unnest($2::text[]) AS x WHERE x NOT IN (SELECT seat_id FROM rec)), ','))

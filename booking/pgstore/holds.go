@@ -135,6 +135,20 @@ func takeQuota(ctx context.Context, tx pgx.Tx, eventID int64, customerID string,
 // recordHoldSeats ends the statements that take seats: the seats a hold got
 // are written to hold_seats in the same round trip. A re-take writes the same
 // rows again, hence the upsert.
+// takeListedSeatsCTE locks the seats listed in $2 of event $1 in id order
+// (target) and takes for hold $3, until $4, those free at $5 (taken): the
+// start of both statements that hold listed seats.
+const takeListedSeatsCTE = `
+		WITH target AS (
+			SELECT id FROM seats WHERE event_id = $1 AND id = ANY($2) ORDER BY id FOR UPDATE
+		), taken AS (
+			UPDATE seats s SET status = 'HELD', hold_id = $3, held_until = $4
+			FROM target
+			WHERE s.event_id = $1 AND s.id = target.id
+			  AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.held_until <= $5))
+			RETURNING s.id
+		)`
+
 const recordHoldSeats = `
 		INSERT INTO hold_seats (hold_id, event_id, seat_id) SELECT $3, $1, id FROM taken
 		ON CONFLICT (hold_id, seat_id) DO UPDATE SET event_id = EXCLUDED.event_id
@@ -144,16 +158,7 @@ const recordHoldSeats = `
 // order (two overlapping holds queue instead of deadlocking) and only those
 // free at now are taken. Fewer rows than asked means the hold fails whole.
 func holdSeatList(ctx context.Context, tx pgx.Tx, eventID int64, holdID string, seats []string, until, now time.Time) ([]string, error) {
-	rows, err := tx.Query(ctx, `
-		WITH target AS (
-			SELECT id FROM seats WHERE event_id = $1 AND id = ANY($2) ORDER BY id FOR UPDATE
-		), taken AS (
-			UPDATE seats s SET status = 'HELD', hold_id = $3, held_until = $4
-			FROM target
-			WHERE s.event_id = $1 AND s.id = target.id
-			  AND (s.status = 'AVAILABLE' OR (s.status = 'HELD' AND s.held_until <= $5))
-			RETURNING s.id
-		)`+recordHoldSeats, eventID, seats, holdID, until, now)
+	rows, err := tx.Query(ctx, takeListedSeatsCTE+recordHoldSeats, eventID, seats, holdID, until, now)
 	if err != nil {
 		return nil, err
 	}

@@ -41,24 +41,15 @@ func (tt timingTracer) end(ctx context.Context, add func(*servertiming.Timing, t
 }
 
 func (tt timingTracer) TraceQueryStart(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	if tt.next != nil {
-		ctx = tt.next.TraceQueryStart(ctx, c, d)
-	}
-	return tt.start(ctx)
+	return startAfter(tt, ctx, func(t pgx.QueryTracer) context.Context { return t.TraceQueryStart(ctx, c, d) })
 }
 
 func (tt timingTracer) TraceQueryEnd(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryEndData) {
-	tt.end(ctx, (*servertiming.Timing).AddRoundTrip)
-	if tt.next != nil {
-		tt.next.TraceQueryEnd(ctx, c, d)
-	}
+	endThen(tt, ctx, (*servertiming.Timing).AddRoundTrip, func(t pgx.QueryTracer) { t.TraceQueryEnd(ctx, c, d) })
 }
 
 func (tt timingTracer) TraceBatchStart(ctx context.Context, c *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
-	if bt, ok := tt.next.(pgx.BatchTracer); ok {
-		ctx = bt.TraceBatchStart(ctx, c, d)
-	}
-	return tt.start(ctx)
+	return startAfter(tt, ctx, func(t pgx.BatchTracer) context.Context { return t.TraceBatchStart(ctx, c, d) })
 }
 
 func (tt timingTracer) TraceBatchQuery(ctx context.Context, c *pgx.Conn, d pgx.TraceBatchQueryData) {
@@ -68,37 +59,40 @@ func (tt timingTracer) TraceBatchQuery(ctx context.Context, c *pgx.Conn, d pgx.T
 }
 
 func (tt timingTracer) TraceBatchEnd(ctx context.Context, c *pgx.Conn, d pgx.TraceBatchEndData) {
-	tt.end(ctx, (*servertiming.Timing).AddRoundTrip)
-	if bt, ok := tt.next.(pgx.BatchTracer); ok {
-		bt.TraceBatchEnd(ctx, c, d)
-	}
+	endThen(tt, ctx, (*servertiming.Timing).AddRoundTrip, func(t pgx.BatchTracer) { t.TraceBatchEnd(ctx, c, d) })
 }
 
 // A statement's first use on a connection prepares it: a round trip too.
 func (tt timingTracer) TracePrepareStart(ctx context.Context, c *pgx.Conn, d pgx.TracePrepareStartData) context.Context {
-	if pt, ok := tt.next.(pgx.PrepareTracer); ok {
-		ctx = pt.TracePrepareStart(ctx, c, d)
-	}
-	return tt.start(ctx)
+	return startAfter(tt, ctx, func(t pgx.PrepareTracer) context.Context { return t.TracePrepareStart(ctx, c, d) })
 }
 
 func (tt timingTracer) TracePrepareEnd(ctx context.Context, c *pgx.Conn, d pgx.TracePrepareEndData) {
-	tt.end(ctx, (*servertiming.Timing).AddRoundTrip)
-	if pt, ok := tt.next.(pgx.PrepareTracer); ok {
-		pt.TracePrepareEnd(ctx, c, d)
-	}
+	endThen(tt, ctx, (*servertiming.Timing).AddRoundTrip, func(t pgx.PrepareTracer) { t.TracePrepareEnd(ctx, c, d) })
 }
 
 func (tt timingTracer) TraceAcquireStart(ctx context.Context, p *pgxpool.Pool, d pgxpool.TraceAcquireStartData) context.Context {
-	if at, ok := tt.next.(pgxpool.AcquireTracer); ok {
-		ctx = at.TraceAcquireStart(ctx, p, d)
+	return startAfter(tt, ctx, func(t pgxpool.AcquireTracer) context.Context { return t.TraceAcquireStart(ctx, p, d) })
+}
+
+func (tt timingTracer) TraceAcquireEnd(ctx context.Context, p *pgxpool.Pool, d pgxpool.TraceAcquireEndData) {
+	endThen(tt, ctx, (*servertiming.Timing).AddPoolWait, func(t pgxpool.AcquireTracer) { t.TraceAcquireEnd(ctx, p, d) })
+}
+
+// startAfter passes a start event on to next when next traces that kind of
+// event too, then starts the clock on what it returned.
+func startAfter[T any](tt timingTracer, ctx context.Context, pass func(T) context.Context) context.Context {
+	if t, ok := tt.next.(T); ok {
+		ctx = pass(t)
 	}
 	return tt.start(ctx)
 }
 
-func (tt timingTracer) TraceAcquireEnd(ctx context.Context, p *pgxpool.Pool, d pgxpool.TraceAcquireEndData) {
-	tt.end(ctx, (*servertiming.Timing).AddPoolWait)
-	if at, ok := tt.next.(pgxpool.AcquireTracer); ok {
-		at.TraceAcquireEnd(ctx, p, d)
+// endThen stops the clock, adding the time with add, then passes the end
+// event on to next when next traces that kind of event too.
+func endThen[T any](tt timingTracer, ctx context.Context, add func(*servertiming.Timing, time.Duration), pass func(T)) {
+	tt.end(ctx, add)
+	if t, ok := tt.next.(T); ok {
+		pass(t)
 	}
 }

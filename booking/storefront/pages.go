@@ -163,15 +163,26 @@ type holdPage struct {
 	Standing string
 }
 
-func (h *Handler) hold(w http.ResponseWriter, r *http.Request) {
-	l := h.langs.Choose(w, r)
-	a := h.call(r, "GET", "/api/holds/"+url.PathEscape(r.PathValue("id")), nil, "")
+// holdCall sends method to the API's hold named in the path and returns the
+// hold it answers with; on an error it shows the error page and reports false.
+func (h *Handler) holdCall(w http.ResponseWriter, r *http.Request, l *i18n.Locale, method string) (booking.Hold, bool) {
+	var hold booking.Hold
+	a := h.call(r, method, "/api/holds/"+url.PathEscape(r.PathValue("id")), nil, "")
 	if !a.ok() {
 		h.fail(w, r, l, a.status, a.err().Error, "", explain(l, a), "/")
+		return hold, false
+	}
+	_ = json.Unmarshal(a.body, &hold)
+	return hold, true
+}
+
+func (h *Handler) hold(w http.ResponseWriter, r *http.Request) {
+	l := h.langs.Choose(w, r)
+	var p holdPage
+	var ok bool
+	if p.Hold, ok = h.holdCall(w, r, l, "GET"); !ok {
 		return
 	}
-	var p holdPage
-	_ = json.Unmarshal(a.body, &p.Hold)
 	if ea := h.call(r, "GET", "/api/events/"+strconv.FormatInt(p.Hold.EventID, 10), nil, ""); ea.ok() {
 		_ = json.Unmarshal(ea.body, &p.Event)
 	}
@@ -210,13 +221,10 @@ func (h *Handler) postCheckout(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) postRelease(w http.ResponseWriter, r *http.Request) {
 	l := h.langs.Choose(nil, r)
-	a := h.call(r, "DELETE", "/api/holds/"+url.PathEscape(r.PathValue("id")), nil, "")
-	if !a.ok() {
-		h.fail(w, r, l, a.status, a.err().Error, "", explain(l, a), "/")
+	hold, ok := h.holdCall(w, r, l, "DELETE")
+	if !ok {
 		return
 	}
-	var hold booking.Hold
-	_ = json.Unmarshal(a.body, &hold)
 	http.Redirect(w, r, "/events/"+strconv.FormatInt(hold.EventID, 10)+"?notice=released", http.StatusSeeOther)
 }
 

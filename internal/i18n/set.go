@@ -59,8 +59,7 @@ func (s *Set) match(v string) *Locale {
 func (s *Set) Choose(w http.ResponseWriter, r *http.Request) *Locale {
 	if l := s.match(r.URL.Query().Get("lang")); l != nil {
 		if w != nil {
-			http.SetCookie(w, &http.Cookie{Name: s.Cookie, Value: l.Code, Path: "/", MaxAge: 365 * 24 * 3600,
-				HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+			RememberChoice(w, r, s.Cookie, l.Code)
 		}
 		return l
 	}
@@ -72,6 +71,13 @@ func (s *Set) Choose(w http.ResponseWriter, r *http.Request) *Locale {
 	return s.Locales[s.matcher.Accept(r.Header.Get("Accept-Language"))]
 }
 
+// RememberChoice keeps the language a fan picked from the menu in the cookie
+// for a year, so their next page opens in it.
+func RememberChoice(w http.ResponseWriter, r *http.Request, cookie, code string) {
+	http.SetCookie(w, &http.Cookie{Name: cookie, Value: code, Path: "/", MaxAge: 365 * 24 * 3600,
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+}
+
 // Option is one entry of a page's language menu.
 type Option struct {
 	Code, Name, Dir, URL string
@@ -81,9 +87,16 @@ type Option struct {
 // Menu lists the offered languages for the page at u, each a link that
 // chooses it.
 func (s *Set) Menu(u *url.URL, current *Locale) []Option {
+	return MenuOf(u, s.Locales, func(l *Locale) *Locale { return l }, current)
+}
+
+// MenuOf is Menu over any list of locales (the gateway wraps each with its
+// room's texts); of reads the Locale of one.
+func MenuOf[T any](u *url.URL, locales []T, of func(T) *Locale, current *Locale) []Option {
 	q := u.Query()
-	out := make([]Option, 0, len(s.Locales))
-	for _, l := range s.Locales {
+	out := make([]Option, 0, len(locales))
+	for _, wrapped := range locales {
+		l := of(wrapped)
 		q.Set("lang", l.Code)
 		out = append(out, Option{Code: l.Code, Name: l.Name, Dir: l.Dir, URL: u.Path + "?" + q.Encode(), Current: l == current})
 	}

@@ -16,14 +16,7 @@ import (
 func Every(ctx context.Context, d time.Duration, fn func(context.Context)) {
 	t := time.NewTicker(d)
 	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			fn(ctx)
-		}
-	}
+	untilDone(ctx, t.C, fn, func() {})
 }
 
 // Paced calls fn, waits next(), and again, until ctx ends: Every with an
@@ -32,13 +25,19 @@ func Every(ctx context.Context, d time.Duration, fn func(context.Context)) {
 func Paced(ctx context.Context, next func() time.Duration, fn func(context.Context)) {
 	t := time.NewTimer(next())
 	defer t.Stop()
+	untilDone(ctx, t.C, fn, func() { t.Reset(next()) })
+}
+
+// untilDone calls fn, then rearm, on each tick of c until ctx ends: the loop
+// Every and Paced share, one re-arming a timer, the other not needing to.
+func untilDone(ctx context.Context, c <-chan time.Time, fn func(context.Context), rearm func()) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-c:
 			fn(ctx)
-			t.Reset(next())
+			rearm()
 		}
 	}
 }

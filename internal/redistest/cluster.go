@@ -18,29 +18,12 @@ import (
 // is ok, and returns their addresses.
 func StartCluster(t testing.TB) []string {
 	t.Helper()
-	cli, err := exec.LookPath("redis-cli")
-	if err != nil {
-		Missing(t, "redis-cli is not installed")
-	}
 	var addrs []string
-	for range 3 {
-		s := StartServer(t, func(port, bus int) []string {
-			return []string{
-				"--cluster-enabled", "yes",
-				"--cluster-port", strconv.Itoa(bus),
-				"--cluster-config-file", fmt.Sprintf("nodes-%d.conf", port),
-				"--cluster-node-timeout", "5000",
-			}
-		})
+	for _, s := range createCluster(t, 3, 0, 5*time.Second) {
 		addrs = append(addrs, s.Addr)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	args := append([]string{"--cluster", "create"}, addrs...)
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
-	if out, err := exec.CommandContext(ctx, cli, args...).CombinedOutput(); err != nil {
-		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
-	}
 	for _, addr := range addrs {
 		c := redis.NewClient(&redis.Options{Addr: addr})
 		for {
@@ -57,4 +40,37 @@ func StartCluster(t testing.TB) []string {
 		c.Close()
 	}
 	return addrs
+}
+
+// createCluster starts nodes private cluster-enabled servers on loopback
+// (stopped when the test ends) and joins them into one cluster covering every
+// slot with redis-cli --cluster create, replicas replicas to a master. It
+// returns once redis-cli did: the caller waits for the state it needs.
+func createCluster(t testing.TB, nodes, replicas int, nodeTimeout time.Duration) []*Server {
+	t.Helper()
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		Missing(t, "redis-cli is not installed")
+	}
+	servers := make([]*Server, 0, nodes)
+	args := []string{"--cluster", "create"}
+	for range nodes {
+		s := StartServer(t, func(port, bus int) []string {
+			return []string{
+				"--cluster-enabled", "yes",
+				"--cluster-port", strconv.Itoa(bus),
+				"--cluster-config-file", fmt.Sprintf("nodes-%d.conf", port),
+				"--cluster-node-timeout", strconv.FormatInt(nodeTimeout.Milliseconds(), 10),
+			}
+		})
+		servers = append(servers, s)
+		args = append(args, s.Addr)
+	}
+	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, cli, args...).CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+	}
+	return servers
 }

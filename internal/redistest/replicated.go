@@ -3,8 +3,6 @@ package redistest
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,30 +31,13 @@ const replicatedNodeTimeout = 2 * time.Second
 // each, and waits until the cluster is ok and every replica is in sync.
 func StartReplicatedCluster(t testing.TB) *ReplicatedCluster {
 	t.Helper()
-	cli, err := exec.LookPath("redis-cli")
-	if err != nil {
-		Missing(t, "redis-cli is not installed")
-	}
 	c := &ReplicatedCluster{NodeTimeout: replicatedNodeTimeout}
-	for range 6 {
-		s := StartServer(t, func(port, bus int) []string {
-			return []string{
-				"--cluster-enabled", "yes",
-				"--cluster-port", strconv.Itoa(bus),
-				"--cluster-config-file", fmt.Sprintf("nodes-%d.conf", port),
-				"--cluster-node-timeout", strconv.FormatInt(replicatedNodeTimeout.Milliseconds(), 10),
-			}
-		})
-		c.Servers = append(c.Servers, s)
+	c.Servers = createCluster(t, 6, 1, replicatedNodeTimeout)
+	for _, s := range c.Servers {
 		c.Addrs = append(c.Addrs, s.Addr)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	args := append([]string{"--cluster", "create"}, c.Addrs...)
-	args = append(args, "--cluster-replicas", "1", "--cluster-yes")
-	if out, err := exec.CommandContext(ctx, cli, args...).CombinedOutput(); err != nil {
-		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
-	}
 	// A node redis-cli made a replica may still call itself a master for a
 	// moment: wait until three replicas are linked and every node is ok.
 	for {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strconv"
 )
 
@@ -31,4 +32,20 @@ func FreePort() (int, error) {
 		return port, nil
 	}
 	return 0, errors.New("serverproc: no free port found below the ephemeral range")
+}
+
+// FreePorts returns n distinct ports as FreePort does: a server that listens
+// on several gets them in one call, never the same port twice.
+func FreePorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for len(ports) < n {
+		p, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(ports, p) {
+			ports = append(ports, p)
+		}
+	}
+	return ports, nil
 }

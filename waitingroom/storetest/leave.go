@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/foyer-dev/foyer/waitingroom"
@@ -44,13 +45,9 @@ func testLeaveWaiting(t *testing.T, h Harness) {
 		t.Fatalf("serving %d admitted %d skipped %d pending %d; want 6, 4, 2, 4", s.Serving, s.Admitted, s.Skipped, s.Pending)
 	}
 	for _, p := range []uint64{0, 3, 4, 5} {
-		if c := f.claim(visitor(int(p)), p, at(3), limits()); c.Status != waitingroom.Claimed {
-			t.Fatalf("place %d: %v, want claimed", p, c.Status)
-		}
+		f.expectClaim(fmt.Sprintf("place %d", p), visitor(int(p)), p, at(3), limits(), waitingroom.Claimed)
 	}
-	if c := f.claim(visitor(1), 1, at(3), limits()); c.Status != waitingroom.Finished {
-		t.Fatalf("the left place's ticket: %v, want finished (it rejoins at the back)", c.Status)
-	}
+	f.expectClaim("the left place's ticket (it rejoins at the back)", visitor(1), 1, at(3), limits(), waitingroom.Finished)
 	if s := f.snap(at(3)); s.Active != 4 || s.Pending != 0 {
 		t.Fatalf("active %d pending %d; want 4, 0", s.Active, s.Pending)
 	}
@@ -77,13 +74,9 @@ func testLeaveAtFront(t *testing.T, h Harness) {
 	if s.Serving != 3 || s.Pending != 2 || s.Abandoned != 0 {
 		t.Fatalf("serving %d pending %d abandoned %d; want 3, 2, 0", s.Serving, s.Pending, s.Abandoned)
 	}
-	if c := f.claim(visitor(0), 0, at(3), lim); c.Status != waitingroom.Finished {
-		t.Fatalf("the left fan's ticket: %v, want finished", c.Status)
-	}
+	f.expectClaim("the left fan's ticket", visitor(0), 0, at(3), lim, waitingroom.Finished)
 	for _, p := range []uint64{1, 2} {
-		if c := f.claim(visitor(int(p)), p, at(3), lim); c.Status != waitingroom.Claimed {
-			t.Fatalf("place %d: %v, want claimed", p, c.Status)
-		}
+		f.expectClaim(fmt.Sprintf("place %d", p), visitor(int(p)), p, at(3), lim, waitingroom.Claimed)
 	}
 	// The grace ends: nothing was abandoned, and the cap held throughout.
 	f.advance(at(40), lim)
@@ -103,9 +96,7 @@ func testLeaveInSession(t *testing.T, h Harness) {
 	if s := f.snap(at(1)); s.Active != 0 {
 		t.Fatalf("active %d after leaving, want 0", s.Active)
 	}
-	if c := f.claim(visitor(0), res.Key, at(2), limits()); c.Status != waitingroom.Finished {
-		t.Fatalf("claim after leaving: %v, want finished", c.Status)
-	}
+	f.expectClaim("claim after leaving", visitor(0), res.Key, at(2), limits(), waitingroom.Finished)
 }
 
 // testLeftPlaceNeverLiveAgain: a judged place whose holder left no longer
@@ -141,12 +132,8 @@ func testLeaveReturner(t *testing.T, h Harness) {
 	f.advance(at(1), lim)
 	f.advance(at(40), lim) // visitor 0's grace ends unclaimed
 	f.advance(at(41), lim) // visitor 1 takes the slot
-	if c := f.claim(visitor(1), 1, at(42), lim); c.Status != waitingroom.Claimed {
-		t.Fatalf("place 1: %v, want claimed", c.Status)
-	}
-	if c := f.claim(visitor(0), 0, at(43), lim); c.Status != waitingroom.Full {
-		t.Fatalf("returner: %v, want full", c.Status)
-	}
+	f.expectClaim("place 1", visitor(1), 1, at(42), lim, waitingroom.Claimed)
+	f.expectClaim("returner", visitor(0), 0, at(43), lim, waitingroom.Full)
 	if s := f.snap(at(43)); s.Returning != 1 {
 		t.Fatalf("returning %d, want 1", s.Returning)
 	}
@@ -154,7 +141,5 @@ func testLeaveReturner(t *testing.T, h Harness) {
 	if s := f.snap(at(44)); s.Returning != 0 {
 		t.Fatalf("returning %d after leaving, want 0", s.Returning)
 	}
-	if c := f.claim(visitor(0), 0, at(45), lim); c.Status != waitingroom.Finished {
-		t.Fatalf("returner after leaving: %v, want finished", c.Status)
-	}
+	f.expectClaim("returner after leaving", visitor(0), 0, at(45), lim, waitingroom.Finished)
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -72,15 +73,11 @@ func testGhostsSkipped(t *testing.T, h Harness) {
 			s.Serving, s.Admitted, s.Skipped, s.Pending)
 	}
 	for i, p := range live {
-		if c := f.claim(visitor(100+i), p, at(162), liveLimits()); c.Status != waitingroom.Claimed {
-			t.Fatalf("live place %d: %v, want claimed", p, c.Status)
-		}
+		f.expectClaim(fmt.Sprintf("live place %d", p), visitor(100+i), p, at(162), liveLimits(), waitingroom.Claimed)
 	}
 	// A skipped ghost who comes back is an admission that lapsed: in at the
 	// front, a slot being free.
-	if c := f.claim(visitor(0), 0, at(163), liveLimits()); c.Status != waitingroom.Claimed {
-		t.Fatalf("returning ghost: %v, want claimed as a lapsed admission", c.Status)
-	}
+	f.expectClaim("returning ghost (a lapsed admission)", visitor(0), 0, at(163), liveLimits(), waitingroom.Claimed)
 	if s := f.snap(at(163)); s.Abandoned != 0 {
 		t.Fatalf("abandoned %d: no slot may go to a ghost", s.Abandoned)
 	}
@@ -204,9 +201,7 @@ func testSessionIdleOut(t *testing.T, h Harness) {
 	}
 	b := f.join("b", t0, lim)
 	f.advance(at(1), lim)
-	if c := f.claim("b", b.Key, at(2), lim); c.Status != waitingroom.Claimed {
-		t.Fatalf("b: %v", c.Status)
-	}
+	f.expectClaim("b", "b", b.Key, at(2), lim, waitingroom.Claimed)
 	for sec := 2.0; sec <= 70; sec++ {
 		if int(sec)%20 == 0 {
 			f.beat(waitingroom.Beats{Sessions: []string{"b"}}, at(sec), lim)
@@ -240,9 +235,7 @@ func testSessionIdleOut(t *testing.T, h Harness) {
 	if err := f.s.Release(f.ctx, f.room, "b", "", time.Time{}, at(72), lim); err != nil {
 		t.Fatal(err)
 	}
-	if c := f.claim("b", b.Key, at(73), lim); c.Status != waitingroom.Finished {
-		t.Fatalf("b after release: %v, want finished", c.Status)
-	}
+	f.expectClaim("b after release", "b", b.Key, at(73), lim, waitingroom.Finished)
 }
 
 // testIdledOutSessionEndsWhenItWould: a session that idled out gives its
@@ -285,9 +278,7 @@ func testIdledOutSessionEndsWhenItWould(t *testing.T, h Harness) {
 	for sec := 132.0; sec <= 200; sec++ {
 		f.advance(at(sec), lim)
 	}
-	if c := f.claim("a", a.Key, at(201), lim); c.Status != waitingroom.Finished {
-		t.Fatalf("return after the session's end: %v, want finished", c.Status)
-	}
+	f.expectClaim("return after the session's end", "a", a.Key, at(201), lim, waitingroom.Finished)
 	if s := f.snap(at(201)); s.Active != 0 {
 		t.Fatalf("active %d after a finished; want 0", s.Active)
 	}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -47,9 +48,7 @@ func (f *fixture) sessions(lim waitingroom.Limits) {
 	f.fill(4, t0)
 	f.advance(at(1), lim)
 	for i := range 2 {
-		if c := f.claim(visitor(i), uint64(i), at(1.5), lim); c.Status != waitingroom.Claimed {
-			f.t.Fatalf("claim %d: %v", i, c.Status)
-		}
+		f.expectClaim(fmt.Sprintf("claim %d", i), visitor(i), uint64(i), at(1.5), lim, waitingroom.Claimed)
 	}
 }
 
@@ -99,15 +98,9 @@ func testRequeueOrder(t *testing.T, h Harness) {
 	f.sessions(lim)
 	f.requeue(visitor(1), at(2), lim)
 	f.requeue(visitor(0), at(2.5), lim)
-	if c := f.claim(visitor(0), 0, at(3), lim); c.Status != waitingroom.Requeued {
-		t.Fatalf("the second requeued, asking first: %v; want requeued (behind the first)", c.Status)
-	}
-	if c := f.claim(visitor(1), 1, at(3.1), lim); c.Status != waitingroom.Claimed {
-		t.Fatalf("the first requeued: %v; want claimed", c.Status)
-	}
-	if c := f.claim(visitor(0), 0, at(3.2), lim); c.Status != waitingroom.Claimed {
-		t.Fatalf("the second requeued, once the first is in: %v; want claimed", c.Status)
-	}
+	f.expectClaim("the second requeued, asking first (it waits behind the first)", visitor(0), 0, at(3), lim, waitingroom.Requeued)
+	f.expectClaim("the first requeued", visitor(1), 1, at(3.1), lim, waitingroom.Claimed)
+	f.expectClaim("the second requeued, once the first is in", visitor(0), 0, at(3.2), lim, waitingroom.Claimed)
 	if s := f.snap(at(3.2)); s.Active != 2 || s.Returning != 0 {
 		t.Fatalf("active %d returning %d; want 2, 0", s.Active, s.Returning)
 	}
@@ -130,12 +123,8 @@ func testRequeueCap(t *testing.T, h Harness) {
 	// With the slot taken, a requeued visitor waits: never above the cap.
 	lim.Requeues = 2
 	f.requeue(visitor(0), at(5), lim)
-	if c := f.claim(visitor(1), 1, at(5.1), lim); c.Status != waitingroom.Claimed {
-		t.Fatalf("the other live session: %v", c.Status)
-	}
-	if c := f.claim(visitor(0), 0, at(5.3), lim); c.Status != waitingroom.Claimed {
-		t.Fatalf("requeued with its slot free: %v; want claimed", c.Status)
-	}
+	f.expectClaim("the other live session", visitor(1), 1, at(5.1), lim, waitingroom.Claimed)
+	f.expectClaim("requeued with its slot free", visitor(0), 0, at(5.3), lim, waitingroom.Claimed)
 	if s := f.snap(at(5.3)); s.Active > lim.Cap {
 		t.Fatalf("active %d; cap %d", s.Active, lim.Cap)
 	}
@@ -149,20 +138,14 @@ func testRequeueStopsAsking(t *testing.T, h Harness) {
 	f.requeue(visitor(1), at(2), lim)
 	// Visitor 1 keeps asking; visitor 0, ahead of them, never does.
 	for sec := 3.0; sec < 2+waitingroom.ReturnerWindow.Seconds(); sec += 10 {
-		if c := f.claim(visitor(1), 1, at(sec), lim); c.Status != waitingroom.Requeued {
-			t.Fatalf("at %.0fs: %v; want requeued, behind visitor 0", sec, c.Status)
-		}
+		f.expectClaim(fmt.Sprintf("at %.0fs (behind visitor 0)", sec), visitor(1), 1, at(sec), lim, waitingroom.Requeued)
 		f.advance(at(sec+0.5), lim)
 	}
 	f.advance(at(2+waitingroom.ReturnerWindow.Seconds()+1), lim)
-	if c := f.claim(visitor(1), 1, at(50), lim); c.Status != waitingroom.Claimed {
-		t.Fatalf("once visitor 0 stopped asking: %v; want claimed", c.Status)
-	}
+	f.expectClaim("once visitor 0 stopped asking", visitor(1), 1, at(50), lim, waitingroom.Claimed)
 	// The store forgot visitor 0's place at the front with the returners:
 	// their session is over, and they rejoin at the back.
-	if c := f.claim(visitor(0), 0, at(51), lim); c.Status != waitingroom.Finished {
-		t.Fatalf("visitor 0, back after the returner window: %v; want finished", c.Status)
-	}
+	f.expectClaim("visitor 0, back after the returner window", visitor(0), 0, at(51), lim, waitingroom.Finished)
 }
 
 func testRequeueNoSession(t *testing.T, h Harness) {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -24,9 +25,7 @@ func testReturnersWithinTheRate(t *testing.T, h Harness) {
 	if s := f.snap(at(161)); s.Serving != live[0]+1 || s.Skipped != 20 || s.Admitted != 1 {
 		t.Fatalf("first open step: serving %d skipped %d admitted %d, want %d, 20, 1", s.Serving, s.Skipped, s.Admitted, live[0]+1)
 	}
-	if c := f.claim(visitor(20), live[0], at(161.2), lim); c.Status != waitingroom.Claimed {
-		t.Fatalf("live place %d: %v, want claimed", live[0], c.Status)
-	}
+	f.expectClaim(fmt.Sprintf("live place %d", live[0]), visitor(20), live[0], at(161.2), lim, waitingroom.Claimed)
 	in := make(map[int]bool)
 	back := func(now time.Time) int {
 		n := 0
@@ -89,12 +88,8 @@ func testGhostTakesNoLiveSlot(t *testing.T, h Harness) {
 	if len(s.Batches) != 1 || s.Batches[0].Count != 1 || s.Batches[0].End() != live[0]+1 {
 		t.Fatalf("batches %+v, want one admitting place %d over [0, %d)", s.Batches, live[0], live[0]+1)
 	}
-	if c := f.claim(visitor(0), 0, at(162), lim); c.Status != waitingroom.Full {
-		t.Fatalf("the skipped ghost back within the grace: %v, want full (the one slot is the live fan's)", c.Status)
-	}
-	if c := f.claim(visitor(1), live[0], at(163), lim); c.Status != waitingroom.Claimed {
-		t.Fatalf("the live fan admitted past the ghost: %v, want claimed", c.Status)
-	}
+	f.expectClaim("the skipped ghost back within the grace (the one slot is the live fan's)", visitor(0), 0, at(162), lim, waitingroom.Full)
+	f.expectClaim("the live fan admitted past the ghost", visitor(1), live[0], at(163), lim, waitingroom.Claimed)
 	if s := f.snap(at(163)); s.Active != 1 || s.Pending != 0 || s.Returning != 1 {
 		t.Fatalf("active %d pending %d returning %d, want 1, 0, 1", s.Active, s.Pending, s.Returning)
 	}
@@ -102,9 +97,7 @@ func testGhostTakesNoLiveSlot(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	f.advance(at(171), lim)
-	if c := f.claim(visitor(0), 0, at(171.5), lim); c.Status != waitingroom.Claimed {
-		t.Fatalf("the ghost once the slot freed: %v, want claimed", c.Status)
-	}
+	f.expectClaim("the ghost once the slot freed", visitor(0), 0, at(171.5), lim, waitingroom.Claimed)
 	if s := f.snap(at(171.5)); s.Returned != 1 || s.Active != 1 {
 		t.Fatalf("returned %d active %d, want 1 and 1", s.Returned, s.Active)
 	}
@@ -198,13 +191,9 @@ func testGhostRunsAcrossBlocks(t *testing.T, h Harness) {
 	}
 	beat := uint64(31 * waitingroom.LiveBlock)
 	for _, g := range []uint64{0, 99, 101, beat - 1, beat, beat + 7, 2*beat - 1, 2 * beat, live[1] - 1} {
-		if c := f.claim(visitor(int(g)), g, at(162), lim); c.Status != waitingroom.Full {
-			t.Fatalf("ghost place %d back within the grace: %v, want full (both slots are the live fans')", g, c.Status)
-		}
+		f.expectClaim(fmt.Sprintf("ghost place %d back within the grace (both slots are the live fans')", g), visitor(int(g)), g, at(162), lim, waitingroom.Full)
 	}
 	for _, p := range live {
-		if c := f.claim(visitor(int(p)), p, at(163), lim); c.Status != waitingroom.Claimed {
-			t.Fatalf("live place %d: %v, want claimed", p, c.Status)
-		}
+		f.expectClaim(fmt.Sprintf("live place %d", p), visitor(int(p)), p, at(163), lim, waitingroom.Claimed)
 	}
 }

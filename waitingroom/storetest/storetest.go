@@ -183,6 +183,15 @@ func (f *fixture) claim(v string, place uint64, now time.Time, lim waitingroom.L
 	return res
 }
 
+// expectClaim claims and fails the test unless the store answers want; what
+// names the claim in the failure.
+func (f *fixture) expectClaim(what, v string, place uint64, now time.Time, lim waitingroom.Limits, want waitingroom.ClaimStatus) {
+	f.t.Helper()
+	if c := f.claim(v, place, now, lim); c.Status != want {
+		f.t.Fatalf("%s: %v, want %v", what, c.Status, want)
+	}
+}
+
 func (f *fixture) advance(now time.Time, lim waitingroom.Limits) {
 	f.t.Helper()
 	if err := f.s.Advance(f.ctx, f.room, now, lim); err != nil {
