@@ -336,17 +336,19 @@ const holeI = "I"
 // and C by the stores recording the ghosts a step skips among the live
 // places it admits (a ghost comes back as a lapsed admission).
 //
+// J is closed by the store ending only the session a pass names (by its
+// end) on a release or a requeue.
+//
 // E to I are open: the re-seed starts from views up to a refresh old (E, F,
 // H, I), and restores admissions by their counts of claims (G).
-const openHoles = "E,F,G,H,I,J"
+const openHoles = "E,F,G,H,I"
 
 // holeJ: a visitor requeued and let in again holds a new session with a new
 // pass id, while a node that has not refreshed since still honours the
 // failed session's pass (held by a copy of the ticket, or another browser of
-// the account); the origin revoking that old pass ends the visitor's new
-// session in the store (Release ends the visitor's live session, whichever
-// pass names it), whose own pass stays honoured until it expires
-// (docs/PROTOCOL.md, "Requeue").
+// the account); the origin revoking or failing that old pass ended the
+// visitor's new session in the store, whose own pass stayed honoured until
+// it expired (docs/PROTOCOL.md, "Requeue").
 const holeJ = "J"
 
 func knownHoles() map[string]bool {
@@ -433,9 +435,6 @@ type sessionRec struct {
 	// tick on (docs/endpoints.md, "Tickets and passes are bearer tokens").
 	endNode  int
 	endEvent int
-	// endedByOther is set when the revocation that ended it named the pass
-	// of another session of the visitor (hole J).
-	endedByOther bool
 	// lost is set while the store lost the session and nobody reclaimed it
 	// since (no pass of it was handed out after the loss); holdUntil is when
 	// the slot the re-seed held for it ends.
@@ -1021,9 +1020,11 @@ func (m *admissionModel) checkRate(now time.Time, snap waitingroom.Snapshot) {
 func (m *admissionModel) revoked(p waitingroom.Pass, node int) {
 	now := m.clock.Now()
 	for _, s := range m.sessions {
-		if s.subject == p.Subject && s.live(now) {
+		// Only the pass's own session ends (Store.Release): one named by
+		// its end, as the pass id is. A pass of a session requeued before
+		// ends nothing of the one the visitor holds now.
+		if s.subject == p.Subject && s.live(now) && s.exp.Unix() == p.ExpiresAt.Unix() {
 			s.ended, s.endedAt, s.endNode, s.endEvent = true, now, node, m.event
-			s.endedByOther = s.key.id != p.ID
 		}
 	}
 	m.tb.Logf("  the origin revoked the session of %s through node %d", m.who(p.Subject), node)
@@ -1372,8 +1373,6 @@ func (m *admissionModel) checkAccepted(node int, token string, p waitingroom.Pas
 	case s.ended && !s.endIdle && m.knowsRevocation(node, s) && rec.session.next != nil:
 		m.hole(holeG, "invariant 6: node %d accepted a pass of %s (jti %s) from before the loss, whose session, claimed again after the loss as jti %s, the origin revoked at +%s: the revocation names the new id only",
 			node, m.who(p.Subject), m.jti(rec.pass.ID), m.jti(s.key.id), m.until(s.endedAt))
-	case s.ended && !s.endIdle && s.endedByOther && m.subject(p.Subject).requeues > 0:
-		m.hole(holeJ, "invariant 6: node %d accepted a pass of %s (jti %s), whose session was ended at +%s by the revocation of the pass of a session of theirs requeued before", node, m.who(p.Subject), m.jti(rec.pass.ID), m.until(s.endedAt))
 	case s.ended && !s.endIdle && m.knowsRevocation(node, s):
 		m.fatalf("invariant 6: node %d accepted a pass of %s whose session was revoked at +%s through node %d", node, m.who(p.Subject), m.until(s.endedAt), s.endNode)
 	}
@@ -1508,7 +1507,7 @@ func (m *admissionModel) requeue(f *modelFan, p waitingroom.Pass, node int) {
 	bound := max(1, m.cfg.Requeues)
 	if tr.To != waitingroom.TicketRequeued {
 		m.tb.Logf("  the origin failed the session of %s: %s (%d of %d requeues made)", m.who(p.Subject), tr.Event, sr.requeues, bound)
-		if sr.requeues < bound && len(m.losses) == 0 && m.liveSessionOf(p.Subject, now) != nil {
+		if s := m.liveSessionOf(p.Subject, now); sr.requeues < bound && len(m.losses) == 0 && s != nil && s.exp.Unix() == p.ExpiresAt.Unix() {
 			m.fatalf("invariant 8: the requeue of %s, with %d of %d made and the session live, was refused", m.who(p.Subject), sr.requeues, bound)
 		}
 		m.observe()

@@ -72,8 +72,8 @@ import (
 //
 // The holes this test found (holeA to holeI in the harness) each keep a
 // regression sequence, and the checks that meet one say "hole X". A to D are
-// closed; E to I, found by the loss of the store, and J, found with
-// requeues, are open and tolerated by default (openHoles).
+// closed, and so is J, found with requeues; E to I, found by the loss of
+// the store, are open and tolerated by default (openHoles).
 // The store losing the room (a step of its own) is drawn only with
 // FOYER_MODEL_LOSSES set, as make chaos does: the holes a loss still opens
 // are being closed, and their regressions run every time.
@@ -316,6 +316,31 @@ var admissionRegressions = []admissionRegression{
 			{Op: opJoin, Node: 0},
 			{Op: opRevoke, Fan: 0, Node: 0},
 			{Op: opComeBack, Fan: 2, Node: 0},
+		},
+	},
+	{
+		// Two browsers of one account share a session. The origin fails
+		// it through node 1, and the first browser is let in again at once
+		// through node 0, into a new session; node 0, not refreshed since,
+		// still honours the second browser's pass of the failed session,
+		// and the origin fails and then revokes that one. Both must end
+		// nothing of the new session, whose pass the first browser then
+		// presents.
+		name: "old_pass_of_a_requeued_visitor_ends_their_new_session",
+		hole: holeJ,
+		cfg:  modelSettings{Cap: 2, Rate: 60, ReturnWindow: waitingroom.DefaultReturnWindow, WaitingIdle: waitingroom.DefaultWaitingIdleTimeout, Requeues: 2},
+		steps: []modelStep{
+			{Op: opJoin, Node: 0, Account: "acct-1"},
+			{Op: opWait, Seconds: 1},
+			{Op: opJoin, Node: 0, Account: "acct-1"},
+			{Op: opWait, Seconds: 1},
+			{Op: opRequeue, Fan: 0, Node: 1},
+			{Op: opLatestTicket, Fan: 0, Node: 0},
+			{Op: opRequeue, Fan: 1, Node: 0},
+			{Op: opRevoke, Fan: 1, Node: 0},
+			{Op: opPresentPass, Fan: 0, Node: 0},
+			{Op: opWait, Seconds: 1},
+			{Op: opPresentPass, Fan: 0, Node: 1},
 		},
 	},
 }
