@@ -19,6 +19,10 @@ const (
 	// StateChallenge: a newcomer must solve Status.Challenge before a place
 	// is made for them (see pow.go).
 	StateChallenge State = "challenge"
+	// StateCodeRequired: the room gives places to code holders only
+	// (codes_required) and the visitor sent no code: no place is made, the
+	// page asks for one (docs/codes.md).
+	StateCodeRequired State = "code_required"
 )
 
 // Status is the answer to "where am I?", served as JSON and rendered on the page.
