@@ -70,6 +70,9 @@ type pageData struct {
 	// tells them of.
 	LeaveURL, Back string
 	ReturnMinutes  int
+	// CodeURL, on the page that asks for an access code, is where its form
+	// posts (docs/codes.md); Back is the page to come back to.
+	CodeURL string
 	// Preview: the page is a preview on the operator's dashboard
 	// (docs/operations.md, "Previews"); the embedded page's script then
 	// neither polls, connects, solves nor reloads.

@@ -43,7 +43,7 @@ func CheckCodeBatch(batch []NewCode, lanes []string, first int) ([]NewCode, erro
 		return nil, &CodeBatchError{Err: fmt.Errorf("%w: no codes", ErrCodeBatch)}
 	}
 	if len(batch) > MaxCodeBatch {
-		return nil, &CodeBatchError{Err: fmt.Errorf("%w: %d codes, at most %d a batch", ErrCodeBatch, len(batch), MaxCodeBatch)}
+		return nil, &CodeBatchError{Err: fmt.Errorf("%w: %d codes, at most %d a batch", ErrCodeBatchSize, len(batch), MaxCodeBatch)}
 	}
 	out := make([]NewCode, len(batch))
 	seen := make(map[string]int, len(batch))
@@ -75,23 +75,26 @@ func lanesWord(lanes []string) string {
 	return strings.Join(lanes, ", ")
 }
 
-// AddCodes checks a batch (CheckCodeBatch, against code_lanes), stores it
-// hashed, all or none, and records it in the audit trail: one entry per
-// batch, saying how many codes it added for each lane. It returns the
-// stored entries, in the batch's order.
-func (r *Room) AddCodes(ctx context.Context, batch []NewCode) ([]CodeEntry, error) {
+// AddCodes checks a batch (CheckCodeBatch, against code_lanes, its lines
+// numbered from firstLine), stores it hashed, all or none, and records it in
+// the audit trail: one entry per batch, saying how many codes it added for
+// each lane. It returns the codes added, in the batch's order, each with
+// the entry stored for it.
+func (r *Room) AddCodes(ctx context.Context, batch []NewCode, firstLine int) ([]AddedCode, error) {
 	lanes, err := ParseLanes(r.settings().CodeLanes)
 	if err != nil {
 		return nil, err
 	}
-	codes, err := CheckCodeBatch(batch, lanes, 1)
+	codes, err := CheckCodeBatch(batch, lanes, firstLine)
 	if err != nil {
 		return nil, err
 	}
+	added := make([]AddedCode, len(codes))
 	entries := make([]CodeEntry, len(codes))
 	perLane := map[string]int{}
 	for i, c := range codes {
 		entries[i] = CodeEntry{ID: r.key.codeID(r.id, c.Code), Lane: c.Lane, MaxUses: c.MaxUses}
+		added[i] = AddedCode{Code: c.Code, CodeEntry: entries[i]}
 		perLane[c.Lane]++
 	}
 	if err := r.store.AddCodes(ctx, r.id, entries); err != nil {
@@ -103,7 +106,14 @@ func (r *Room) AddCodes(ctx context.Context, batch []NewCode) ([]CodeEntry, erro
 	}
 	e, err := r.RecordAudit(ctx, AuditEntry{Who: op.Who, Action: AuditCodes, Summary: codeBatchSummary(perLane), Note: op.Note})
 	op.Entry, op.AuditErr = &e, err
-	return entries, nil
+	return added, nil
+}
+
+// AddedCode is a code of a batch, normalized, with the entry stored for it:
+// what the operator is given back, once.
+type AddedCode struct {
+	Code string
+	CodeEntry
 }
 
 // codeBatchSummary words a batch for the audit trail: "batch of 25 codes for

@@ -47,6 +47,10 @@ func (r *Room) askCode(now time.Time) Visit {
 	return Visit{Status: st, transition: machine[TicketNew][EventCodeRequired]}
 }
 
+// CodeRequiredStatus is what a fan without a code is told by a room that
+// gives places to code holders only, as Admit tells them.
+func (r *Room) CodeRequiredStatus() Status { return r.askCode(r.now()).Status }
+
 // redeem answers a newcomer who sent a code: the try weighs on join_limit
 // (this node's table, then the store's count for every node, right code or
 // wrong), the store counts one use of the code, and the fan joins the code's

@@ -50,6 +50,8 @@ var (
 	ErrCodeExists  = errors.New("code already stored")
 	ErrUnknownLane = errors.New("unknown lane")
 	ErrCodeBatch   = errors.New("bad code batch")
+	// ErrCodeBatchSize refuses a batch of more than MaxCodeBatch codes.
+	ErrCodeBatchSize = errors.New("code batch too large")
 	// ErrCodeRefused refuses a fan's code: no such code (for any lane), or
 	// its uses are spent. Which one is CodeRefusedError.Status.
 	ErrCodeRefused = errors.New("code refused")

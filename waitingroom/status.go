@@ -82,6 +82,10 @@ type Status struct {
 	QueueAll bool `json:"queue_all,omitempty"`
 	// Challenge is the puzzle to solve, in the challenge state.
 	Challenge *ChallengeOffer `json:"challenge,omitempty"`
+	// CodeOptional, in the code_required state, says the room takes fans
+	// without a code too: a page that refused a code asks for it again and
+	// offers the line without one. Pages only: never in the JSON.
+	CodeOptional bool `json:"-"`
 }
 
 // Refresh bounds. The longest interval stays well inside the admission grace so
