@@ -136,19 +136,20 @@ func TestSingleUseCodeGivesOnePlace(t *testing.T) {
 // (a reload of a ?code= link, say) keeps their place, and the code its use.
 func TestCodeWithAPlaceIsNotUsed(t *testing.T) {
 	e, r, _ := codeRoom(t, waitingroom.Settings{}, waitingroom.NewCode{Code: "KEEP-MINE", Lane: "members", MaxUses: 5})
-	first, err := e.withCode(r, "KEEP-MINE", "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := e.withCode(r, "", ""); err != nil { // someone else, taking the only slot
 		t.Fatal(err)
+	}
+	first, err := e.withCode(r, "KEEP-MINE", "")
+	if err != nil || first.Status.State != waitingroom.StateQueued {
+		t.Fatalf("with a code: %+v %v, want a place in line", first, err)
 	}
 	again, err := e.withCode(r, "KEEP-MINE", r.SealTicket(first.Ticket))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Ticket.Key != first.Ticket.Key || again.Ticket.Visitor != first.Ticket.Visitor {
-		t.Fatalf("the fan's place changed: %+v, was %+v", again.Ticket, first.Ticket)
+	if again.Ticket.Key != first.Ticket.Key || again.Ticket.Visitor != first.Ticket.Visitor ||
+		again.Transition.From != waitingroom.TicketWaiting || again.Transition.Event != waitingroom.EventCode {
+		t.Fatalf("the fan's place changed: %+v (%v), was %+v", again.Ticket, again.Transition, first.Ticket)
 	}
 	if u := usesOf(t, e, r); u["members"] != 1 {
 		t.Fatalf("uses %v, want the one that made the place", u)
