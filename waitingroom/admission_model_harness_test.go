@@ -544,7 +544,7 @@ type admissionModel struct {
 	settings waitingroom.Settings // with defaults
 	lookback time.Duration
 
-	fans     []*modelFan
+	fans []*modelFan
 	// onceUsed is set once the single-use code made a place: it never
 	// makes another, on either node.
 	onceUsed bool
