@@ -62,23 +62,6 @@ func codesConfig(storage, room, store, logFile, extra string) string {
 	return caddyConfigWith(storage, globals, strings.ReplaceAll(sites, ":9082", ":"+strconv.Itoa(nodeBPort)))
 }
 
-// adminSend calls the admin API with a body of a content type.
-func adminSend(t *testing.T, method, path, contentType, body string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, adminBase+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", contentType)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(data)
-}
-
 // readCSV reads an admin answer's CSV, header line first.
 func readCSV(t *testing.T, body string) [][]string {
 	t.Helper()
