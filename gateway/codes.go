@@ -52,12 +52,8 @@ func takeCode(r *http.Request) (code string, ok bool, err error) {
 // page again, saying why, with the form. A client that asks for JSON is
 // answered with its status, as the status endpoint would.
 func (h *Handler) serveCode(w http.ResponseWriter, r *http.Request) error {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST")
-		return writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "code takes POST.")
-	}
-	if err := codeOrigin.Check(r); err != nil {
-		return writeError(w, http.StatusForbidden, "cross_origin", "code takes a form posted from the waiting page itself.")
+	if refused, err := refusePagePost(w, r, codeOrigin, "code"); refused {
+		return err
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
 	if err := r.ParseForm(); err != nil {
