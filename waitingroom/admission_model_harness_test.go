@@ -58,6 +58,7 @@ type arrival struct {
 	Ticket  string // the ticket cookie, sealed; "" for none
 	Pass    string // the pass cookie; "" for none
 	Kind    arrivalKind
+	Code    string // an access code the request carries; "" for none
 }
 
 // decision is the room's answer to an arrival.
@@ -89,7 +90,7 @@ type modelNode struct {
 // admit answers one request of a fan through Room.Admit, the one call the
 // gateway's handler makes.
 func (n *modelNode) admit(ctx context.Context, a arrival) (decision, error) {
-	in := waitingroom.Arrival{Client: a.Client, Ticket: a.Ticket, Pass: a.Pass, Kind: waitingroom.RequestPage}
+	in := waitingroom.Arrival{Client: a.Client, Ticket: a.Ticket, Pass: a.Pass, Kind: waitingroom.RequestPage, Code: a.Code}
 	if a.Kind == kindStatus {
 		in.Kind = waitingroom.RequestStatus
 	}
@@ -161,6 +162,15 @@ const (
 	opComeBack                    // a quiet fan's page polls again
 	opStoreLost                   // the store loses the room (an empty restart); each node's next tick re-seeds it
 	opRequeue                     // the origin fails a fan's session (retry): the fan goes back to the front
+	opCodeJoin                    // a new fan arrives with an access code (docs/codes.md)
+)
+
+// The model room's access codes (docs/codes.md): one of many uses, one of a
+// single use, and one never added.
+const (
+	modelCodeMany  = "MODEL-MANY"
+	modelCodeOnce  = "MODEL-ONCE"
+	modelCodeWrong = "MODEL-WRONG"
 )
 
 // modelStep is one event. Fan is the index of a fan in the order the fans
@@ -174,6 +184,7 @@ type modelStep struct {
 	Seconds int
 	Setting string // opOperator: "paused" or "queue_all"
 	On      bool
+	Code    string // opCodeJoin, opPoll: the access code sent; "" for none
 }
 
 func (s modelStep) String() string {
@@ -184,7 +195,12 @@ func (s modelStep) String() string {
 		}
 		return fmt.Sprintf("join node=%d account=%s", s.Node, s.Account)
 	case opPoll:
+		if s.Code != "" {
+			return fmt.Sprintf("poll fan=%d node=%d code=%s", s.Fan, s.Node, s.Code)
+		}
 		return fmt.Sprintf("poll fan=%d node=%d", s.Fan, s.Node)
+	case opCodeJoin:
+		return fmt.Sprintf("code-join node=%d code=%s", s.Node, s.Code)
 	case opPresentPass:
 		return fmt.Sprintf("present-pass fan=%d node=%d", s.Fan, s.Node)
 	case opOldTicket:
@@ -238,6 +254,7 @@ func (c modelSettings) room() waitingroom.Settings {
 		ReturnWindow:         c.ReturnWindow,
 		WaitingIdleTimeout:   c.WaitingIdle,
 		RequeueOnOriginError: c.Requeues,
+		CodeLanes:            "presale",
 	}
 }
 
@@ -526,7 +543,10 @@ type admissionModel struct {
 	settings waitingroom.Settings // with defaults
 	lookback time.Duration
 
-	fans     []*modelFan
+	fans []*modelFan
+	// onceUsed is set once the single-use code made a place: it never
+	// makes another, on either node.
+	onceUsed bool
 	cookies  map[string]*cookieRec
 	places   map[placeID]*placeRec
 	passes   map[string]*passRec
@@ -625,6 +645,10 @@ func newAdmissionModel(tb modelTB, cfg modelSettings, roomID string, stores [2]w
 		}
 		m.nodes = append(m.nodes, &modelNode{index: i, room: r})
 	}
+	codes := []waitingroom.NewCode{{Code: modelCodeMany, Lane: "presale", MaxUses: 1000}, {Code: modelCodeOnce, Lane: "presale", MaxUses: 1}}
+	if _, err := m.nodes[0].room.AddCodes(m.ctx, codes, 1); err != nil {
+		return nil, err
+	}
 	tb.Logf("room %s: %s", roomID, cfg)
 	return m, nil
 }
@@ -673,7 +697,10 @@ func (m *admissionModel) do(s modelStep) {
 		m.request(s, f, arrival{Client: f.client, Account: f.account, Kind: kindPage}, true)
 	case opPoll:
 		f := fan()
-		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindStatus}, true)
+		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindStatus, Code: s.Code}, true)
+	case opCodeJoin:
+		f := &modelFan{index: len(m.fans), client: netip.AddrFrom4([4]byte{192, 0, 2, byte(len(m.fans) + 1)})}
+		m.codeJoin(s, f)
 	case opPresentPass:
 		f := fan()
 		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindPage}, true)
@@ -847,6 +874,40 @@ func (m *admissionModel) request(s modelStep, f *modelFan, a arrival, own bool) 
 	m.observe()
 	m.judge(f, s.Node, a, d, own, before)
 	return d
+}
+
+// codeJoin is a newcomer's request with an access code: the code of many
+// uses always makes a place, the single-use one makes one place in the
+// whole run (whichever node answers), and the wrong one none.
+func (m *admissionModel) codeJoin(s modelStep, f *modelFan) {
+	m.tb.Helper()
+	m.event++
+	before := m.snap
+	a := arrival{Client: f.client, Kind: kindPage, Code: s.Code}
+	d, err := m.nodes[s.Node].admit(m.ctx, a)
+	if ce, ok := errors.AsType[*waitingroom.CodeRefusedError](err); ok {
+		if s.Code == modelCodeMany || s.Code == modelCodeOnce && !m.onceUsed {
+			m.fatalf("%s: a code with uses left refused: %v", s, err)
+		}
+		m.tb.Logf("step %d: %s → refused (%s)", m.steps, s, ce.Status)
+		m.observe()
+		return
+	}
+	if err != nil {
+		m.fatalf("%s: %v", s, err)
+	}
+	switch {
+	case s.Code == modelCodeWrong:
+		m.fatalf("%s: a code never added made a place", s)
+	case s.Code == modelCodeOnce && m.onceUsed:
+		m.fatalf("%s: the single-use code made a second place", s)
+	case s.Code == modelCodeOnce:
+		m.onceUsed = true
+	}
+	m.fans = append(m.fans, f)
+	m.tb.Logf("step %d: %s → %s", m.steps, s, m.describe(d))
+	m.observe()
+	m.judge(f, s.Node, a, d, true, before)
 }
 
 func (m *admissionModel) describe(d decision) string {

@@ -343,6 +343,27 @@ var admissionRegressions = []admissionRegression{
 			{Op: opPresentPass, Fan: 0, Node: 1},
 		},
 	},
+	{
+		// Code holders (docs/codes.md): the code of many uses makes a
+		// place on either node; the single-use code makes one place, and
+		// is refused as used up on the other node; a wrong code makes
+		// none; a fan who polls with a code keeps their place, and their
+		// turn comes as anyone's.
+		name: "codes_make_places_and_a_single_use_code_one",
+		cfg:  modelSettings{Cap: 2, Rate: 60, ReturnWindow: waitingroom.DefaultReturnWindow, WaitingIdle: waitingroom.DefaultWaitingIdleTimeout},
+		steps: []modelStep{
+			{Op: opCodeJoin, Node: 0, Code: modelCodeMany},
+			{Op: opJoin, Node: 1},
+			{Op: opCodeJoin, Node: 0, Code: modelCodeOnce},
+			{Op: opCodeJoin, Node: 1, Code: modelCodeOnce},
+			{Op: opCodeJoin, Node: 1, Code: modelCodeWrong},
+			{Op: opPoll, Fan: 2, Node: 1, Code: modelCodeMany},
+			{Op: opRevoke, Fan: 0, Node: 0},
+			{Op: opWait, Seconds: 2},
+			{Op: opPoll, Fan: 2, Node: 0, Code: modelCodeMany},
+			{Op: opCodeJoin, Node: 1, Code: modelCodeMany},
+		},
+	},
 }
 
 func runAdmissionRegression(t *testing.T, open modelOpener, rc admissionRegression) {
@@ -534,6 +555,19 @@ func (m *admissionModel) actions() map[string]func(*rapid.T) {
 		"poll": func(t *rapid.T) {
 			f := pick(t, active)
 			m.do(modelStep{Op: opPoll, Fan: f, Node: node(t)})
+		},
+		"codeJoin": func(t *rapid.T) {
+			if len(m.fans) >= maxModelFans {
+				t.SkipNow()
+			}
+			code := rapid.SampledFrom([]string{modelCodeMany, modelCodeOnce, modelCodeWrong}).Draw(t, "code")
+			m.do(modelStep{Op: opCodeJoin, Node: node(t), Code: code})
+		},
+		"pollWithCode": func(t *rapid.T) {
+			// A reload of a ?code= link: the fan keeps their place, the
+			// code its use.
+			f := pick(t, active)
+			m.do(modelStep{Op: opPoll, Fan: f, Node: node(t), Code: modelCodeMany})
 		},
 		"presentPass": func(t *rapid.T) {
 			f := pick(t, holdsPass)

@@ -150,6 +150,10 @@ type Store interface {
 	// Auditor keeps the room's audit trail: every change made to the running
 	// room, by whom, with old and new values (audit.go).
 	Auditor
+
+	// CodeKeeper keeps the room's access codes, hashed, and counts their
+	// uses (codes.go).
+	CodeKeeper
 }
 
 // Limits are the settings a store operation needs. The node passes them on each
@@ -238,6 +242,9 @@ type Joiner struct {
 	// between nodes allowed for). "": no seed.
 	Seed      string
 	SeedUntil time.Time
+	// Lane is the lane the place is taken in: the lane of the access code
+	// the joiner redeemed (codes.go); "" is the general lane.
+	Lane string
 }
 
 // Refusal is why a store made no place for a joiner.
