@@ -48,6 +48,7 @@ const (
 	AuditSoldOut     AuditAction = "sold_out"     // sold_out set
 	AuditReopen      AuditAction = "reopen"       // sold_out cleared
 	AuditKeyRotation AuditAction = "key_rotation" // the signing key changed (changes name key ids only)
+	AuditPhases      AuditAction = "phases"       // the scheduled phases changed alone
 )
 
 // MaxAudit is how many entries a store keeps per room, the newest; older ones
@@ -181,6 +182,8 @@ func auditAction(changes []AuditChange) AuditAction {
 		return AuditReopen
 	case "queue_all":
 		return AuditQueueAll
+	case "phases":
+		return AuditPhases
 	}
 	return AuditPatch
 }

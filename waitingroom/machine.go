@@ -91,6 +91,8 @@ const (
 	EventRequeue        // the origin answers retry, or, under requeue_on_origin_error, a 5xx or a timeout
 	EventRequeueRefused // as requeue, with the ticket's requeues spent (or no session in the store)
 	EventClaimRequeued  // the claim of a requeued fan not let in yet
+	// A scheduled phase starts or ends (docs/configuration.md, "Phases").
+	EventPhaseSwitch // the settings in effect change at a phase's start or end, on every node at once
 	events
 )
 
@@ -100,6 +102,7 @@ var eventNames = [events]string{
 	"grace ends", "idle timeout", "session ends", "revoke", "pause", "sold out", "store lost", "node restart",
 	"return window ends", "skipped as a ghost", "leave",
 	"requeue", "requeue refused", "claim: requeued",
+	"phase switch",
 }
 
 func (e Event) String() string { return nameOf(eventNames[:], e, "event") }
@@ -265,6 +268,16 @@ var Transitions = []Transition{
 	{TicketRequeued, EventClaimPassed, TicketTurnPassed, ActionRejoin, "stopped asking for the returner window (45 s): the place at the front is lost"},
 	{TicketRequeued, EventClaimFinished, TicketFinished, ActionRejoin, "the store no longer holds the place at the front (it went with the returner window): a new place at the back"},
 	{TicketRequeued, EventLeave, TicketFinished, ActionLeave, "the place at the front, its slot and its budget go back to the line"},
+
+	// A phase switch changes the limits the store's steps run with (rate,
+	// cap, method, and every other runtime setting the phase names), from
+	// the instant of the switch on every node; it moves no order key and no
+	// place (docs/configuration.md, "Phases").
+	{TicketWaiting, EventPhaseSwitch, TicketWaiting, ActionStore, "the place and its order key are kept; the next step admits at the new phase's rate and cap; people ahead never rise"},
+	{TicketAtFront, EventPhaseSwitch, TicketAtFront, ActionStore, "the admission stands, its grace runs on; the new limits bind the next admissions"},
+	{TicketInSession, EventPhaseSwitch, TicketInSession, ActionForward, "sessions run on to their end: under a lower cap nobody new is let in until the live sessions fall below it"},
+	{TicketReturned, EventPhaseSwitch, TicketReturned, ActionHold, "still first for the next slot, within the new phase's rate and cap"},
+	{TicketRequeued, EventPhaseSwitch, TicketRequeued, ActionHold, "still first at the front, in the order requeued, within the new phase's rate and cap"},
 }
 
 // machine is Transitions indexed by state and event, built once: a look-up on
