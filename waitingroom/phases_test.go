@@ -80,7 +80,7 @@ func TestSettingsAtPhaseBoundaries(t *testing.T) {
 	if at := s.Phases.NextSwitch(phaseT0.Add(30 * time.Minute)); !at.Equal(phaseT0.Add(time.Hour)) {
 		t.Errorf("next switch after T0+30m: %v", at)
 	}
-	if pre, ok := s.At(phaseT0.Add(2*time.Hour)).WithPhase("presale"); !ok || pre.Title != "Presale" || pre.TotalActiveUsers != 100 {
+	if pre, ok := s.At(phaseT0.Add(2 * time.Hour)).WithPhase("presale"); !ok || pre.Title != "Presale" || pre.TotalActiveUsers != 100 {
 		t.Errorf("WithPhase(presale) from the general phase: %+v %v", pre, ok)
 	}
 	if err := s.Validate(); err != nil {
