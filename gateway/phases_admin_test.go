@@ -101,6 +101,13 @@ func TestAdminPatchPhases(t *testing.T) {
 		t.Fatalf("status:\n%s\nwant a line %q", out.String(), want)
 	}
 
+	// The dashboard shows them too, as figure and as numbers.
+	dr := newDashRoom(groupRooms([]*waitingroom.Room{nodeA})[0], e.clock.Now(), nil)
+	if dr.Values.CurrentPhase == nil || dr.Values.CurrentPhase.Name != "presale" || dr.Values.NextPhase.Name != "general" ||
+		!strings.Contains(dr.Figures[len(dr.Figures)-1].Text, "presale until 2026-06-01T10:10:00Z; next general") {
+		t.Fatalf("dashboard: %+v %+v", dr.Values, dr.Figures)
+	}
+
 	trail, err := nodeA.AuditTrail(context.Background(), 0, 10)
 	if err != nil || len(trail) != 1 {
 		t.Fatalf("audit: %+v %v", trail, err)
