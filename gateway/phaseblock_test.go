@@ -16,7 +16,7 @@ const phasesCaddyfile = `waiting_room concert {
 		end 2026-12-01T11:00:00Z
 		new_users_per_minute 60
 		title "Presale"
-		queueing_method random
+		queueing_method reject
 	}
 	phase general {
 		start 2026-12-01T11:00:00Z
@@ -53,7 +53,7 @@ func TestPhaseBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `"phases":[{"name":"presale","start":"2026-12-01T10:00:00Z","end":"2026-12-01T11:00:00Z","title":"Presale","new_users_per_minute":60,"queueing_method":"random"},` +
+	const want = `"phases":[{"name":"presale","start":"2026-12-01T10:00:00Z","end":"2026-12-01T11:00:00Z","title":"Presale","new_users_per_minute":60,"queueing_method":"reject"},` +
 		`{"name":"general","start":"2026-12-01T11:00:00Z","end":"2026-12-01T13:00:00Z","total_active_users":50}]`
 	if !strings.Contains(string(data), want) {
 		t.Fatalf("JSON %s\nwant it to hold %s", data, want)

@@ -168,17 +168,6 @@ func (s Settings) WithPhase(name string) (Settings, bool) {
 	return eff, true
 }
 
-// drawn reports whether a phase places visitors by draws: the seed is then
-// committed before anyone registers, as for a room that does (syncDraw).
-func (p Phases) drawn() bool {
-	for _, ph := range p.List() {
-		if ph.Settings.Has("queueing_method") && ph.Settings.Values().QueueingMethod == Random {
-			return true
-		}
-	}
-	return false
-}
-
 // notInPhase are the runtime settings a phase may not set, and why.
 var notInPhase = map[string]string{
 	"phases":         "a phase cannot hold phases",
@@ -261,6 +250,15 @@ func (p Phases) validateIn(s Settings) []error {
 	var errs []error
 	s.Phases = Phases{}
 	for _, ph := range p.List() {
+		if m := ph.Settings.Values().QueueingMethod; ph.Settings.Has("queueing_method") && (m == Random) != (s.QueueingMethod == Random) {
+			// A first-come place is its key, and the random method draws
+			// everyone not yet drawn: a switch between the two, at the
+			// phase's start or its end, would move fans already shown a
+			// place (docs/configuration.md, "Phases").
+			errs = append(errs, settingErr("phases", "phase %q: queueing_method %s: a phase cannot switch the room (%s) between first come and "+
+				"draws, which would move fans already in line at the switch; make the room's own queueing_method random to run random phases",
+				ph.Name, m, s.QueueingMethod))
+		}
 		if err := ph.Settings.Apply(s).Validate(); err != nil {
 			for _, e := range unjoin(err) {
 				errs = append(errs, settingErr("phases", "phase %q: %v", ph.Name, e))

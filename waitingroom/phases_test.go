@@ -24,7 +24,7 @@ func phasedSettings() waitingroom.Settings {
 	return waitingroom.Settings{
 		Title: "Tour", NewUsersPerMinute: 600, TotalActiveUsers: 100,
 		Phases: waitingroom.NewPhases(
-			phaseOf("general", 2*time.Hour, 3*time.Hour, waitingroom.Settings{TotalActiveUsers: 5, QueueingMethod: waitingroom.Random}, "total_active_users", "queueing_method"),
+			phaseOf("general", 2*time.Hour, 3*time.Hour, waitingroom.Settings{TotalActiveUsers: 5, QueueingMethod: waitingroom.Reject}, "total_active_users", "queueing_method"),
 			phaseOf("presale", 0, time.Hour, waitingroom.Settings{NewUsersPerMinute: 60, Title: "Presale"}, "new_users_per_minute", "title"),
 		),
 	}.WithDefaults()
@@ -51,7 +51,7 @@ func TestSettingsAtPhaseBoundaries(t *testing.T) {
 		{0, want{60, 100, "Presale", waitingroom.FIFO, "presale", "general"}},
 		{time.Hour - time.Nanosecond, want{60, 100, "Presale", waitingroom.FIFO, "presale", "general"}},
 		{time.Hour, want{600, 100, "Tour", waitingroom.FIFO, "", "general"}},
-		{2 * time.Hour, want{600, 5, "Tour", waitingroom.Random, "general", ""}},
+		{2 * time.Hour, want{600, 5, "Tour", waitingroom.Reject, "general", ""}},
 		{3 * time.Hour, want{600, 100, "Tour", waitingroom.FIFO, "", ""}},
 	} {
 		now := phaseT0.Add(tc.at)
@@ -97,7 +97,7 @@ func TestPhasesJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = `[{"name":"presale","start":"2026-06-01T10:00:00Z","end":"2026-06-01T11:00:00Z","title":"Presale","new_users_per_minute":60},` +
-		`{"name":"general","start":"2026-06-01T12:00:00Z","end":"2026-06-01T13:00:00Z","total_active_users":5,"queueing_method":"random"}]`
+		`{"name":"general","start":"2026-06-01T12:00:00Z","end":"2026-06-01T13:00:00Z","total_active_users":5,"queueing_method":"reject"}]`
 	if string(b) != want {
 		t.Fatalf("got %s\nwant %s", b, want)
 	}
@@ -154,6 +154,29 @@ func TestPhasesValidation(t *testing.T) {
 			}
 		})
 	}
+	// A phase may not switch the line between first come and draws: fans
+	// already shown a place would move, at its start or at its end.
+	for _, tc := range []struct{ room, phase waitingroom.QueueingMethod }{
+		{waitingroom.FIFO, waitingroom.Random}, {waitingroom.Random, waitingroom.FIFO}, {waitingroom.Random, waitingroom.Reject},
+	} {
+		s := base
+		s.QueueingMethod = tc.room
+		s.Phases = waitingroom.NewPhases(phaseOf("a", 0, time.Hour, waitingroom.Settings{QueueingMethod: tc.phase}, "queueing_method"))
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), `phase "a": queueing_method `+string(tc.phase)+`: a phase cannot switch the room (`+string(tc.room)+`) between first come and draws`) {
+			t.Errorf("room %s, phase %s: got %v", tc.room, tc.phase, err)
+		}
+	}
+	for _, tc := range []struct{ room, phase waitingroom.QueueingMethod }{
+		{waitingroom.FIFO, waitingroom.Reject}, {waitingroom.FIFO, waitingroom.Passthrough}, {waitingroom.Random, waitingroom.Random},
+	} {
+		s := base
+		s.QueueingMethod = tc.room
+		s.Phases = waitingroom.NewPhases(phaseOf("a", 0, time.Hour, waitingroom.Settings{QueueingMethod: tc.phase}, "queueing_method"))
+		if err := s.Validate(); err != nil {
+			t.Errorf("room %s, phase %s: %v", tc.room, tc.phase, err)
+		}
+	}
+
 	// Touching phases (one after the other) is no overlap.
 	s := base
 	s.Phases = waitingroom.NewPhases(ok("a", 0, time.Hour), ok("b", time.Hour, 2*time.Hour))

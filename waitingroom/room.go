@@ -427,7 +427,7 @@ func (r *Room) syncOverrides(ctx context.Context, version int64) error {
 // syncDraw makes sure the room's seed is committed before anyone registers, and
 // builds the permutations of the draws the store says were made.
 func (r *Room) syncDraw(ctx context.Context, now time.Time, snap Snapshot) error {
-	if !r.base.drawn() && !r.settings().drawn() && !r.settings().Phases.drawn() && len(snap.Epochs) == 0 {
+	if !r.base.drawn() && !r.settings().drawn() && len(snap.Epochs) == 0 {
 		return nil
 	}
 	r.mu.Lock()
