@@ -161,6 +161,7 @@ const (
 	opComeBack                    // a quiet fan's page polls again
 	opStoreLost                   // the store loses the room (an empty restart); each node's next tick re-seeds it
 	opRequeue                     // the origin fails a fan's session (retry): the fan goes back to the front
+	opAddPhase                    // the operator adds a phase after the others, starting at least 2 s from now (admin API)
 )
 
 // modelStep is one event. Fan is the index of a fan in the order the fans
@@ -174,6 +175,9 @@ type modelStep struct {
 	Seconds int
 	Setting string // opOperator: "paused" or "queue_all"
 	On      bool
+	// Phase is opAddPhase's phase, its From and To counted from the end of
+	// the last phase (or now, when later).
+	Phase modelPhase
 }
 
 func (s modelStep) String() string {
@@ -205,6 +209,8 @@ func (s modelStep) String() string {
 		return "store-lost"
 	case opRequeue:
 		return fmt.Sprintf("requeue fan=%d node=%d", s.Fan, s.Node)
+	case opAddPhase:
+		return fmt.Sprintf("add-phase node=%d [+%s,+%s) after the last, cap=%d rate=%d", s.Node, s.Phase.From, s.Phase.To, s.Phase.Cap, s.Phase.Rate)
 	}
 	return fmt.Sprintf("op%d", int(s.Op))
 }
@@ -244,19 +250,24 @@ func (c modelSettings) phases() waitingroom.Phases {
 	start := newClock().Now()
 	var list []waitingroom.ScheduledPhase
 	for i, p := range c.Phases {
-		var names []string
-		if p.Cap > 0 {
-			names = append(names, "total_active_users")
-		}
-		if p.Rate > 0 {
-			names = append(names, "new_users_per_minute")
-		}
-		list = append(list, waitingroom.ScheduledPhase{
-			Name: fmt.Sprintf("p%d", i), Start: start.Add(p.From), End: start.Add(p.To),
-			Settings: waitingroom.OverridesOf(waitingroom.Settings{TotalActiveUsers: p.Cap, NewUsersPerMinute: p.Rate}, names...),
-		})
+		list = append(list, p.scheduled(fmt.Sprintf("p%d", i), start))
 	}
 	return waitingroom.NewPhases(list...)
+}
+
+// scheduled is the phase, named name, counted from at.
+func (p modelPhase) scheduled(name string, at time.Time) waitingroom.ScheduledPhase {
+	var names []string
+	if p.Cap > 0 {
+		names = append(names, "total_active_users")
+	}
+	if p.Rate > 0 {
+		names = append(names, "new_users_per_minute")
+	}
+	return waitingroom.ScheduledPhase{
+		Name: name, Start: at.Add(p.From), End: at.Add(p.To),
+		Settings: waitingroom.OverridesOf(waitingroom.Settings{TotalActiveUsers: p.Cap, NewUsersPerMinute: p.Rate}, names...),
+	}
 }
 
 // room is the settings of the room a run drives: a small cap, so that the
@@ -768,9 +779,33 @@ func (m *admissionModel) do(s modelStep) {
 		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindStatus}, true)
 	case opStoreLost:
 		m.storeLost()
+	case opAddPhase:
+		m.addPhase(s, now)
 	default:
 		m.fatalf("unknown step %v", s)
 	}
+}
+
+// addPhase has the operator add a phase through a node's admin API, after
+// every phase the room has and at least 2 s from now: the other node reads
+// it on its next tick, before it starts, as every node does within a
+// second (docs/configuration.md, "Phases").
+func (m *admissionModel) addPhase(s modelStep, now time.Time) {
+	list := m.settings.Phases.List()
+	if len(list) >= waitingroom.MaxPhases {
+		m.fatalf("%s: the room has %d phases already", s, len(list))
+	}
+	from := now.Add(2 * time.Second)
+	if n := len(list); n > 0 && list[n-1].End.After(from) {
+		from = list[n-1].End
+	}
+	ph := s.Phase.scheduled(fmt.Sprintf("op%d", len(list)), from)
+	phases := waitingroom.NewPhases(append(list, ph)...)
+	if _, err := m.nodes[s.Node].room.Patch(m.ctx, waitingroom.OverridesOf(waitingroom.Settings{Phases: phases}, "phases")); err != nil {
+		m.fatalf("%s: %v", s, err)
+	}
+	m.settings.Phases = phases
+	m.tb.Logf("step %d: %s: %s", m.steps, s, waitingroom.PhaseSummary(&ph))
 }
 
 // storeLost has the store lose the room, as a store restarted empty does, and

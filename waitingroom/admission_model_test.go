@@ -23,7 +23,8 @@ import (
 // store, on the memory store and on Redis: fans join, poll, send their pass,
 // a copy of a ticket or their ticket alone, go quiet and come back; the
 // origin revokes, or fails a session (requeue); the operator pauses and holds everyone; time passes,
-// across the switches of up to two scheduled phases that change the cap and the rate; and,
+// across the switches of up to two scheduled phases that change the cap and the rate, and of
+// those the operator adds as the run goes; and,
 // at most twice a sequence, the store loses the room (an empty restart) and
 // the nodes' next tick re-seeds it. It checks after every step that:
 //
@@ -586,6 +587,15 @@ func (m *admissionModel) actions() map[string]func(*rapid.T) {
 		"operator": func(t *rapid.T) {
 			setting := rapid.SampledFrom([]string{"paused", "queue_all"}).Draw(t, "setting")
 			m.do(modelStep{Op: opOperator, Setting: setting, On: rapid.Bool().Draw(t, "on"), Node: node(t)})
+		},
+		"addPhase": func(t *rapid.T) {
+			if m.settings.Phases.Len() >= waitingroom.MaxPhases {
+				t.SkipNow()
+			}
+			from := time.Duration(rapid.IntRange(0, 60).Draw(t, "phase_gap")) * time.Second
+			p := modelPhase{From: from, To: from + time.Duration(rapid.IntRange(5, 120).Draw(t, "phase_length"))*time.Second,
+				Cap: rapid.SampledFrom([]int{0, 1, 2, 5}).Draw(t, "phase_cap"), Rate: rapid.SampledFrom([]int{0, 30, 60, 600}).Draw(t, "phase_rate")}
+			m.do(modelStep{Op: opAddPhase, Node: node(t), Phase: p})
 		},
 		"quiet": func(t *rapid.T) {
 			m.do(modelStep{Op: opQuiet, Fan: pick(t, active)})
