@@ -100,6 +100,20 @@ func (p Phases) At(now time.Time) (current, next *ScheduledPhase) {
 	return current, next
 }
 
+// active is the phase in force at now, in the list itself (not a copy: the
+// list is never changed); nil for none.
+func (p Phases) active(now time.Time) *ScheduledPhase {
+	if p.list == nil {
+		return nil
+	}
+	for i := range p.list.phases {
+		if p.list.phases[i].Active(now) {
+			return &p.list.phases[i]
+		}
+	}
+	return nil
+}
+
 // Find returns the phase named name.
 func (p Phases) Find(name string) (ScheduledPhase, bool) {
 	if p.list != nil {
@@ -136,7 +150,7 @@ func (p Phases) NextSwitch(now time.Time) time.Time {
 // the same instant of the time passed to the store on every node.
 func (s Settings) At(now time.Time) Settings {
 	s = s.Unphased()
-	cur, _ := s.Phases.At(now)
+	cur := s.Phases.active(now)
 	if cur == nil {
 		return s
 	}

@@ -343,3 +343,22 @@ func TestPhaseSwitchAtTheStoreInstant(t *testing.T) {
 		t.Fatalf("cap 5 exceeded: %+v", snap)
 	}
 }
+
+// BenchmarkSettingsAt measures what a store call pays to work out the
+// settings of its instant: nothing without phases, one phase laid over the
+// room's settings within one.
+func BenchmarkSettingsAt(b *testing.B) {
+	s := phasedSettings()
+	for _, bc := range []struct {
+		name string
+		s    waitingroom.Settings
+		at   time.Time
+	}{{"no_phases", waitingroom.Settings{}.WithDefaults(), phaseT0}, {"between_phases", s, phaseT0.Add(90 * time.Minute)}, {"in_a_phase", s, phaseT0}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = bc.s.At(bc.at)
+			}
+		})
+	}
+}
