@@ -37,6 +37,10 @@ type roomView struct {
 	// LastInLineETASeconds is the expected wait of whoever joined last; null
 	// while the line does not move.
 	LastInLineETASeconds *int64 `json:"last_in_line_eta_seconds"`
+	// CurrentPhase is the scheduled phase in force, NextPhase the next to
+	// start (docs/configuration.md, "Phases"); left out when none.
+	CurrentPhase *phaseView `json:"current_phase,omitempty"`
+	NextPhase    *phaseView `json:"next_phase,omitempty"`
 	// SettlingUntil is set while a room re-created after a loss of its store
 	// holds newcomers, the line re-announcing itself.
 	SettlingUntil *time.Time `json:"settling_until,omitempty"`
@@ -62,6 +66,7 @@ func newRoomView(in waitingroom.Info, node nodeStats) roomView {
 		Places:           in.Places,
 		Node:             node,
 	}
+	v.CurrentPhase, v.NextPhase = newPhaseView(in.CurrentPhase), newPhaseView(in.NextPhase)
 	if until := in.Snapshot.SettleUntil; until.After(in.At) {
 		u := until.UTC()
 		v.SettlingUntil = &u
@@ -75,6 +80,21 @@ func newRoomView(in waitingroom.Info, node nodeStats) roomView {
 		v.LastInLineETASeconds = &sec
 	}
 	return v
+}
+
+// phaseView is a scheduled phase as the admin API shows it: its name and
+// times (its settings are in the room's settings, under phases).
+type phaseView struct {
+	Name  string    `json:"name"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+func newPhaseView(p *waitingroom.ScheduledPhase) *phaseView {
+	if p == nil {
+		return nil
+	}
+	return &phaseView{Name: p.Name, Start: p.Start.UTC(), End: p.End.UTC()}
 }
 
 // shortDuration writes d as the Caddyfile would: "10m" rather than "10m0s".

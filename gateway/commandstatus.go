@@ -37,6 +37,9 @@ func writeSummary(w io.Writer, v roomView) error {
 	if sched := schedule(s); sched != "" {
 		fmt.Fprintf(tw, "  schedule\t%s\n", sched)
 	}
+	if v.CurrentPhase != nil || v.NextPhase != nil {
+		fmt.Fprintf(tw, "  phase\t%s\n", describePhases(v.CurrentPhase, v.NextPhase))
+	}
 	c := v.Counters
 	fmt.Fprintf(tw, "  counters\tseq %d, serving %d, admitted %d, claimed %d, abandoned %d, ghosts skipped %d, sessions idled out %d\n",
 		c.Seq, c.Serving, c.Admitted, c.Claimed, c.Abandoned, c.Skipped, c.IdledOut)
@@ -86,6 +89,18 @@ func describeState(v roomView) string {
 		return v.Phase + ", admitting"
 	}
 	return v.Phase
+}
+
+// describePhases says which scheduled phase is in force and which is next.
+func describePhases(cur, next *phaseView) string {
+	parts := []string{"none now"}
+	if cur != nil {
+		parts[0] = fmt.Sprintf("%s until %s", cur.Name, rfc3339(cur.End))
+	}
+	if next != nil {
+		parts = append(parts, fmt.Sprintf("next %s from %s to %s", next.Name, rfc3339(next.Start), rfc3339(next.End)))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func schedule(s settingsView) string {

@@ -54,6 +54,10 @@ type dashRoomNumbers struct {
 	LastInLineETASeconds *int64    `json:"last_in_line_eta_seconds"`
 	Node                 nodeStats `json:"node"`
 	RevocationsUnsent    int       `json:"revocations_unsent"`
+	// CurrentPhase and NextPhase are the scheduled phases in force and
+	// next (docs/configuration.md, "Phases"), left out when none.
+	CurrentPhase *phaseView `json:"current_phase,omitempty"`
+	NextPhase    *phaseView `json:"next_phase,omitempty"`
 }
 
 // newDashRoom reads a live room from this node's view: no store call.
@@ -72,6 +76,7 @@ func newDashRoom(lr liveRoom, at time.Time, history []dashSample) dashRoom {
 		Cap: in.Settings.TotalActiveUsers, RatePerMinute: in.Settings.NewUsersPerMinute,
 		ServingRatePerMinute: v.ServingRatePerMinute, LastInLineETASeconds: v.LastInLineETASeconds,
 		Node: n, RevocationsUnsent: unsent,
+		CurrentPhase: v.CurrentPhase, NextPhase: v.NextPhase,
 	}
 	if history == nil {
 		history = []dashSample{}
@@ -93,6 +98,7 @@ func newDashRoom(lr liveRoom, at time.Time, history []dashSample) dashRoom {
 			{"rate", "Admission rate", rateText(v.ServingRatePerMinute, in.Settings.NewUsersPerMinute)},
 			{"eta", "Wait of the last in line", lastInLineText(in.Places, v.LastInLineETASeconds)},
 			{"store", "Store", storeText(in, at)},
+			{"phase", "Phase", phaseText(v.CurrentPhase, v.NextPhase)},
 		},
 		NodeFig: []dashFigure{
 			{"joins", "Joins", formatCount(n.Joins)},
@@ -146,6 +152,14 @@ var stateText = map[string]string{
 	"queue_all":    "queue all: nobody admitted",
 	"passthrough":  "passthrough: everyone let in",
 	"admitting":    "admitting",
+}
+
+// phaseText words the scheduled phase in force and the next one.
+func phaseText(cur, next *phaseView) string {
+	if cur == nil && next == nil {
+		return "none scheduled"
+	}
+	return describePhases(cur, next)
 }
 
 func rateText(measured *float64, set int) string {

@@ -34,6 +34,10 @@ const (
 	EventStoreLost      = "waiting_room_store_lost"
 	EventStoreBack      = "waiting_room_store_back"
 	EventReseeded       = "waiting_room_reseeded"
+	// EventPhaseSwitched: a scheduled phase started or ended (docs/configuration.md,
+	// "Phases"); its data names the phase now in force ("" for none), the
+	// one before, and the new phase's start and end.
+	EventPhaseSwitched = "waiting_room_phase_switched"
 )
 
 // The events app's ID, and the keys of the events' data.
@@ -49,6 +53,7 @@ const (
 var EventNames = []string{
 	EventPaused, EventResumed, EventQueueAllOn, EventQueueAllOff, EventSoldOut, EventReopened,
 	EventPrequeueOpened, EventStarted, EventClosed, EventStoreLost, EventStoreBack, EventReseeded,
+	EventPhaseSwitched,
 }
 
 // eventSink is the events app of the latest configuration that uses a room,
@@ -87,6 +92,8 @@ type eventMoment struct {
 	roomMoment
 	paused, queueAll, healthy bool
 	reseeds                   uint64
+	// phase is the scheduled phase in force ("" for none).
+	scheduled *waitingroom.ScheduledPhase
 	// lostAt is when this node last found the store unreachable.
 	lostAt time.Time
 }
@@ -100,6 +107,7 @@ func eventMomentOf(r *waitingroom.Room, prev eventMoment) eventMoment {
 		healthy:    in.Healthy,
 		reseeds:    r.Stats().Reseeds.Load(),
 		lostAt:     prev.lostAt,
+		scheduled:  in.CurrentPhase,
 	}
 	if prev.healthy && !m.healthy {
 		m.lostAt = in.At
@@ -163,6 +171,21 @@ func emitRoomEvents(sink *eventSink, r *waitingroom.Room, prev, cur eventMoment)
 	if cur.reseeds > prev.reseeds {
 		sink.emit(EventReseeded, data("reseeds", cur.reseeds))
 	}
+	if was, is := phaseName(prev.scheduled), phaseName(cur.scheduled); was != is {
+		extra := []any{"phase", is, "previous_phase", was}
+		if cur.scheduled != nil {
+			extra = append(extra, "start", cur.scheduled.Start, "end", cur.scheduled.End)
+		}
+		sink.emit(EventPhaseSwitched, data(extra...))
+	}
+}
+
+// phaseName is a phase's name, "" for none.
+func phaseName(p *waitingroom.ScheduledPhase) string {
+	if p == nil {
+		return ""
+	}
+	return p.Name
 }
 
 // sinkPointer holds a room's current sink.

@@ -75,7 +75,7 @@ func awaitEvent(t *testing.T, from int, name, room string, within time.Duration)
 // pause, resume, queue_all, sold out and reopen each reach it as an event
 // with the room's id, and so do the store going away (Redis killed), coming
 // back empty, and the room re-seeded into it; a second room's pre-queue,
-// start and end reach it in order.
+// start and end reach it in order, and its phase's switches on and off.
 func TestCaddyEventsReachAHandler(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Caddy and redis-server")
@@ -109,14 +109,15 @@ func TestCaddyEventsReachAHandler(t *testing.T) {
 						]
 					}, {
 						"handle": [
-							{"handler": "waiting_room", "room": "scheduled", "prequeue_start": %q, "event_start": %q, "event_end": %q},
+							{"handler": "waiting_room", "room": "scheduled", "prequeue_start": %q, "event_start": %q, "event_end": %q,
+							 "phases": [{"name": "early", "start": %q, "end": %q, "new_users_per_minute": 100}]},
 							{"handler": "static_response", "body": "origin"}
 						]
 					}]
 				}}
 			}
 		}
-	}`, adminAddr, t.TempDir(), sitePort, sitePort, srv.Addr, at(2), at(4), at(6))
+	}`, adminAddr, t.TempDir(), sitePort, sitePort, srv.Addr, at(2), at(4), at(6), at(4), at(5))
 	tester := caddytest.NewTester(t)
 	tester.InitServer(config, "json")
 	t.Cleanup(func() { _ = unloadCaddy() })
@@ -155,9 +156,17 @@ func TestCaddyEventsReachAHandler(t *testing.T) {
 		t.Errorf("reseeded: reseeds %v, want the node's count", reseeded.data["reseeds"])
 	}
 
-	// The other room's schedule, in order.
+	// The other room's schedule, in order, and its phase starting and
+	// ending (docs/configuration.md, "Phases").
 	i := 0
 	for _, name := range []string{EventPrequeueOpened, EventStarted, EventClosed} {
 		_, i = awaitEvent(t, i, name, "scheduled", 10*time.Second)
+	}
+	on, j := awaitEvent(t, 0, EventPhaseSwitched, "scheduled", 10*time.Second)
+	if on.data["phase"] != "early" || on.data["previous_phase"] != "" || on.data["start"] == nil {
+		t.Errorf("phase switch on: %v", on.data)
+	}
+	if off, _ := awaitEvent(t, j, EventPhaseSwitched, "scheduled", 10*time.Second); off.data["phase"] != "" || off.data["previous_phase"] != "early" {
+		t.Errorf("phase switch off: %v", off.data)
 	}
 }

@@ -23,6 +23,7 @@ import (
 //
 //	<route>?format=preview&room=<id>                     every state, linked
 //	<route>?format=preview&room=<id>&state=<s>&lang=<l>  one state's page
+//	...&phase=<name>                                     as under a scheduled phase
 //
 // A preview is the page a fan would get, rendered by the room's handler with
 // its own page template and catalogs, from a made-up status: it reads nothing
@@ -128,18 +129,18 @@ func findPreviewState(name string) (previewState, bool) {
 	return previewState{}, false
 }
 
-// status is the state's synthetic status for a room at a time: the sample
-// opening is the next whole hour at least an hour away.
-func (ps previewState) status(h *Handler, at time.Time) waitingroom.Status {
+// status is the state's synthetic status for a room under settings s at a
+// time: the sample opening is the next whole hour at least an hour away.
+func (ps previewState) status(h *Handler, s waitingroom.Settings, at time.Time) waitingroom.Status {
 	st := ps.Status
-	st.Room, st.Title = h.Room, h.room.Settings().Title
+	st.Room, st.Title = h.Room, s.Title
 	if ps.Opens {
 		opens := at.Add(time.Hour).Truncate(time.Hour).Add(time.Hour).UTC()
 		st.OpensAt = &opens
 	}
 	if st.Challenge != nil {
 		c := *st.Challenge
-		if bits := h.room.Settings().Challenge.PoWBits; bits > 0 {
+		if bits := s.Challenge.PoWBits; bits > 0 {
 			c.Bits = bits
 		}
 		st.Challenge = &c
@@ -163,8 +164,16 @@ func (d *Dashboard) previews(w http.ResponseWriter, r *http.Request) error {
 	if h == nil {
 		return writeError(w, http.StatusNotFound, "unknown_room", "room: "+strconv.Quote(id)+" is not a live room on this node")
 	}
+	// The settings in effect now, or under the phase asked for
+	// (docs/configuration.md, "Phases").
+	s, phase := h.room.Settings(), q.Get("phase")
+	if phase != "" {
+		if s, ok = s.WithPhase(phase); !ok {
+			return writeError(w, http.StatusNotFound, "unknown_phase", "phase: "+strconv.Quote(phase)+" is not a phase of the room; the index, ?format=preview&room="+id+", lists them")
+		}
+	}
 	if !q.Has("state") {
-		return previewIndex(w, h)
+		return previewIndex(w, h, s, phase)
 	}
 	ps, ok := findPreviewState(q.Get("state"))
 	if !ok {
@@ -176,11 +185,15 @@ func (d *Dashboard) previews(w http.ResponseWriter, r *http.Request) error {
 			return writeError(w, http.StatusBadRequest, "unknown_language", "lang: the room does not offer "+strconv.Quote(code)+"; it offers "+strings.Join(langCodes(h.langs), ", "))
 		}
 	}
-	body, err := h.previewBody(ps, l, r.URL)
+	body, err := h.previewBody(ps, s, l, r.URL)
 	if err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, err)
 	}
-	return writeOperatorPage(w, withPreviewBanner(body, ps.Name, previewURL(id, "", "")), previewPolicy)
+	label := ps.Name
+	if phase != "" {
+		label += ", phase " + phase
+	}
+	return writeOperatorPage(w, withPreviewBanner(body, label, previewPhaseURL(id, phase, "", "")), previewPolicy)
 }
 
 // roomOf is the room a request names, or the node's only room when it names
@@ -195,9 +208,9 @@ func (d *Dashboard) roomOf(id string) (string, bool) {
 	return "", false
 }
 
-// previewBody renders a state's page as the room would for a fan reading
-// language l, with u the preview's own address.
-func (h *Handler) previewBody(ps previewState, l *locale, u *url.URL) ([]byte, error) {
+// previewBody renders a state's page as the room would under settings s
+// for a fan reading language l, with u the preview's own address.
+func (h *Handler) previewBody(ps previewState, s waitingroom.Settings, l *locale, u *url.URL) ([]byte, error) {
 	var buf bytes.Buffer
 	self := u.RequestURI()
 	switch ps.Page {
@@ -208,7 +221,7 @@ func (h *Handler) previewBody(ps previewState, l *locale, u *url.URL) ([]byte, e
 		err := leavePage.Execute(&buf, h.leaveData(l, self, ps.Page == previewLeaveConfirm))
 		return buf.Bytes(), err
 	}
-	d := newPageData(ps.status(h, now()), h.prefix, ps.Unavailable, l)
+	d := newPageData(ps.status(h, s, now()), h.prefix, ps.Unavailable, l)
 	d.Preview = true
 	d.Languages = h.langs.menu(u, l)
 	d.CheckURL, d.AutoRefreshURL = self, self
@@ -223,8 +236,15 @@ func (h *Handler) previewBody(ps previewState, l *locale, u *url.URL) ([]byte, e
 
 // previewURL is the address of a room's preview of a state in a language,
 // relative to the dashboard's route; no state is the index.
-func previewURL(room, state, lang string) string {
+func previewURL(room, state, lang string) string { return previewPhaseURL(room, "", state, lang) }
+
+// previewPhaseURL is previewURL under a scheduled phase ("" for the settings
+// in effect now).
+func previewPhaseURL(room, phase, state, lang string) string {
 	u := "?format=preview&room=" + url.QueryEscape(room)
+	if phase != "" {
+		u += "&phase=" + url.QueryEscape(phase)
+	}
 	if state != "" {
 		u += "&state=" + url.QueryEscape(state)
 	}
@@ -281,7 +301,16 @@ func writeOperatorPage(w http.ResponseWriter, body []byte, policy string) error 
 // previewIndexData is what the index template is given.
 type previewIndexData struct {
 	Room, Nonce string
-	States      []previewLink
+	// Phase is the scheduled phase the previews are under ("" for now),
+	// Title the room's title then; Phases link the index under each.
+	Phase, Title string
+	Phases       []previewPhaseLink
+	States       []previewLink
+}
+
+// previewPhaseLink is a scheduled phase of the room, linked to its previews.
+type previewPhaseLink struct {
+	Name, Start, End, URL string
 }
 
 type previewLink struct {
@@ -292,15 +321,18 @@ type previewLink struct {
 // previewIndexTemplate shares the dashboard page's head.
 var previewIndexTemplate = template.Must(template.Must(dashTemplate.Clone()).New("previews").Parse(static.DashboardPreviews))
 
-func previewIndex(w http.ResponseWriter, h *Handler) error {
+func previewIndex(w http.ResponseWriter, h *Handler, s waitingroom.Settings, phase string) error {
 	var nonce [16]byte
 	_, _ = rand.Read(nonce[:])
-	p := previewIndexData{Room: h.Room, Nonce: base64.RawStdEncoding.EncodeToString(nonce[:])}
+	p := previewIndexData{Room: h.Room, Nonce: base64.RawStdEncoding.EncodeToString(nonce[:]), Phase: phase, Title: s.Title}
+	for _, ph := range s.Phases.List() {
+		p.Phases = append(p.Phases, previewPhaseLink{Name: ph.Name, Start: rfc3339(ph.Start), End: rfc3339(ph.End), URL: previewPhaseURL(h.Room, ph.Name, "", "")})
+	}
 	codes := langCodes(h.langs)
 	for _, ps := range previewStates {
-		link := previewLink{Name: ps.Name, About: ps.About, URL: previewURL(h.Room, ps.Name, "")}
+		link := previewLink{Name: ps.Name, About: ps.About, URL: previewPhaseURL(h.Room, phase, ps.Name, "")}
 		for _, c := range codes {
-			link.Langs = append(link.Langs, struct{ Code, URL string }{c, previewURL(h.Room, ps.Name, c)})
+			link.Langs = append(link.Langs, struct{ Code, URL string }{c, previewPhaseURL(h.Room, phase, ps.Name, c)})
 		}
 		p.States = append(p.States, link)
 	}

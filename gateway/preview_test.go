@@ -34,7 +34,7 @@ func previewDashboard(hs ...*Handler) *Dashboard {
 // previewVariant is the variant a waiting-page preview renders, as the page
 // says it in data-variant.
 func previewVariant(h *Handler, ps previewState) string {
-	st := ps.status(h, now())
+	st := ps.status(h, h.room.Settings(), now())
 	v := variantOf(st, ps.Unavailable)
 	if st.Reconnecting && !ps.Unavailable {
 		v += variantReconnecting

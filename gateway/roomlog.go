@@ -58,6 +58,9 @@ func watchRoom(ctx context.Context, r *waitingroom.Room, logger func() *zap.Logg
 		curEv := eventMomentOf(r, prevEv)
 		cur := curEv.roomMoment
 		logRoomEvents(logger(), r, prev, cur)
+		if was, is := phaseName(prevEv.scheduled), phaseName(curEv.scheduled); was != is {
+			logger().Info("waiting room phase switched", zap.String("room", r.ID()), zap.String("phase", is), zap.String("previous_phase", was))
+		}
 		emitRoomEvents(events(), r, prevEv, curEv)
 		prev, prevEv = cur, curEv
 	}

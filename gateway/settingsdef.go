@@ -45,6 +45,13 @@ func roomLine(name string) caddyfileSetting {
 	return caddyfileSetting{name: name, room: d, syntax: d.Syntax(), defaultDoc: d.DefaultText(), limits: d.LimitsText(), doc: d.Doc}
 }
 
+// phaseLine is the room's phases, one `phase` block each (phaseblock.go).
+func phaseLine() caddyfileSetting {
+	l := roomLine("phases")
+	l.name, l.syntax, l.parse = "phase", "phase <name> { start <RFC 3339>; end <RFC 3339>; <setting> <value>... }", parsePhaseBlock
+	return l
+}
+
 // caddyfileSettings are the lines in the order of docs/configuration.md: gatewayLines, then
 // any room setting they do not place (so that a new room setting is in the
 // Caddyfile, the JSON twin and docs/configuration.md without an edit here; add its
@@ -55,6 +62,9 @@ func withRoomSettings(lines []caddyfileSetting) []caddyfileSetting {
 	placed := make(map[string]bool, len(lines))
 	for _, l := range lines {
 		placed[l.name] = true
+		if l.room != nil {
+			placed[l.room.Name] = true // a line of its own name, such as phase
+		}
 	}
 	for _, d := range waitingroom.SettingDefs() {
 		if !d.RuntimeOnly && !placed[d.Name] {
@@ -87,6 +97,7 @@ var gatewayLines = []caddyfileSetting{
 	roomLine("event_start"),
 	roomLine("event_end"),
 	roomLine("shuffle_at_event_start"),
+	phaseLine(),
 	{
 		name: "signing_key", syntax: "signing_key <path>", defaultDoc: "generated once, kept in Caddy storage",
 		limits: "a readable Ed25519 key file",

@@ -36,8 +36,33 @@ func sampleValue(s caddyfileSetting) string {
 		return "20/m burst 40"
 	case *waitingroom.Challenge:
 		return "pow 20"
+	case *waitingroom.Phases:
+		return "x {\nstart 2026-12-01T10:00:00Z\nend 2026-12-01T11:00:00Z\nnew_users_per_minute 60\n}"
 	}
 	return "x"
+}
+
+// lineOf is the Caddyfile line of a room setting (phases have the line
+// phase, one block each).
+func lineOf(d *waitingroom.Setting) (caddyfileSetting, bool) {
+	for _, s := range caddyfileSettings {
+		if s.room == d {
+			return s, true
+		}
+	}
+	return caddyfileSetting{}, false
+}
+
+// sameSettings compares settings by their values as the admin API writes
+// them: a list (phases) by its contents, not its identity.
+func sameSettings(t *testing.T, a, b waitingroom.Settings) bool {
+	t.Helper()
+	ja, err1 := json.Marshal(settingsView{a})
+	jb, err2 := json.Marshal(settingsView{b})
+	if err1 != nil || err2 != nil {
+		t.Fatalf("settings as JSON: %v %v", err1, err2)
+	}
+	return string(ja) == string(jb)
 }
 
 // TestEveryCaddyfileSettingIsItsJSONTwin: every line of the table parses
@@ -73,7 +98,7 @@ func TestEveryCaddyfileSettingIsItsJSONTwin(t *testing.T) {
 // the line's value reaches the room's settings.
 func TestEveryRoomSettingIsConfigured(t *testing.T) {
 	for _, d := range waitingroom.SettingDefs() {
-		s, ok := lookupCaddyfileSetting(d.Name)
+		s, ok := lineOf(d)
 		if d.RuntimeOnly {
 			if ok {
 				t.Errorf("%s: room state, yet a Caddyfile line", d.Name)
@@ -131,12 +156,16 @@ func TestHandlerJSONRoundTrip(t *testing.T) {
 		t.Fatalf("%s: %v", data, err)
 	}
 	again, _ := json.Marshal(back)
-	if string(again) != string(data) || back.Settings != h.Settings {
+	if string(again) != string(data) || !sameSettings(t, back.Settings, h.Settings) {
 		t.Errorf("round trip:\n got %s\nwant %s", again, data)
 	}
 	for _, s := range caddyfileSettings {
-		if !strings.Contains(string(data), `"`+s.name+`":`) {
-			t.Errorf("%s is missing from %s", s.name, data)
+		key := s.name
+		if s.room != nil {
+			key = s.room.Name // phase blocks are the list phases
+		}
+		if !strings.Contains(string(data), `"`+key+`":`) {
+			t.Errorf("%s is missing from %s", key, data)
 		}
 	}
 }
@@ -147,7 +176,10 @@ func TestAdminViewShowsEverySetting(t *testing.T) {
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	s := waitingroom.Settings{Title: "t", PrequeueStart: at, EventStart: at.Add(time.Hour), EventEnd: at.Add(2 * time.Hour),
 		ShuffleAtEventStart: true, QueueAll: true, Paused: true, SoldOut: true, CodeLanes: "presale",
-		JoinLimit: waitingroom.JoinLimit{N: 20, Per: time.Minute, Burst: 40}}.WithDefaults()
+		JoinLimit: waitingroom.JoinLimit{N: 20, Per: time.Minute, Burst: 40},
+		Phases: waitingroom.NewPhases(waitingroom.ScheduledPhase{Name: "presale", Start: at, End: at.Add(time.Hour),
+			Settings: waitingroom.OverridesOf(waitingroom.Settings{NewUsersPerMinute: 60}, "new_users_per_minute")}),
+	}.WithDefaults()
 	data, err := json.Marshal(settingsView{s})
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +190,7 @@ func TestAdminViewShowsEverySetting(t *testing.T) {
 		}
 	}
 	var back settingsView
-	if err := json.Unmarshal(data, &back); err != nil || back.Settings != s {
+	if err := json.Unmarshal(data, &back); err != nil || !sameSettings(t, back.Settings, s) {
 		t.Errorf("read back %+v %v\nwant %+v", back.Settings, err, s)
 	}
 }
@@ -177,6 +209,8 @@ func TestPatchKnowsEverySetting(t *testing.T) {
 			raw = "7"
 		case *waitingroom.Flag:
 			raw = "true"
+		case *waitingroom.Phases:
+			raw = `[{"name":"x","start":"2026-12-01T10:00:00Z","end":"2026-12-01T11:00:00Z","new_users_per_minute":60}]`
 		}
 		if _, names, err := decodePatch([]byte(`{"` + d.Name + `": ` + raw + `}`)); err != nil || len(names) != 1 {
 			t.Errorf("%s = %s: %v", d.Name, raw, err)

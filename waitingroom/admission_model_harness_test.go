@@ -162,6 +162,7 @@ const (
 	opComeBack                    // a quiet fan's page polls again
 	opStoreLost                   // the store loses the room (an empty restart); each node's next tick re-seeds it
 	opRequeue                     // the origin fails a fan's session (retry): the fan goes back to the front
+	opAddPhase                    // the operator adds a phase after the others, starting at least 2 s from now (admin API)
 	opCodeJoin                    // a new fan arrives with an access code (docs/codes.md)
 )
 
@@ -185,6 +186,9 @@ type modelStep struct {
 	Setting string // opOperator: "paused" or "queue_all"
 	On      bool
 	Code    string // opCodeJoin, opPoll: the access code sent; "" for none
+	// Phase is opAddPhase's phase, its From and To counted from the end of
+	// the last phase (or now, when later).
+	Phase modelPhase
 }
 
 func (s modelStep) String() string {
@@ -221,6 +225,8 @@ func (s modelStep) String() string {
 		return "store-lost"
 	case opRequeue:
 		return fmt.Sprintf("requeue fan=%d node=%d", s.Fan, s.Node)
+	case opAddPhase:
+		return fmt.Sprintf("add-phase node=%d [+%s,+%s) after the last, cap=%d rate=%d", s.Node, s.Phase.From, s.Phase.To, s.Phase.Cap, s.Phase.Rate)
 	}
 	return fmt.Sprintf("op%d", int(s.Op))
 }
@@ -234,10 +240,50 @@ type modelSettings struct {
 	// Requeues is requeue_on_origin_error: a ticket is requeued at most
 	// this many times (once while 0).
 	Requeues int
+	// Phases are scheduled phases (docs/configuration.md, "Phases") that
+	// change the cap and the rate as time passes: the runs' waits cross
+	// their switches.
+	Phases []modelPhase
+}
+
+// modelPhase is a scheduled phase from From to To after the run's start,
+// setting the cap and the rate where not 0.
+type modelPhase struct {
+	From, To  time.Duration
+	Cap, Rate int
 }
 
 func (c modelSettings) String() string {
-	return fmt.Sprintf("cap=%d rate=%d/min return_window=%s waiting_idle_timeout=%s requeue_on_origin_error=%d", c.Cap, c.Rate, c.ReturnWindow, c.WaitingIdle, c.Requeues)
+	s := fmt.Sprintf("cap=%d rate=%d/min return_window=%s waiting_idle_timeout=%s requeue_on_origin_error=%d", c.Cap, c.Rate, c.ReturnWindow, c.WaitingIdle, c.Requeues)
+	for i, p := range c.Phases {
+		s += fmt.Sprintf(" phase%d=[+%s,+%s) cap=%d rate=%d", i, p.From, p.To, p.Cap, p.Rate)
+	}
+	return s
+}
+
+// phases are the room's phases, from the start of every run's clock.
+func (c modelSettings) phases() waitingroom.Phases {
+	start := newClock().Now()
+	var list []waitingroom.ScheduledPhase
+	for i, p := range c.Phases {
+		list = append(list, p.scheduled(fmt.Sprintf("p%d", i), start))
+	}
+	return waitingroom.NewPhases(list...)
+}
+
+// scheduled is the phase, named name, counted from at.
+func (p modelPhase) scheduled(name string, at time.Time) waitingroom.ScheduledPhase {
+	var names []string
+	if p.Cap > 0 {
+		names = append(names, "total_active_users")
+	}
+	if p.Rate > 0 {
+		names = append(names, "new_users_per_minute")
+	}
+	return waitingroom.ScheduledPhase{
+		Name: name, Start: at.Add(p.From), End: at.Add(p.To),
+		Settings: waitingroom.OverridesOf(waitingroom.Settings{TotalActiveUsers: p.Cap, NewUsersPerMinute: p.Rate}, names...),
+	}
 }
 
 // room is the settings of the room a run drives: a small cap, so that the
@@ -255,6 +301,7 @@ func (c modelSettings) room() waitingroom.Settings {
 		WaitingIdleTimeout:   c.WaitingIdle,
 		RequeueOnOriginError: c.Requeues,
 		CodeLanes:            "presale",
+		Phases:               c.phases(),
 	}
 }
 
@@ -576,6 +623,10 @@ type admissionModel struct {
 	// tickServing is serving as the store had it after the nodes' last
 	// ticks: as far as their views go.
 	tickServing uint64
+	// storeHeld is the store's count of slots held (live sessions and
+	// admissions not yet claimed) that invariant 1 last saw: above a cap a
+	// phase lowered, it may not rise.
+	storeHeld int
 
 	event    int    // counts requests, revocations and ticks
 	tickSeq  [2]int // the event of each node's last tick
@@ -754,9 +805,33 @@ func (m *admissionModel) do(s modelStep) {
 		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindStatus}, true)
 	case opStoreLost:
 		m.storeLost()
+	case opAddPhase:
+		m.addPhase(s, now)
 	default:
 		m.fatalf("unknown step %v", s)
 	}
+}
+
+// addPhase has the operator add a phase through a node's admin API, after
+// every phase the room has and at least 2 s from now: the other node reads
+// it on its next tick, before it starts, as every node does within a
+// second (docs/configuration.md, "Phases").
+func (m *admissionModel) addPhase(s modelStep, now time.Time) {
+	list := m.settings.Phases.List()
+	if len(list) >= waitingroom.MaxPhases {
+		m.fatalf("%s: the room has %d phases already", s, len(list))
+	}
+	from := now.Add(2 * time.Second)
+	if n := len(list); n > 0 && list[n-1].End.After(from) {
+		from = list[n-1].End
+	}
+	ph := s.Phase.scheduled(fmt.Sprintf("op%d", len(list)), from)
+	phases := waitingroom.NewPhases(append(list, ph)...)
+	if _, err := m.nodes[s.Node].room.Patch(m.ctx, waitingroom.OverridesOf(waitingroom.Settings{Phases: phases}, "phases")); err != nil {
+		m.fatalf("%s: %v", s, err)
+	}
+	m.settings.Phases = phases
+	m.tb.Logf("step %d: %s: %s", m.steps, s, waitingroom.PhaseSummary(&ph))
 }
 
 // storeLost has the store lose the room, as a store restarted empty does, and
@@ -971,9 +1046,16 @@ func (m *admissionModel) observe() {
 	if err != nil {
 		m.fatalf("reading the store: %v", err)
 	}
-	if snap.Active > m.cfg.Cap {
-		m.fatalf("invariant 1: the store holds %d live sessions, cap %d", snap.Active, m.cfg.Cap)
+	// Invariant 1: the slots held, live sessions and admissions pending,
+	// are within the cap in force; above a cap a phase lowered, they do
+	// not rise (an admission made before the switch is claimed into its
+	// slot).
+	held := snap.Active + snap.Pending
+	if limit := m.capAt(now); held > limit && held > m.storeHeld {
+		m.fatalf("invariant 1: the store holds %d live sessions and %d admissions pending, cap %d in force at +%s (%d held before)",
+			snap.Active, snap.Pending, limit, m.until(now), m.storeHeld)
 	}
+	m.storeHeld = held
 	for _, rv := range snap.Revocations {
 		if rv.Visitor == "" {
 			continue
@@ -1062,18 +1144,41 @@ func (m *admissionModel) checkAdmittedOnce(snap waitingroom.Snapshot) {
 func (m *admissionModel) checkRate(now time.Time, snap waitingroom.Snapshot) {
 	m.tb.Helper()
 	n := snap.Admitted + snap.Returned + m.countBase
-	perSecond := float64(m.cfg.Rate) / 60
-	limit := uint64(max(perSecond, 1) + perSecond*rateSpan.Seconds())
 	for len(m.admissions) > 0 && now.Sub(m.admissions[0].at) > rateSpan {
 		m.admissions = m.admissions[1:]
 	}
 	if len(m.admissions) > 0 {
-		if first := m.admissions[0]; n-first.n > limit {
+		// The highest rate in force over the span, and over the second
+		// before it, whose budget may be banked.
+		first := m.admissions[0]
+		rate := m.maxRate(first.at.Add(-time.Second), now)
+		perSecond := float64(rate) / 60
+		limit := uint64(max(perSecond, 1) + perSecond*rateSpan.Seconds())
+		if n-first.n > limit {
 			m.fatalf("invariant 7: %d fans let in from +%s to +%s (%d of them back at the front in all), over %d at %d/min",
-				n-first.n, m.until(first.at), m.until(now), snap.Returned, limit, m.cfg.Rate)
+				n-first.n, m.until(first.at), m.until(now), snap.Returned, limit, rate)
 		}
 	}
 	m.admissions = append(m.admissions, admissionCount{at: now, n: n})
+}
+
+// capAt is the cap in force at now, a phase's (docs/configuration.md,
+// "Phases") or the room's. A phase that lowers it ends no session and takes
+// back no admission: the slots held at the switch stay held, so invariant 1
+// allows their count above the new cap, but never a rise (nobody is let in
+// until it falls below).
+func (m *admissionModel) capAt(now time.Time) int { return m.settings.At(now).TotalActiveUsers }
+
+// maxRate is the highest new_users_per_minute in force from from to to,
+// phases included.
+func (m *admissionModel) maxRate(from, to time.Time) int {
+	rate := max(m.settings.At(from).NewUsersPerMinute, m.settings.At(to).NewUsersPerMinute)
+	for _, p := range m.settings.Phases.List() {
+		if p.Start.After(from) && !p.Start.After(to) {
+			rate = max(rate, m.settings.At(p.Start).NewUsersPerMinute)
+		}
+	}
+	return rate
 }
 
 // revoked records that the origin ended the session of p through node: the
@@ -1464,8 +1569,9 @@ func (m *admissionModel) check() {
 		}
 	}
 	// Invariant 1, as the passes handed out tell it.
-	if slots > m.cfg.Cap {
-		m.fatalf("invariant 1: %d live sessions holding slots by the passes handed out, cap %d", slots, m.cfg.Cap)
+	if limit := m.capAt(now); slots > limit && slots > m.storeHeld {
+		m.fatalf("invariant 1: %d live sessions holding slots by the passes handed out, cap %d in force at +%s, and the store held %d",
+			slots, limit, m.until(now), m.storeHeld)
 	}
 	// Invariant 2, per visitor: one live session.
 	bySubject := map[string]int{}

@@ -22,11 +22,15 @@ import (
 // operator, time and the store do against two nodes of one room sharing one
 // store, on the memory store and on Redis: fans join, poll, send their pass,
 // a copy of a ticket or their ticket alone, go quiet and come back; the
-// origin revokes, or fails a session (requeue); the operator pauses and holds everyone; time passes; and,
+// origin revokes, or fails a session (requeue); the operator pauses and holds everyone; time passes,
+// across the switches of up to two scheduled phases that change the cap and the rate, and of
+// those the operator adds as the run goes; and,
 // at most twice a sequence, the store loses the room (an empty restart) and
 // the nodes' next tick re-seeds it. It checks after every step that:
 //
-//  1. live sessions never exceed total_active_users;
+//  1. live sessions never exceed total_active_users, the cap in force (a
+//     phase's, or the room's); when a phase lowers it, the slots held at
+//     the switch stay held, and their count never rises above it;
 //  2. a visitor holds one live session, an account one place in line or one
 //     live session, and a ticket sent without its pass while its session is
 //     live gets that session's pass back (same id, subject and end);
@@ -36,7 +40,8 @@ import (
 //     at the front once per lapse;
 //  5. the position shown for a place never rises between two polls;
 //  6. every pass the room accepts belongs to a live session;
-//  7. the room lets fans in within new_users_per_minute, those coming back
+//  7. the room lets fans in within new_users_per_minute (the highest in force
+//     over the span, phases included), those coming back
 //     at the front (a lapsed admission, a skipped ghost, an idled-out
 //     session, a requeued one) included: over any 5 s, five seconds' budget
 //     and the one second's worth it may hold banked;
@@ -111,6 +116,29 @@ type admissionRegression struct {
 // admissionRegressions are the failing sequences rapid found and minimised,
 // kept as steps so that they run every time, on both stores.
 var admissionRegressions = []admissionRegression{
+	{
+		// Four fans hold the four slots when a phase lowers the cap to
+		// one: their sessions run on, nobody new is let in while they are
+		// above it, positions in line do not rise; when the phase ends
+		// the cap of four is back.
+		name: "phase_lowers_the_cap_under_live_sessions",
+		cfg: modelSettings{Cap: 4, Rate: 600, ReturnWindow: waitingroom.DefaultReturnWindow, WaitingIdle: waitingroom.DefaultWaitingIdleTimeout,
+			Phases: []modelPhase{{From: 20 * time.Second, To: 100 * time.Second, Cap: 1, Rate: 30}}},
+		steps: []modelStep{
+			{Op: opJoin, Node: 0}, {Op: opJoin, Node: 1}, {Op: opJoin, Node: 0}, {Op: opJoin, Node: 1},
+			{Op: opPresentPass, Fan: 0, Node: 0}, {Op: opPresentPass, Fan: 1, Node: 1},
+			{Op: opPresentPass, Fan: 2, Node: 0}, {Op: opPresentPass, Fan: 3, Node: 1},
+			{Op: opWait, Seconds: 21},
+			{Op: opJoin, Node: 0}, {Op: opJoin, Node: 1},
+			{Op: opPresentPass, Fan: 0, Node: 1}, {Op: opPoll, Fan: 4, Node: 0}, {Op: opPoll, Fan: 5, Node: 1},
+			{Op: opWait, Seconds: 30},
+			{Op: opPresentPass, Fan: 1, Node: 0}, {Op: opPoll, Fan: 4, Node: 1}, {Op: opPoll, Fan: 5, Node: 0},
+			{Op: opWait, Seconds: 50},
+			{Op: opPoll, Fan: 4, Node: 0}, {Op: opPoll, Fan: 5, Node: 1},
+			{Op: opWait, Seconds: 5},
+			{Op: opPoll, Fan: 4, Node: 1}, {Op: opPoll, Fan: 5, Node: 0},
+		},
+	},
 	{
 		// A fan let in at once sends their ticket again without the pass
 		// (a second browser holding a copy of the cookie, or a cleared pass
@@ -498,6 +526,17 @@ func admissionProperty(t *rapid.T, open modelOpener) *admissionModel {
 		WaitingIdle:  rapid.SampledFrom([]time.Duration{waitingroom.DefaultWaitingIdleTimeout, time.Minute}).Draw(t, "waiting_idle_timeout"),
 		Requeues:     rapid.SampledFrom([]int{0, 2}).Draw(t, "requeue_on_origin_error"),
 	}
+	// Up to two phases, one after the other, each changing the cap, the
+	// rate or both for a while: the waits cross their switches.
+	at := time.Duration(0)
+	for range rapid.IntRange(0, 2).Draw(t, "phases") {
+		at += time.Duration(rapid.IntRange(5, 120).Draw(t, "phase_gap")) * time.Second
+		p := modelPhase{From: at, Cap: rapid.SampledFrom([]int{0, 1, 2, 5}).Draw(t, "phase_cap"),
+			Rate: rapid.SampledFrom([]int{0, 30, 60, 600}).Draw(t, "phase_rate")}
+		at += time.Duration(rapid.IntRange(5, 180).Draw(t, "phase_length")) * time.Second
+		p.To = at
+		cfg.Phases = append(cfg.Phases, p)
+	}
 	room := fmt.Sprintf("model-%d", modelRooms.Add(1))
 	stores, truth, drop := open(room)
 	t.Cleanup(drop)
@@ -607,6 +646,15 @@ func (m *admissionModel) actions() map[string]func(*rapid.T) {
 		"operator": func(t *rapid.T) {
 			setting := rapid.SampledFrom([]string{"paused", "queue_all"}).Draw(t, "setting")
 			m.do(modelStep{Op: opOperator, Setting: setting, On: rapid.Bool().Draw(t, "on"), Node: node(t)})
+		},
+		"addPhase": func(t *rapid.T) {
+			if m.settings.Phases.Len() >= waitingroom.MaxPhases {
+				t.SkipNow()
+			}
+			from := time.Duration(rapid.IntRange(0, 60).Draw(t, "phase_gap")) * time.Second
+			p := modelPhase{From: from, To: from + time.Duration(rapid.IntRange(5, 120).Draw(t, "phase_length"))*time.Second,
+				Cap: rapid.SampledFrom([]int{0, 1, 2, 5}).Draw(t, "phase_cap"), Rate: rapid.SampledFrom([]int{0, 30, 60, 600}).Draw(t, "phase_rate")}
+			m.do(modelStep{Op: opAddPhase, Node: node(t), Phase: p})
 		},
 		"quiet": func(t *rapid.T) {
 			m.do(modelStep{Op: opQuiet, Fan: pick(t, active)})

@@ -52,6 +52,7 @@ const (
 	AuditReopen      AuditAction = "reopen"       // sold_out cleared
 	AuditKeyRotation AuditAction = "key_rotation" // the signing key changed (changes name key ids only)
 	AuditCodes       AuditAction = "codes"        // a batch of access codes added (Summary says how many per lane)
+	AuditPhases      AuditAction = "phases"       // the scheduled phases changed alone
 )
 
 // MaxAudit is how many entries a store keeps per room, the newest; older ones
@@ -185,6 +186,8 @@ func auditAction(changes []AuditChange) AuditAction {
 		return AuditReopen
 	case "queue_all":
 		return AuditQueueAll
+	case "phases":
+		return AuditPhases
 	}
 	return AuditPatch
 }

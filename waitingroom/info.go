@@ -27,6 +27,9 @@ type Info struct {
 	// closed).
 	Phase     Phase
 	Admitting bool
+	// CurrentPhase is the scheduled phase in force now, and NextPhase the
+	// next to start (docs/configuration.md, "Phases"); nil for none.
+	CurrentPhase, NextPhase *ScheduledPhase
 	// Waiting is the estimated number of people in line: the live places not
 	// yet admitted (places too young to judge scaled by the share of admitted
 	// people who show up). Places is the raw line: every place not yet
@@ -54,9 +57,12 @@ func (r *Room) Info() Info {
 	snap := v.snap
 	snap.Revocations = nil
 	rate, measured := snap.Pace.Rate()
+	cur, next := v.settings.Phases.At(now)
 	return Info{
+		CurrentPhase: cur,
+		NextPhase:    next,
 		Room:         r.id,
-		Settings:     v.settings,
+		Settings:     v.settings.At(now),
 		Overrides:    o,
 		Version:      version,
 		Snapshot:     snap,

@@ -97,6 +97,8 @@ const (
 	EventCodeAccepted // the store counted a use of the code
 	EventCodeRefused  // no such code, or its uses are spent
 	EventCodeRequired // a newcomer without a code while codes_required is on
+	// A scheduled phase starts or ends (docs/configuration.md, "Phases").
+	EventPhaseSwitch // the settings in effect change at a phase's start or end, on every node at once
 	events
 )
 
@@ -107,6 +109,7 @@ var eventNames = [events]string{
 	"return window ends", "skipped as a ghost", "leave",
 	"requeue", "requeue refused", "claim: requeued",
 	"code", "code accepted", "code refused", "code required",
+	"phase switch",
 }
 
 func (e Event) String() string { return nameOf(eventNames[:], e, "event") }
@@ -285,6 +288,15 @@ var Transitions = []Transition{
 	{TicketNew, EventCodeRequired, TicketNew, ActionAskCode, "codes_required: no place; the page asks for a code and says when the public sale opens, when that is known"},
 	{TicketWaiting, EventCode, TicketWaiting, ActionShowPlace, "a code sent with a ticket is not used: one place per visitor, and the code keeps its use"},
 	{TicketAtFront, EventCode, TicketAtFront, ActionClaim, "as a poll; the code is not used"},
+	// A phase switch changes the limits the store's steps run with (rate,
+	// cap, method, and every other runtime setting the phase names), from
+	// the instant of the switch on every node; it moves no order key and no
+	// place (docs/configuration.md, "Phases").
+	{TicketWaiting, EventPhaseSwitch, TicketWaiting, ActionStore, "the place and its order key are kept; the next step admits at the new phase's rate and cap; people ahead never rise"},
+	{TicketAtFront, EventPhaseSwitch, TicketAtFront, ActionStore, "the admission stands, its grace runs on; the new limits bind the next admissions"},
+	{TicketInSession, EventPhaseSwitch, TicketInSession, ActionForward, "sessions run on to their end: under a lower cap nobody new is let in until the live sessions fall below it"},
+	{TicketReturned, EventPhaseSwitch, TicketReturned, ActionHold, "still first for the next slot, within the new phase's rate and cap"},
+	{TicketRequeued, EventPhaseSwitch, TicketRequeued, ActionHold, "still first at the front, in the order requeued, within the new phase's rate and cap"},
 }
 
 // machine is Transitions indexed by state and event, built once: a look-up on

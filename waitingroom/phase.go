@@ -34,6 +34,7 @@ func (s Settings) PhaseAt(now time.Time) Phase {
 
 // admitting reports whether the controller may move serving forward.
 func (s Settings) admitting(now time.Time) bool {
+	s = s.At(now)
 	if s.Paused || s.SoldOut || s.QueueAll || s.QueueingMethod == Reject {
 		return false
 	}
@@ -46,6 +47,7 @@ func (s Settings) drawn() bool { return s.ShuffleAtEventStart || s.QueueingMetho
 
 // limitsAt are the Limits store calls run with.
 func (s Settings) limitsAt(now time.Time) Limits {
+	s = s.At(now) // the phase in force at the call's instant (phases.go)
 	return Limits{
 		Rate:         s.NewUsersPerMinute,
 		Cap:          s.TotalActiveUsers,
@@ -71,6 +73,7 @@ func (s Settings) requeues() int { return max(1, s.RequeueOnOriginError) }
 // (or, in the pre-queue, a registration): not before the pre-queue opens,
 // not once the room has ended, is sold out or rejects newcomers.
 func (s Settings) placesOpen(now time.Time) bool {
+	s = s.At(now)
 	p := s.PhaseAt(now)
 	return !s.SoldOut && s.QueueingMethod != Reject && p != NotYetOpen && p != Ended
 }

@@ -240,8 +240,14 @@ func (r *Room) Run(ctx context.Context) {
 // RefreshInterval, or catchUpInterval for catchUpSpan after the store
 // answered again (see revoke.go).
 func (r *Room) tickInterval() time.Duration {
-	if r.now().Before(r.catchUpUntil()) {
+	now := r.now()
+	if now.Before(r.catchUpUntil()) {
 		return catchUpInterval
+	}
+	// A phase switch due sooner is ticked at: the view (title, page) takes
+	// the new phase at once, as the limits of store calls do (phases.go).
+	if at := r.settings().Phases.NextSwitch(now); !at.IsZero() && at.Sub(now) < RefreshInterval {
+		return at.Sub(now)
 	}
 	return RefreshInterval
 }
@@ -528,7 +534,7 @@ func (r *Room) storeFailed() {
 // publish builds and stores a new view.
 func (r *Room) publish(now time.Time, snap Snapshot, healthy bool) {
 	r.mu.Lock()
-	s := r.overrides.Apply(r.base)
+	s := r.overrides.Apply(r.base).At(now)
 	v := &view{
 		room:       r.id,
 		settings:   s,

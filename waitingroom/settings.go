@@ -91,6 +91,9 @@ type Settings struct {
 	// Challenge is what a newcomer must solve before a place is made for
 	// them: nothing (off), or a proof of work of a number of bits.
 	Challenge Challenge `json:"challenge,omitzero"`
+	// Phases are the room's scheduled phases, each overriding some runtime
+	// settings while it is in force (see At).
+	Phases Phases `json:"phases,omitzero"`
 	// Paused stops admission; waiting visitors keep their place.
 	Paused bool `json:"paused,omitempty"`
 	// JoinLimit caps the new places one client address may take, counted
@@ -162,6 +165,9 @@ func (s Settings) Validate() error {
 	}
 	if _, err := ParseLanes(s.CodeLanes); err != nil {
 		errs = append(errs, settingErr("code_lanes", "%v", err))
+	}
+	if s.Phases.Len() > 0 && len(errs) == 0 {
+		errs = append(errs, s.Phases.validateIn(s)...)
 	}
 	return errors.Join(errs...)
 }

@@ -121,6 +121,11 @@ var settingDefs = []*Setting{
 			"see [Access codes](codes.md)",
 	}, func(s *Settings) *Flag { return (*Flag)(&s.CodesRequired) }, false),
 	field(Setting{
+		Name: "phases", Runtime: true, DefaultDoc: "none",
+		Doc: "scheduled phases: from `start` until `end`, the settings a phase names override the room's, " +
+			"on every node at the same instant; see [Phases](#phases)",
+	}, func(s *Settings) *Phases { return &s.Phases }, Phases{}),
+	field(Setting{
 		Name: "paused", Runtime: true, RuntimeOnly: true,
 		Doc: "admission stops; waiting fans keep their place",
 	}, func(s *Settings) *Flag { return (*Flag)(&s.Paused) }, false),
