@@ -46,6 +46,10 @@ type Phases struct {
 	// the settings before it, so that the settings at another instant are
 	// worked out from them, not over the phase.
 	unphased *Settings
+	// laid is the phase laid over them, in the list: settings already at
+	// the phase in force are returned as they are, at no cost, on every
+	// call a request makes within the phase.
+	laid *ScheduledPhase
 }
 
 type phaseList struct {
@@ -149,14 +153,17 @@ func (p Phases) NextSwitch(now time.Time) time.Time {
 // settings at the call's own instant (limitsAt), so that a switch falls at
 // the same instant of the time passed to the store on every node.
 func (s Settings) At(now time.Time) Settings {
-	s = s.Unphased()
 	cur := s.Phases.active(now)
+	if cur == s.Phases.laid {
+		return s // the phase in force (or none) is the one laid over s
+	}
+	s = s.Unphased()
 	if cur == nil {
 		return s
 	}
 	base := s
 	eff := cur.Settings.Apply(s)
-	eff.Phases.unphased = &base
+	eff.Phases.unphased, eff.Phases.laid = &base, cur
 	return eff
 }
 

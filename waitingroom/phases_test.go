@@ -353,7 +353,10 @@ func BenchmarkSettingsAt(b *testing.B) {
 		name string
 		s    waitingroom.Settings
 		at   time.Time
-	}{{"no_phases", waitingroom.Settings{}.WithDefaults(), phaseT0}, {"between_phases", s, phaseT0.Add(90 * time.Minute)}, {"in_a_phase", s, phaseT0}} {
+	}{{"no_phases", waitingroom.Settings{}.WithDefaults(), phaseT0}, {"between_phases", s, phaseT0.Add(90 * time.Minute)}, {"in_a_phase", s, phaseT0},
+		// A request's calls within a phase: the room's view holds the
+		// settings at the phase already.
+		{"in_the_phase_laid", s.At(phaseT0), phaseT0.Add(time.Second)}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
