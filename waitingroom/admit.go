@@ -229,8 +229,8 @@ func (r *Room) arrive(ctx context.Context, a *arrival) (Visit, error) {
 	if a.code != "" {
 		return r.redeem(ctx, a)
 	}
-	if r.settings().CodesRequired {
-		return r.askCode(r.now()), nil
+	if now := r.now(); r.settings().At(now).CodesRequired {
+		return r.askCode(now), nil
 	}
 	if st, ok := r.newChallenge(a.client); ok {
 		return Visit{Status: st, transition: machine[TicketChallenged][EventArrive]}, nil
@@ -278,7 +278,7 @@ func (r *Room) join(ctx context.Context, a *arrival) (Visit, error) {
 		st.DrawIndex = nil // no place, so no key
 		return Visit{Status: st, transition: machine[TicketNew][EventRoomShut]}, nil
 	}
-	if s.CodesRequired && a.lane == "" {
+	if s.At(now).CodesRequired && a.lane == "" {
 		// Invite-only: a place is for a code's holder (an answer to the
 		// puzzle is no code).
 		return r.askCode(now), nil

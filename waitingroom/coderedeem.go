@@ -39,12 +39,27 @@ func (r *Room) askCode(now time.Time) Visit {
 	v := r.view.Load()
 	s := v.settings
 	st := Status{Room: r.id, Title: s.Title, State: StateCodeRequired, Waiting: v.waiting(), Reconnecting: !v.healthy}
-	if s.EventStart.After(now) {
-		opens := s.EventStart
+	if opens := s.publicFrom(now); !opens.IsZero() {
 		st.OpensAt = &opens
 	}
 	st = st.refreshIn(v.maxRefresh())
 	return Visit{Status: st, transition: machine[TicketNew][EventCodeRequired]}
+}
+
+// publicFrom is when a room that asks newcomers for a code at now stops
+// asking: the first switch of its phases after now whose settings do not
+// require codes (a presale phase ending, a public phase starting); zero
+// when no scheduled switch ends it (only the operator can).
+func (s Settings) publicFrom(now time.Time) time.Time {
+	for t, i := now, 0; i < 2*MaxPhases; i++ {
+		if t = s.Phases.NextSwitch(t); t.IsZero() {
+			break
+		}
+		if !s.At(t).CodesRequired {
+			return t
+		}
+	}
+	return time.Time{}
 }
 
 // CodeRequiredStatus is what a fan without a code is told by a room that

@@ -157,8 +157,9 @@ func TestCodeWithAPlaceIsNotUsed(t *testing.T) {
 }
 
 // TestCodesRequired: an invite-only room gives a newcomer without a code no
-// place and asks for one, saying when the sale opens to everyone when a
-// later event_start says so; with a code, the fan gets their place.
+// place and asks for one; with a code, the fan gets their place. When a
+// presale phase requires codes, the page says when the sale opens to
+// everyone (the phase's end), and at that instant newcomers get places.
 func TestCodesRequired(t *testing.T) {
 	e, r, _ := codeRoom(t, waitingroom.Settings{CodesRequired: true}, waitingroom.NewCode{Code: "INVITED1", Lane: "presale", MaxUses: 1})
 	d, err := e.withCode(r, "", "")
@@ -172,13 +173,21 @@ func TestCodesRequired(t *testing.T) {
 	if d, err := e.withCode(r, "invited1", ""); err != nil || !d.SetTicket {
 		t.Fatalf("with a code: %+v %v", d, err)
 	}
-	opens := e.clock.Now().Add(time.Hour).Truncate(time.Second)
-	o := waitingroom.OverridesOf(waitingroom.Settings{PrequeueStart: e.clock.Now().Add(-time.Minute), EventStart: opens}, "prequeue_start", "event_start")
+	// The room is public; a presale phase until opens requires codes.
+	now := e.clock.Now()
+	opens := now.Add(time.Hour).Truncate(time.Second)
+	presale := waitingroom.NewPhases(waitingroom.ScheduledPhase{Name: "presale", Start: now.Add(-time.Minute), End: opens,
+		Settings: waitingroom.OverridesOf(waitingroom.Settings{CodesRequired: true}, "codes_required")})
+	o := waitingroom.OverridesOf(waitingroom.Settings{CodesRequired: false, Phases: presale}, "codes_required", "phases")
 	if _, err := r.Patch(e.ctx, o); err != nil {
 		t.Fatal(err)
 	}
 	if d, err := e.withCode(r, "", ""); err != nil || d.Status.State != waitingroom.StateCodeRequired || d.Status.OpensAt == nil || !d.Status.OpensAt.Equal(opens) {
-		t.Fatalf("before a later event_start: %+v %v, want when it opens", d.Status, err)
+		t.Fatalf("in the presale: %+v %v, want asked for a code, told it opens at %v", d.Status, err, opens)
+	}
+	e.clock.Advance(opens.Sub(e.clock.Now()))
+	if d, err := e.withCode(r, "", ""); err != nil || !d.SetTicket {
+		t.Fatalf("at the presale's end, before any tick: %+v %v, want a place", d.Status, err)
 	}
 }
 
