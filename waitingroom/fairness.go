@@ -166,6 +166,9 @@ type HistoryEntry struct {
 	Count  uint64      `json:"count"`
 	Number uint64      `json:"epoch,omitempty"`
 	At     time.Time   `json:"at"`
+	// Supply is the sample of a supply entry (kind "supply", supply.go);
+	// Start, Count and Number are then zero.
+	Supply *SupplySample `json:"supply,omitempty"`
 }
 
 // HistoryKind says what a history entry records.
@@ -176,6 +179,8 @@ const (
 	HistoryAdmit HistoryKind = "admit"
 	// HistoryDraw: a rolling draw of the random method.
 	HistoryDraw HistoryKind = "draw"
+	// HistorySupply: a report of the supply (supply.go).
+	HistorySupply HistoryKind = "supply"
 )
 
 // MaxHistoryPage is the most entries one History call returns.

@@ -145,6 +145,9 @@ type Store interface {
 	// Auditor keeps the room's audit trail: every change made to the running
 	// room, by whom, with old and new values (audit.go).
 	Auditor
+
+	// Supplier keeps what is left to sell (supply.go).
+	Supplier
 }
 
 // Limits are the settings a store operation needs. The node passes them on each
@@ -514,6 +517,9 @@ type Snapshot struct {
 	// Margin is the re-seed's margin of order keys, [Margin[0], Margin[1])
 	// (see Recall.MarginFrom): places in it count as live only when seen.
 	Margin [2]uint64
+	// Supply are the latest supply samples, oldest first, at most
+	// MaxSupplyTail (supply.go); none while nobody reported one.
+	Supply []SupplySample
 }
 
 // InMargin reports whether place lies in the re-seed's margin.

@@ -50,6 +50,8 @@ var (
 	auditAppendSrc string
 	//go:embed lua/audit.lua
 	auditSrc string
+	//go:embed lua/supply.lua
+	supplySrc string
 )
 
 var (
@@ -69,11 +71,13 @@ var (
 	requeueScript       = newScript(requeueSrc)
 	auditAppendScript   = newScript(auditAppendSrc)
 	auditScript         = newScript(auditSrc)
+	supplyScript        = newScript(supplySrc)
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, reclaimScript, releaseScript, advanceScript,
 		snapshotScript, drawSeedScript, saveOverridesScript, historyScript, beatScript,
 		accountScript, leaveScript, requeueScript, auditAppendScript, auditScript,
+		supplyScript,
 	}
 )
 
