@@ -30,6 +30,8 @@ func init() {
 //	POST  /waiting-room/<room>/sold-out   show everyone the sold-out page
 //	POST  /waiting-room/<room>/reopen     undo sold-out
 //	GET   /waiting-room/<room>/audit      the room's audit trail (adminaudit.go)
+//	GET   /waiting-room/<room>/supply     the supply and its estimate (adminsupply.go)
+//	POST  /waiting-room/<room>/supply     set the supply: {"units": N}
 //
 // A PATCH body may say why with "reason", an action's body with
 // {"reason": "..."}: the audit trail keeps it with the change.
@@ -126,6 +128,15 @@ func (a *AdminAPI) serve(w http.ResponseWriter, r *http.Request) error {
 			return a.showAudit(w, r, lr)
 		}
 		return a.recordKeyRotation(w, r, lr)
+	case len(parts) == 2 && parts[1] == supplyRoute:
+		if !allowMethod(w, r, http.MethodGet, http.MethodPost) {
+			return nil
+		}
+		lr, ok := a.find(w, parts[0])
+		if !ok {
+			return nil
+		}
+		return a.serveSupply(w, r, lr)
 	case len(parts) == 2:
 		action, ok := adminActions[parts[1]]
 		if !ok {

@@ -71,9 +71,10 @@ type supplyNote struct {
 	set   bool
 }
 
-// NoteSupply records the supply the origin reported on an answer at now; the
+// NoteSupply records the supply the origin reported on an answer now; the
 // next Tick sends the latest one to the store. No store call.
-func (r *Room) NoteSupply(units uint64, now time.Time) {
+func (r *Room) NoteSupply(units uint64) {
+	now := r.now()
 	r.supplyNote.mu.Lock()
 	defer r.supplyNote.mu.Unlock()
 	if !r.supplyNote.set || !now.Before(r.supplyNote.at) {
@@ -81,6 +82,10 @@ func (r *Room) NoteSupply(units uint64, now time.Time) {
 	}
 	r.stats.SupplyReports.Add(1)
 }
+
+// RefuseSupply counts a supply from the origin that was not a number of
+// units: it is ignored.
+func (r *Room) RefuseSupply() { r.stats.SupplyRefused.Add(1) }
 
 // flushSupply sends the latest supply noted since the last flush.
 func (r *Room) flushSupply(ctx context.Context) error {
@@ -163,4 +168,11 @@ func (v *view) tell(ahead uint64) (Told, bool) {
 	}
 	front := float64(v.snap.Claimed) + float64(max(0, v.snap.Pending)) + float64(max(0, v.snap.Returning))
 	return v.supply.Tell(front+float64(ahead)+1, front), true
+}
+
+// TellAhead is what a fan with ahead people ahead would be told now, from
+// this node's view (the zero Told when the supply is unknown).
+func (r *Room) TellAhead(ahead uint64) Told {
+	t, _ := r.view.Load().tell(ahead)
+	return t
 }
