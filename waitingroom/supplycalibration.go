@@ -37,8 +37,8 @@ type SupplyEstimatePoint struct {
 	Measured bool       `json:"measured"`
 	// Ends is where the supply was estimated to run out, in places from
 	// the front of the line then.
-	Ends    [2]uint64 `json:"ends"`
-	Dropped bool      `json:"dropped,omitempty"`
+	Ends    [2]uint64  `json:"ends"`
+	Dropped bool       `json:"dropped,omitempty"`
 	Told    SupplyTold `json:"told"`
 }
 
