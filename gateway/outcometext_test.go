@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"html/template"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
 )
@@ -42,3 +44,34 @@ func TestOutcomeWordedInEveryLanguage(t *testing.T) {
 		t.Errorf("sold out, in English: %q, want %q", got, want)
 	}
 }
+
+// TestFairnessPageShowsTheSupplysCalibration: the fairness page of a room
+// that knew its supply lists its estimates beside what happened, worded in
+// every language; a room that never knew one shows no such section.
+func TestFairnessPageShowsTheSupplysCalibration(t *testing.T) {
+	at := supplyPreviewTime
+	samples := []waitingroom.SupplySample{
+		{N: 1, Units: 100, At: at, Claimed: 0, Waiting: 300},
+		{N: 2, Units: 0, At: at.Add(time.Minute), Claimed: 40, Waiting: 260},
+	}
+	rep := waitingroom.FairnessReport{Room: "concert", Reason: "sold_out", Supply: waitingroom.CalibrateSupply(samples, 45)}
+	for _, l := range allLanguages(t).locales {
+		var b strings.Builder
+		if err := fairnessPage.Execute(&b, newFairnessData(rep, l, nil)); err != nil {
+			t.Fatalf("%s: %v", l.Code, err)
+		}
+		page := b.String()
+		heading := template.HTMLEscapeString(l.T("fairness.supply"))
+		if !strings.Contains(page, heading) || !strings.Contains(page, l.Uint(88)+" ("+l.Uint(28)+")") || strings.Contains(page, "{unlikely") {
+			t.Errorf("%s: the page lacks the supply's estimates", l.Code)
+		}
+		b.Reset()
+		rep.Supply = nil
+		if err := fairnessPage.Execute(&b, newFairnessData(rep, l, nil)); err != nil || strings.Contains(b.String(), heading+"</h2>") {
+			t.Errorf("%s: a room without a supply shows its section (%v)", l.Code, err)
+		}
+		rep.Supply = waitingroom.CalibrateSupply(samples, 45)
+	}
+}
+
+var supplyPreviewTime = time.Date(2026, 6, 1, 20, 0, 0, 0, time.UTC)
