@@ -113,17 +113,18 @@ func (r *Room) flushSupply(ctx context.Context) error {
 const AuditSupply AuditAction = "supply"
 
 // SetSupply records units as the supply now, an operator's act (named by the
-// context's Operator, see WithOperator), in the audit trail, and refreshes
-// this node's view so that its next answers know it.
+// context's Operator, see WithOperator), in the audit trail, and folds it
+// into this node's view at once so that its next answers know it.
 func (r *Room) SetSupply(ctx context.Context, units uint64) (SupplySample, error) {
 	if units > MaxSupplyUnits {
 		return SupplySample{}, ErrBadSupply
 	}
 	now := r.now()
 	old, known := r.Supply()
-	s, _, err := r.store.ReportSupply(ctx, r.id, units, now)
+	s, recorded, err := r.store.ReportSupply(ctx, r.id, units, now)
 	if err != nil {
-		return SupplySample{}, err
+		r.storeFailed()
+		return SupplySample{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
 	}
 	before := json.RawMessage("null")
 	if known {
@@ -137,7 +138,16 @@ func (r *Room) SetSupply(ctx context.Context, units uint64) (SupplySample, error
 		Setting: "supply", Old: before, New: json.RawMessage(strconv.FormatUint(units, 10)),
 	}}})
 	op.Entry, op.AuditErr = &e, aerr
-	return s, r.Tick(ctx)
+	if recorded {
+		// The sample every node will fold, folded here at once so that
+		// this node's next answers know it (as Patch publishes at once).
+		r.mu.Lock()
+		r.foldSupply([]SupplySample{s})
+		r.mu.Unlock()
+		v := r.view.Load()
+		r.publish(r.now(), v.snap, v.healthy)
+	}
+	return s, nil
 }
 
 // foldSupply folds the samples of a snapshot not folded yet, in order.
