@@ -172,6 +172,17 @@ func TestCaddySupplyFromTheOrigin(t *testing.T) {
 	if code != http.StatusOK || json.Unmarshal([]byte(body), &v) != nil || !v.Known || v.Units == nil || *v.Units != 40 {
 		t.Fatalf("POST supply 40: %d %s", code, body)
 	}
+	_, metrics := adminCall(t, http.MethodGet, "/metrics", "")
+	for _, want := range []string{
+		`foyer_waiting_room_supply_units{room="supply"} 40`,
+		`foyer_waiting_room_supply_refused_total{room="supply"} 1`,
+		`foyer_waiting_room_supply_units_per_fan{bound="high",room="supply"} 8`,
+		`foyer_waiting_room_supply_ends_position{bound="low",room="supply"}`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("the metrics lack %s", want)
+		}
+	}
 	if code, body := adminCall(t, http.MethodGet, "/waiting-room/"+room+"/audit", ""); code != http.StatusOK || !strings.Contains(body, `"action":"supply"`) || !strings.Contains(body, "box office returns") {
 		t.Fatalf("the audit trail after setting the supply: %d %s", code, body)
 	}
