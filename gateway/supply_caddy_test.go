@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -21,20 +20,7 @@ import (
 // supply on every answer: 100 units, 0 at /gone, and a value that is not a
 // number of units at /bad.
 func supplyConfig(storage, room, store string) string {
-	node := func(port, title string) string {
-		return fmt.Sprintf(`
-	http://localhost:%s {
-		waiting_room {
-			room %s
-			title "%s"
-			%s
-			total_active_users 1
-			new_users_per_minute 60
-		}
-		reverse_proxy 127.0.0.1:9081
-	}`, port, room, title, store)
-	}
-	sites := node("9080", "node a") + node("9082", "node b") + `
+	sites := twoNodes(room, store, "") + `
 	:9081 {
 		bind 127.0.0.1
 		@gone path /gone
