@@ -30,6 +30,8 @@ func init() {
 //	POST  /waiting-room/<room>/sold-out   show everyone the sold-out page
 //	POST  /waiting-room/<room>/reopen     undo sold-out
 //	GET   /waiting-room/<room>/audit      the room's audit trail (adminaudit.go)
+//	POST  /waiting-room/<room>/codes      add access codes (admincodes.go)
+//	GET   /waiting-room/<room>/codes      the codes' uses, as CSV
 //	GET   /waiting-room/<room>/supply     the supply and its estimate (adminsupply.go)
 //	POST  /waiting-room/<room>/supply     set the supply: {"units": N}
 //
@@ -128,7 +130,7 @@ func (a *AdminAPI) serve(w http.ResponseWriter, r *http.Request) error {
 			return a.showAudit(w, r, lr)
 		}
 		return a.recordKeyRotation(w, r, lr)
-	case len(parts) == 2 && parts[1] == supplyRoute:
+	case len(parts) == 2 && (parts[1] == "codes" || parts[1] == supplyRoute):
 		if !allowMethod(w, r, http.MethodGet, http.MethodPost) {
 			return nil
 		}
@@ -136,7 +138,10 @@ func (a *AdminAPI) serve(w http.ResponseWriter, r *http.Request) error {
 		if !ok {
 			return nil
 		}
-		return a.serveSupply(w, r, lr)
+		if parts[1] == supplyRoute {
+			return a.serveSupply(w, r, lr)
+		}
+		return a.serveCodes(w, r, lr)
 	case len(parts) == 2:
 		action, ok := adminActions[parts[1]]
 		if !ok {

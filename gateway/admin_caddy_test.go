@@ -12,9 +12,19 @@ import (
 
 func adminCall(t *testing.T, method, path, body string) (int, string) {
 	t.Helper()
+	return adminSend(t, method, path, "", body)
+}
+
+// adminSend calls the admin API with a body of a content type ("": none
+// said).
+func adminSend(t *testing.T, method, path, contentType, body string) (int, string) {
+	t.Helper()
 	req, err := http.NewRequest(method, adminBase+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

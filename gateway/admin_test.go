@@ -134,7 +134,7 @@ func TestAdminShowsARoom(t *testing.T) {
 	}
 	const want = `{"title":"Big Night","new_users_per_minute":60,"total_active_users":2,"session_duration":"10m",` +
 		`"queueing_method":"fifo","queue_all":false,"event_end":"2026-06-01T22:00:00Z","shuffle_at_event_start":false,` +
-		`"admission_grace":"30s","return_window":"2m","waiting_idle_timeout":"2m","session_idle_timeout":"0s","ticket_lifetime":"12h","join_limit":"off","challenge":"off","requeue_on_origin_error":0,"paused":false,"sold_out":false}`
+		`"admission_grace":"30s","return_window":"2m","waiting_idle_timeout":"2m","session_idle_timeout":"0s","ticket_lifetime":"12h","join_limit":"off","challenge":"off","requeue_on_origin_error":0,"codes_required":false,"paused":false,"sold_out":false}`
 	if got.String() != want {
 		t.Errorf("settings\n got %s\nwant %s", got.String(), want)
 	}

@@ -61,13 +61,21 @@ func newAdminClient(addr string) (*adminClient, error) {
 // do calls the API and returns the body of a successful answer. An error
 // answer becomes an error carrying the API's message.
 func (c *adminClient) do(method, path string, body any) ([]byte, error) {
+	if body == nil {
+		return c.send(method, path, "", nil)
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	return c.send(method, path, "application/json", b)
+}
+
+// send is do with a body already encoded as contentType ("": none).
+func (c *adminClient) send(method, path, contentType string, body []byte) ([]byte, error) {
 	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		rd = bytes.NewReader(b)
+	if contentType != "" {
+		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequest(method, c.base+path, rd)
 	if err != nil {
@@ -77,7 +85,7 @@ func (c *adminClient) do(method, path string, body any) ([]byte, error) {
 		req.Header.Set("Origin", c.origin)
 	}
 	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set(operatorHeader, cliOperator())
 	resp, err := c.http.Do(req)

@@ -20,6 +20,9 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 	if name == "leave" {
 		return h.serveLeave(w, r)
 	}
+	if name == "code" {
+		return h.serveCode(w, r)
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		return writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "The waiting room's endpoints answer GET only.")

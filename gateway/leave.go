@@ -40,13 +40,22 @@ type leaveData struct {
 // T translates a catalog key into the page's language.
 func (d leaveData) T(key string) string { return d.loc.T(key) }
 
-func (h *Handler) serveLeave(w http.ResponseWriter, r *http.Request) error {
+// refusePagePost answers a request to one of the waiting page's forms (name)
+// that is not a POST from the page's own site, and reports whether it did.
+func refusePagePost(w http.ResponseWriter, r *http.Request, origin *http.CrossOriginProtection, name string) (bool, error) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
-		return writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "leave takes POST.")
+		return true, writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", name+" takes POST.")
 	}
-	if err := leaveOrigin.Check(r); err != nil {
-		return writeError(w, http.StatusForbidden, "cross_origin", "leave takes a form posted from the waiting page itself.")
+	if err := origin.Check(r); err != nil {
+		return true, writeError(w, http.StatusForbidden, "cross_origin", name+" takes a form posted from the waiting page itself.")
+	}
+	return false, nil
+}
+
+func (h *Handler) serveLeave(w http.ResponseWriter, r *http.Request) error {
+	if refused, err := refusePagePost(w, r, leaveOrigin, "leave"); refused {
+		return err
 	}
 	wantsJSON := strings.Contains(r.Header.Get("Accept"), "application/json")
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)

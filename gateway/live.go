@@ -97,6 +97,20 @@ type nodeStats struct {
 	RequeuesRefused uint64 `json:"requeues_refused"`
 }
 
+// codeAttempts are the room's access code attempts on this node, by result
+// (the metric's label), summed over its handles.
+func (lr liveRoom) codeAttempts() map[string]uint64 {
+	m := map[string]uint64{"accepted": 0, "wrong": 0, "used_up": 0, "limited": 0}
+	for _, r := range lr.rooms {
+		c := r.CodeAttempts()
+		m["accepted"] += c.Accepted.Load()
+		m["wrong"] += c.Wrong.Load()
+		m["used_up"] += c.UsedUp.Load()
+		m["limited"] += c.Limited.Load()
+	}
+	return m
+}
+
 func (lr liveRoom) stats() nodeStats {
 	var n nodeStats
 	for _, r := range lr.rooms {

@@ -75,6 +75,9 @@ var (
 	descRequeued       = roomDesc("requeued_total", "Sessions the origin failed whose fans were put back at the front (room-wide; docs/PROTOCOL.md, Requeue).")
 	descRequeues       = roomDesc("requeues_total", "Fans this node put back at the front for the origin's retry, 5xx or timeout.")
 	descRequeuesSpent  = roomDesc("requeues_refused_total", "Origin failures this node let through as they were: the ticket's requeues were spent.")
+	descCodeAttempts   = prometheus.NewDesc(metricPrefix+"code_attempts_total",
+		"Access code attempts this node answered, by result: accepted, wrong, used_up, limited (over join_limit, the code not looked at).",
+		[]string{"room", "result"}, nil)
 )
 
 var allDescs = []*prometheus.Desc{
@@ -82,7 +85,7 @@ var allDescs = []*prometheus.Desc{
 	descAbandoned, descSkipped, descIdledOut, descETA, descHealthy, descJoins, descJoinsLimited, descDirectAdmits, descPolls,
 	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds, descReclaims,
 	descUnsent, descChallenges, descAnswersRefused, descHeartbeats, descRequeued, descRequeues, descRequeuesSpent,
-	descWaitDuration, descSessionDuration,
+	descWaitDuration, descSessionDuration, descCodeAttempts,
 }
 
 // Describe implements prometheus.Collector.
@@ -147,6 +150,9 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 			unsent += r.Unsent()
 		}
 		gauge(descUnsent, float64(unsent))
+		for result, n := range lr.codeAttempts() {
+			ch <- prometheus.MustNewConstMetric(descCodeAttempts, prometheus.CounterValue, float64(n), lr.id, result)
+		}
 		f := timesOf(lr.id)
 		ch <- f.wait.metric(descWaitDuration, lr.id)
 		ch <- f.session.metric(descSessionDuration, lr.id)

@@ -23,6 +23,12 @@ func gather(t *testing.T, reg *prometheus.Registry) map[string]map[string]float6
 	for _, f := range families {
 		for _, m := range f.GetMetric() {
 			labels := m.GetLabel()
+			name := f.GetName()
+			if len(labels) == 2 && labels[0].GetName() == "result" && name == metricPrefix+"code_attempts_total" {
+				// The one metric by result: read as one family per result.
+				name += "{" + labels[0].GetValue() + "}"
+				labels = labels[1:]
+			}
 			if len(labels) != 1 || labels[0].GetName() != "room" {
 				t.Fatalf("%s has labels %v, want room only", f.GetName(), labels)
 			}
@@ -30,10 +36,10 @@ func gather(t *testing.T, reg *prometheus.Registry) map[string]map[string]float6
 			if f.GetType().String() == "COUNTER" {
 				v = m.GetCounter().GetValue()
 			}
-			if out[f.GetName()] == nil {
-				out[f.GetName()] = make(map[string]float64)
+			if out[name] == nil {
+				out[name] = make(map[string]float64)
 			}
-			out[f.GetName()][labels[0].GetValue()] = v
+			out[name][labels[0].GetValue()] = v
 		}
 	}
 	return out
@@ -91,6 +97,11 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 		"requeued_total":           0,
 		"requeues_total":           0,
 		"requeues_refused_total":   0,
+		// No code was tried.
+		"code_attempts_total{accepted}": 0,
+		"code_attempts_total{wrong}":    0,
+		"code_attempts_total{used_up}":  0,
+		"code_attempts_total{limited}":  0,
 		// The supply's counters; its gauges are absent while no supply
 		// was reported (TestCaddySupplyFromTheOrigin reads them).
 		"supply_reports_total": 0,

@@ -73,6 +73,9 @@ type pageData struct {
 	// tells them of.
 	LeaveURL, Back string
 	ReturnMinutes  int
+	// CodeURL, on the page that asks for an access code, is where its form
+	// posts (docs/codes.md); Back is the page to come back to.
+	CodeURL string
 	// Preview: the page is a preview on the operator's dashboard
 	// (docs/operations.md, "Previews"); the embedded page's script then
 	// neither polls, connects, solves nor reloads.
@@ -159,6 +162,11 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool, l *loca
 		d.Refresh = retryAfterUnavailable
 	case view.Variant == variantChallenge:
 		d.Refresh = 0 // the page's script answers; a reload would only bring a new puzzle
+	case view.Variant == variantCodeRetry:
+		// A refused code, in a room that takes fans without one: a poll
+		// would give the fan a place in the general line while they type
+		// their code again. The page waits for them (docs/codes.md).
+		d.Refresh = 0
 	case view.Variant == variantAdmitted:
 		d.Refresh = 1
 	case text.Live:

@@ -57,6 +57,15 @@ const (
 	// variantChallenge: a newcomer's browser answers the proof of work
 	// (challenge pow) before it is given a place.
 	variantChallenge = "challenge"
+	// variantCodeRequired: the room gives places to code holders only
+	// (codes_required) and the fan sent no code, or one refused: the page
+	// asks for one (docs/codes.md); variantCodeRequiredOpens also says
+	// when the sale opens to everyone.
+	variantCodeRequired      = "code_required"
+	variantCodeRequiredOpens = "code_required_opens"
+	// variantCodeRetry: a code refused in a room that takes fans without
+	// one too: the page asks for it again, or offers the line without.
+	variantCodeRetry = "code_retry"
 	// variantReconnecting is appended to a variant while the room cannot reach
 	// its store.
 	variantReconnecting = "+reconnecting"
@@ -66,23 +75,26 @@ const (
 // <variant>.headline and <variant>.lead, and its figures' labels the keys
 // named here. newLocale words them once per language.
 var fanShapes = map[string]fanText{
-	variantQueued:           {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true},
-	variantNext:             {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true},
-	variantAwaitingDraw:     {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, KeepOpen: true, Live: true},
-	variantRegistered:       {PositionLabel: "figure.place_at_start", NoETA: "eta.unknown", Progress: true, KeepOpen: true, Live: true},
-	variantPrequeue:         {PositionLabel: "figure.place_at_start", NoETA: "eta.unknown", Figures: true, Progress: true, KeepOpen: true, Live: true},
-	variantPaused:           {PositionLabel: "figure.ahead", NoETA: "eta.paused", Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true},
-	variantQueueAll:         {PositionLabel: "figure.ahead", NoETA: "eta.not_moving", Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true},
-	variantReturned:         {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
-	variantPausedReturned:   {PositionLabel: "figure.ahead", NoETA: "eta.paused", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
-	variantQueueAllReturned: {PositionLabel: "figure.ahead", NoETA: "eta.not_moving", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
-	variantRequeued:         {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
-	variantSoldOut:          {},
-	variantClosed:           {},
-	variantNotOpen:          {KeepOpen: true},
-	variantChallenge:        {},
-	variantAdmitted:         {},
-	variantUnavailable:      {},
+	variantQueued:            {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true},
+	variantNext:              {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true},
+	variantAwaitingDraw:      {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, KeepOpen: true, Live: true},
+	variantRegistered:        {PositionLabel: "figure.place_at_start", NoETA: "eta.unknown", Progress: true, KeepOpen: true, Live: true},
+	variantPrequeue:          {PositionLabel: "figure.place_at_start", NoETA: "eta.unknown", Figures: true, Progress: true, KeepOpen: true, Live: true},
+	variantPaused:            {PositionLabel: "figure.ahead", NoETA: "eta.paused", Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true},
+	variantQueueAll:          {PositionLabel: "figure.ahead", NoETA: "eta.not_moving", Figures: true, Progress: true, Determinate: true, KeepOpen: true, Live: true},
+	variantReturned:          {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
+	variantPausedReturned:    {PositionLabel: "figure.ahead", NoETA: "eta.paused", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
+	variantQueueAllReturned:  {PositionLabel: "figure.ahead", NoETA: "eta.not_moving", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
+	variantRequeued:          {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
+	variantSoldOut:           {},
+	variantClosed:            {},
+	variantNotOpen:           {KeepOpen: true},
+	variantChallenge:         {},
+	variantCodeRequired:      {},
+	variantCodeRequiredOpens: {},
+	variantCodeRetry:         {},
+	variantAdmitted:          {},
+	variantUnavailable:       {},
 }
 
 // pageView is what changes on the page as a fan waits: the server renders it,
@@ -139,6 +151,12 @@ func variantOf(st waitingroom.Status, unavailable bool) string {
 		return variantAdmitted
 	case st.State == waitingroom.StateChallenge:
 		return variantChallenge
+	case st.State == waitingroom.StateCodeRequired && st.CodeOptional:
+		return variantCodeRetry
+	case st.State == waitingroom.StateCodeRequired && st.OpensAt != nil:
+		return variantCodeRequiredOpens
+	case st.State == waitingroom.StateCodeRequired:
+		return variantCodeRequired
 	}
 	return variantClosed
 }

@@ -52,6 +52,8 @@ type previewState struct {
 	Unavailable bool
 	// Opens sets the status's OpensAt to the sample opening time.
 	Opens bool
+	// Notice is the catalog key of a notice the page says (a refused code).
+	Notice string
 }
 
 // Sample figures of the previews.
@@ -78,6 +80,14 @@ var previewStates = []previewState{
 		Status: waitingroom.Status{State: waitingroom.StatePrequeue, Position: &previewPlace, DrawIndex: &previewDrawIndex, RefreshSeconds: 20}},
 	{Name: "challenge", About: "A newcomer's browser solves the proof of work before it gets a place",
 		Status: waitingroom.Status{State: waitingroom.StateChallenge, Challenge: &waitingroom.ChallengeOffer{Algorithm: waitingroom.PoWAlgorithm, Seed: "cHJldmlldw", Bits: waitingroom.DefaultPoWBits}}},
+	{Name: "code_required", About: "Invite-only (codes_required): a newcomer without a code gets no place and is asked for one",
+		Status: waitingroom.Status{State: waitingroom.StateCodeRequired, RefreshSeconds: 20}},
+	{Name: "code_required_opens", About: "Invite-only until the public sale, whose opening is known: asked for a code", Opens: true,
+		Status: waitingroom.Status{State: waitingroom.StateCodeRequired, RefreshSeconds: 20}},
+	{Name: "code_refused", About: "A wrong access code in an invite-only room: 403, asked again", Notice: "code.wrong",
+		Status: waitingroom.Status{State: waitingroom.StateCodeRequired, RefreshSeconds: 20}},
+	{Name: "code_retry", About: "A code used up in a room that takes fans without one too: 403, asked again or offered the line", Notice: "code.used_up",
+		Status: waitingroom.Status{State: waitingroom.StateCodeRequired, CodeOptional: true, RefreshSeconds: 20}},
 	{Name: "slow_down", About: "Too many new places from the fan's network (join_limit): 429", Page: previewSlowDown},
 	{Name: "awaiting_draw", About: "In line, waiting for the next random draw of places",
 		Status: waitingroom.Status{State: waitingroom.StateQueued, AwaitingDraw: true, ETASeconds: &previewETA, RefreshSeconds: 9}},
@@ -219,6 +229,10 @@ func (h *Handler) previewBody(ps previewState, l *locale, u *url.URL) ([]byte, e
 	d.Languages = h.langs.menu(u, l)
 	d.CheckURL, d.AutoRefreshURL = self, self
 	h.offerLeave(&d)
+	h.offerCode(&d)
+	if ps.Notice != "" {
+		d.Notice = l.T(ps.Notice)
+	}
 	err := h.page.Execute(&buf, d)
 	return buf.Bytes(), err
 }

@@ -85,6 +85,11 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, kind waitingroom
 func (h *Handler) arrival(r *http.Request, kind waitingroom.RequestKind) (waitingroom.Arrival, error) {
 	ticket, pass := h.ourCookies(r)
 	a := waitingroom.Arrival{Kind: kind, Client: clientAddr(r), Ticket: ticket, Pass: pass}
+	code, _, err := takeCode(r)
+	if err != nil {
+		return a, err
+	}
+	a.Code = code
 	if h.account == nil {
 		return a, nil
 	}
@@ -164,6 +169,7 @@ func (h *Handler) pageFor(w http.ResponseWriter, r *http.Request, st waitingroom
 	}
 	d.AutoRefreshURL = r.URL.Path + "?" + q.Encode()
 	h.offerLeave(&d)
+	h.offerCode(&d)
 	return d
 }
 

@@ -146,7 +146,7 @@ func TestHandlerJSONRoundTrip(t *testing.T) {
 func TestAdminViewShowsEverySetting(t *testing.T) {
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	s := waitingroom.Settings{Title: "t", PrequeueStart: at, EventStart: at.Add(time.Hour), EventEnd: at.Add(2 * time.Hour),
-		ShuffleAtEventStart: true, QueueAll: true, Paused: true, SoldOut: true,
+		ShuffleAtEventStart: true, QueueAll: true, Paused: true, SoldOut: true, CodeLanes: "presale",
 		JoinLimit: waitingroom.JoinLimit{N: 20, Per: time.Minute, Burst: 40}}.WithDefaults()
 	data, err := json.Marshal(settingsView{s})
 	if err != nil {

@@ -37,6 +37,9 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, err error) erro
 	if le, ok := errors.AsType[*waitingroom.JoinLimitedError](err); ok {
 		return h.slowDown(w, r, le.RetryAfter.Seconds())
 	}
+	if isCodeError(err) {
+		return h.refuseCode(w, r, err, r.URL.RequestURI())
+	}
 	return h.unavailable(w, r, err)
 }
 

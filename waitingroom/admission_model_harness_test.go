@@ -58,6 +58,7 @@ type arrival struct {
 	Ticket  string // the ticket cookie, sealed; "" for none
 	Pass    string // the pass cookie; "" for none
 	Kind    arrivalKind
+	Code    string // an access code the request carries; "" for none
 }
 
 // decision is the room's answer to an arrival.
@@ -89,7 +90,7 @@ type modelNode struct {
 // admit answers one request of a fan through Room.Admit, the one call the
 // gateway's handler makes.
 func (n *modelNode) admit(ctx context.Context, a arrival) (decision, error) {
-	in := waitingroom.Arrival{Client: a.Client, Ticket: a.Ticket, Pass: a.Pass, Kind: waitingroom.RequestPage}
+	in := waitingroom.Arrival{Client: a.Client, Ticket: a.Ticket, Pass: a.Pass, Kind: waitingroom.RequestPage, Code: a.Code}
 	if a.Kind == kindStatus {
 		in.Kind = waitingroom.RequestStatus
 	}
@@ -161,6 +162,15 @@ const (
 	opComeBack                    // a quiet fan's page polls again
 	opStoreLost                   // the store loses the room (an empty restart); each node's next tick re-seeds it
 	opRequeue                     // the origin fails a fan's session (retry): the fan goes back to the front
+	opCodeJoin                    // a new fan arrives with an access code (docs/codes.md)
+)
+
+// The model room's access codes (docs/codes.md): one of many uses, one of a
+// single use, and one never added.
+const (
+	modelCodeMany  = "MODEL-MANY"
+	modelCodeOnce  = "MODEL-ONCE"
+	modelCodeWrong = "MODEL-WRONG"
 )
 
 // modelStep is one event. Fan is the index of a fan in the order the fans
@@ -174,6 +184,7 @@ type modelStep struct {
 	Seconds int
 	Setting string // opOperator: "paused" or "queue_all"
 	On      bool
+	Code    string // opCodeJoin, opPoll: the access code sent; "" for none
 }
 
 func (s modelStep) String() string {
@@ -184,7 +195,12 @@ func (s modelStep) String() string {
 		}
 		return fmt.Sprintf("join node=%d account=%s", s.Node, s.Account)
 	case opPoll:
+		if s.Code != "" {
+			return fmt.Sprintf("poll fan=%d node=%d code=%s", s.Fan, s.Node, s.Code)
+		}
 		return fmt.Sprintf("poll fan=%d node=%d", s.Fan, s.Node)
+	case opCodeJoin:
+		return fmt.Sprintf("code-join node=%d code=%s", s.Node, s.Code)
 	case opPresentPass:
 		return fmt.Sprintf("present-pass fan=%d node=%d", s.Fan, s.Node)
 	case opOldTicket:
@@ -238,6 +254,7 @@ func (c modelSettings) room() waitingroom.Settings {
 		ReturnWindow:         c.ReturnWindow,
 		WaitingIdleTimeout:   c.WaitingIdle,
 		RequeueOnOriginError: c.Requeues,
+		CodeLanes:            "presale",
 	}
 }
 
@@ -336,17 +353,19 @@ const holeI = "I"
 // and C by the stores recording the ghosts a step skips among the live
 // places it admits (a ghost comes back as a lapsed admission).
 //
+// J is closed by the store ending only the session a pass names (by its
+// end) on a release or a requeue.
+//
 // E to I are open: the re-seed starts from views up to a refresh old (E, F,
 // H, I), and restores admissions by their counts of claims (G).
-const openHoles = "E,F,G,H,I,J"
+const openHoles = "E,F,G,H,I"
 
 // holeJ: a visitor requeued and let in again holds a new session with a new
 // pass id, while a node that has not refreshed since still honours the
 // failed session's pass (held by a copy of the ticket, or another browser of
-// the account); the origin revoking that old pass ends the visitor's new
-// session in the store (Release ends the visitor's live session, whichever
-// pass names it), whose own pass stays honoured until it expires
-// (docs/PROTOCOL.md, "Requeue").
+// the account); the origin revoking or failing that old pass ended the
+// visitor's new session in the store, whose own pass stayed honoured until
+// it expired (docs/PROTOCOL.md, "Requeue").
 const holeJ = "J"
 
 func knownHoles() map[string]bool {
@@ -433,9 +452,6 @@ type sessionRec struct {
 	// tick on (docs/endpoints.md, "Tickets and passes are bearer tokens").
 	endNode  int
 	endEvent int
-	// endedByOther is set when the revocation that ended it named the pass
-	// of another session of the visitor (hole J).
-	endedByOther bool
 	// lost is set while the store lost the session and nobody reclaimed it
 	// since (no pass of it was handed out after the loss); holdUntil is when
 	// the slot the re-seed held for it ends.
@@ -527,7 +543,10 @@ type admissionModel struct {
 	settings waitingroom.Settings // with defaults
 	lookback time.Duration
 
-	fans     []*modelFan
+	fans []*modelFan
+	// onceUsed is set once the single-use code made a place: it never
+	// makes another, on either node.
+	onceUsed bool
 	cookies  map[string]*cookieRec
 	places   map[placeID]*placeRec
 	passes   map[string]*passRec
@@ -626,6 +645,10 @@ func newAdmissionModel(tb modelTB, cfg modelSettings, roomID string, stores [2]w
 		}
 		m.nodes = append(m.nodes, &modelNode{index: i, room: r})
 	}
+	codes := []waitingroom.NewCode{{Code: modelCodeMany, Lane: "presale", MaxUses: 1000}, {Code: modelCodeOnce, Lane: "presale", MaxUses: 1}}
+	if _, err := m.nodes[0].room.AddCodes(m.ctx, codes, 1); err != nil {
+		return nil, err
+	}
 	tb.Logf("room %s: %s", roomID, cfg)
 	return m, nil
 }
@@ -674,7 +697,10 @@ func (m *admissionModel) do(s modelStep) {
 		m.request(s, f, arrival{Client: f.client, Account: f.account, Kind: kindPage}, true)
 	case opPoll:
 		f := fan()
-		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindStatus}, true)
+		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindStatus, Code: s.Code}, true)
+	case opCodeJoin:
+		f := &modelFan{index: len(m.fans), client: netip.AddrFrom4([4]byte{192, 0, 2, byte(len(m.fans) + 1)})}
+		m.codeJoin(s, f)
 	case opPresentPass:
 		f := fan()
 		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindPage}, true)
@@ -850,6 +876,40 @@ func (m *admissionModel) request(s modelStep, f *modelFan, a arrival, own bool) 
 	return d
 }
 
+// codeJoin is a newcomer's request with an access code: the code of many
+// uses always makes a place, the single-use one makes one place in the
+// whole run (whichever node answers), and the wrong one none.
+func (m *admissionModel) codeJoin(s modelStep, f *modelFan) {
+	m.tb.Helper()
+	m.event++
+	before := m.snap
+	a := arrival{Client: f.client, Kind: kindPage, Code: s.Code}
+	d, err := m.nodes[s.Node].admit(m.ctx, a)
+	if ce, ok := errors.AsType[*waitingroom.CodeRefusedError](err); ok {
+		if s.Code == modelCodeMany || s.Code == modelCodeOnce && !m.onceUsed {
+			m.fatalf("%s: a code with uses left refused: %v", s, err)
+		}
+		m.tb.Logf("step %d: %s → refused (%s)", m.steps, s, ce.Status)
+		m.observe()
+		return
+	}
+	if err != nil {
+		m.fatalf("%s: %v", s, err)
+	}
+	switch {
+	case s.Code == modelCodeWrong:
+		m.fatalf("%s: a code never added made a place", s)
+	case s.Code == modelCodeOnce && m.onceUsed:
+		m.fatalf("%s: the single-use code made a second place", s)
+	case s.Code == modelCodeOnce:
+		m.onceUsed = true
+	}
+	m.fans = append(m.fans, f)
+	m.tb.Logf("step %d: %s → %s", m.steps, s, m.describe(d))
+	m.observe()
+	m.judge(f, s.Node, a, d, true, before)
+}
+
 func (m *admissionModel) describe(d decision) string {
 	if d.Accepted {
 		return fmt.Sprintf("pass accepted (sub %s, jti %s, exp +%s)", m.who(d.Pass.Subject), m.jti(d.Pass.ID), m.until(d.Pass.ExpiresAt))
@@ -1021,9 +1081,11 @@ func (m *admissionModel) checkRate(now time.Time, snap waitingroom.Snapshot) {
 func (m *admissionModel) revoked(p waitingroom.Pass, node int) {
 	now := m.clock.Now()
 	for _, s := range m.sessions {
-		if s.subject == p.Subject && s.live(now) {
+		// Only the pass's own session ends (Store.Release): one named by
+		// its end, as the pass id is. A pass of a session requeued before
+		// ends nothing of the one the visitor holds now.
+		if s.subject == p.Subject && s.live(now) && s.exp.Unix() == p.ExpiresAt.Unix() {
 			s.ended, s.endedAt, s.endNode, s.endEvent = true, now, node, m.event
-			s.endedByOther = s.key.id != p.ID
 		}
 	}
 	m.tb.Logf("  the origin revoked the session of %s through node %d", m.who(p.Subject), node)
@@ -1372,8 +1434,6 @@ func (m *admissionModel) checkAccepted(node int, token string, p waitingroom.Pas
 	case s.ended && !s.endIdle && m.knowsRevocation(node, s) && rec.session.next != nil:
 		m.hole(holeG, "invariant 6: node %d accepted a pass of %s (jti %s) from before the loss, whose session, claimed again after the loss as jti %s, the origin revoked at +%s: the revocation names the new id only",
 			node, m.who(p.Subject), m.jti(rec.pass.ID), m.jti(s.key.id), m.until(s.endedAt))
-	case s.ended && !s.endIdle && s.endedByOther && m.subject(p.Subject).requeues > 0:
-		m.hole(holeJ, "invariant 6: node %d accepted a pass of %s (jti %s), whose session was ended at +%s by the revocation of the pass of a session of theirs requeued before", node, m.who(p.Subject), m.jti(rec.pass.ID), m.until(s.endedAt))
 	case s.ended && !s.endIdle && m.knowsRevocation(node, s):
 		m.fatalf("invariant 6: node %d accepted a pass of %s whose session was revoked at +%s through node %d", node, m.who(p.Subject), m.until(s.endedAt), s.endNode)
 	}
@@ -1508,7 +1568,7 @@ func (m *admissionModel) requeue(f *modelFan, p waitingroom.Pass, node int) {
 	bound := max(1, m.cfg.Requeues)
 	if tr.To != waitingroom.TicketRequeued {
 		m.tb.Logf("  the origin failed the session of %s: %s (%d of %d requeues made)", m.who(p.Subject), tr.Event, sr.requeues, bound)
-		if sr.requeues < bound && len(m.losses) == 0 && m.liveSessionOf(p.Subject, now) != nil {
+		if s := m.liveSessionOf(p.Subject, now); sr.requeues < bound && len(m.losses) == 0 && s != nil && s.exp.Unix() == p.ExpiresAt.Unix() {
 			m.fatalf("invariant 8: the requeue of %s, with %d of %d made and the session live, was refused", m.who(p.Subject), sr.requeues, bound)
 		}
 		m.observe()

@@ -72,8 +72,8 @@ import (
 //
 // The holes this test found (holeA to holeI in the harness) each keep a
 // regression sequence, and the checks that meet one say "hole X". A to D are
-// closed; E to I, found by the loss of the store, and J, found with
-// requeues, are open and tolerated by default (openHoles).
+// closed, and so is J, found with requeues; E to I, found by the loss of
+// the store, are open and tolerated by default (openHoles).
 // The store losing the room (a step of its own) is drawn only with
 // FOYER_MODEL_LOSSES set, as make chaos does: the holes a loss still opens
 // are being closed, and their regressions run every time.
@@ -318,6 +318,52 @@ var admissionRegressions = []admissionRegression{
 			{Op: opComeBack, Fan: 2, Node: 0},
 		},
 	},
+	{
+		// Two browsers of one account share a session. The origin fails
+		// it through node 1, and the first browser is let in again at once
+		// through node 0, into a new session; node 0, not refreshed since,
+		// still honours the second browser's pass of the failed session,
+		// and the origin fails and then revokes that one. Both must end
+		// nothing of the new session, whose pass the first browser then
+		// presents.
+		name: "old_pass_of_a_requeued_visitor_ends_their_new_session",
+		hole: holeJ,
+		cfg:  modelSettings{Cap: 2, Rate: 60, ReturnWindow: waitingroom.DefaultReturnWindow, WaitingIdle: waitingroom.DefaultWaitingIdleTimeout, Requeues: 2},
+		steps: []modelStep{
+			{Op: opJoin, Node: 0, Account: "acct-1"},
+			{Op: opWait, Seconds: 1},
+			{Op: opJoin, Node: 0, Account: "acct-1"},
+			{Op: opWait, Seconds: 1},
+			{Op: opRequeue, Fan: 0, Node: 1},
+			{Op: opLatestTicket, Fan: 0, Node: 0},
+			{Op: opRequeue, Fan: 1, Node: 0},
+			{Op: opRevoke, Fan: 1, Node: 0},
+			{Op: opPresentPass, Fan: 0, Node: 0},
+			{Op: opWait, Seconds: 1},
+			{Op: opPresentPass, Fan: 0, Node: 1},
+		},
+	},
+	{
+		// Code holders (docs/codes.md): the code of many uses makes a
+		// place on either node; the single-use code makes one place, and
+		// is refused as used up on the other node; a wrong code makes
+		// none; a fan who polls with a code keeps their place, and their
+		// turn comes as anyone's.
+		name: "codes_make_places_and_a_single_use_code_one",
+		cfg:  modelSettings{Cap: 2, Rate: 60, ReturnWindow: waitingroom.DefaultReturnWindow, WaitingIdle: waitingroom.DefaultWaitingIdleTimeout},
+		steps: []modelStep{
+			{Op: opCodeJoin, Node: 0, Code: modelCodeMany},
+			{Op: opJoin, Node: 1},
+			{Op: opCodeJoin, Node: 0, Code: modelCodeOnce},
+			{Op: opCodeJoin, Node: 1, Code: modelCodeOnce},
+			{Op: opCodeJoin, Node: 1, Code: modelCodeWrong},
+			{Op: opPoll, Fan: 2, Node: 1, Code: modelCodeMany},
+			{Op: opRevoke, Fan: 0, Node: 0},
+			{Op: opWait, Seconds: 2},
+			{Op: opPoll, Fan: 2, Node: 0, Code: modelCodeMany},
+			{Op: opCodeJoin, Node: 1, Code: modelCodeMany},
+		},
+	},
 }
 
 func runAdmissionRegression(t *testing.T, open modelOpener, rc admissionRegression) {
@@ -509,6 +555,19 @@ func (m *admissionModel) actions() map[string]func(*rapid.T) {
 		"poll": func(t *rapid.T) {
 			f := pick(t, active)
 			m.do(modelStep{Op: opPoll, Fan: f, Node: node(t)})
+		},
+		"codeJoin": func(t *rapid.T) {
+			if len(m.fans) >= maxModelFans {
+				t.SkipNow()
+			}
+			code := rapid.SampledFrom([]string{modelCodeMany, modelCodeOnce, modelCodeWrong}).Draw(t, "code")
+			m.do(modelStep{Op: opCodeJoin, Node: node(t), Code: code})
+		},
+		"pollWithCode": func(t *rapid.T) {
+			// A reload of a ?code= link: the fan keeps their place, the
+			// code its use.
+			f := pick(t, active)
+			m.do(modelStep{Op: opPoll, Fan: f, Node: node(t), Code: modelCodeMany})
 		},
 		"presentPass": func(t *rapid.T) {
 			f := pick(t, holdsPass)

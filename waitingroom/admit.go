@@ -47,6 +47,10 @@ type Arrival struct {
 	Pass   string
 	// Answer is the answer to the proof of work, for RequestJoin.
 	Answer Answer
+	// Code is the access code the fan sent (?code=, the page's form, the
+	// X-Waiting-Room-Code header), as typed; "" for none. It is used only
+	// when it makes a place (docs/codes.md).
+	Code string
 }
 
 // Answer is a newcomer's answer to a proof-of-work seed.
@@ -92,7 +96,7 @@ func (d Decision) In() bool { return d.Pass != "" }
 // ErrStoreUnavailable (503), and for an answer the Err* of pow.go (4xx); none
 // of them makes a place.
 func (r *Room) Admit(ctx context.Context, a Arrival) (Decision, error) {
-	in := arrival{client: a.Client, account: a.Account, hasAccount: a.HasAccount}
+	in := arrival{client: a.Client, account: a.Account, hasAccount: a.HasAccount, code: a.Code}
 	if a.Pass != "" {
 		if p, err := r.CheckPass(a.Pass); err == nil {
 			if !r.mustReclaim(p) {
@@ -193,12 +197,16 @@ type arrival struct {
 	// store makes one place per seed (Joiner.Seed).
 	seed      string
 	seedUntil time.Time
+	// code is the access code the request carried, as typed; lane, once the
+	// store accepted it, is the code's lane, the new place's (Joiner.Lane).
+	code string
+	lane string
 }
 
 // joiner is who the store is asked to make a place for: the new ticket's
 // visitor, weighed as the arrival says.
 func (a *arrival) joiner(visitor VisitorID) Joiner {
-	return Joiner{Visitor: visitor.String(), Client: a.network, Seed: a.seed, SeedUntil: a.seedUntil}
+	return Joiner{Visitor: visitor.String(), Client: a.network, Seed: a.seed, SeedUntil: a.seedUntil, Lane: a.lane}
 }
 
 // follow looks up the transition from s on e. A pair the table lacks is a
@@ -217,6 +225,12 @@ func follow(s TicketState, e Event) (*Transition, error) {
 func (r *Room) arrive(ctx context.Context, a *arrival) (Visit, error) {
 	if !r.settings().placesOpen(r.now()) {
 		return r.join(ctx, a) // shows the room: no place is made
+	}
+	if a.code != "" {
+		return r.redeem(ctx, a)
+	}
+	if r.settings().CodesRequired {
+		return r.askCode(r.now()), nil
 	}
 	if st, ok := r.newChallenge(a.client); ok {
 		return Visit{Status: st, transition: machine[TicketChallenged][EventArrive]}, nil
@@ -263,6 +277,11 @@ func (r *Room) join(ctx context.Context, a *arrival) (Visit, error) {
 		st, _ := v.status(t, now)
 		st.DrawIndex = nil // no place, so no key
 		return Visit{Status: st, transition: machine[TicketNew][EventRoomShut]}, nil
+	}
+	if s.CodesRequired && a.lane == "" {
+		// Invite-only: a place is for a code's holder (an answer to the
+		// puzzle is no code).
+		return r.askCode(now), nil
 	}
 	if v.settling(now) {
 		// The store lost the line and the fans are telling it again where
@@ -358,6 +377,11 @@ func (r *Room) poll(ctx context.Context, a *arrival, t Ticket) (Visit, error) {
 		}
 	} else if st.Reconnecting {
 		ev = EventStoreAway
+	}
+	if ev == EventPoll && a.code != "" {
+		// A code sent with a ticket is not used: the fan keeps the place
+		// they hold (docs/codes.md).
+		ev = EventCode
 	}
 	tr, err := follow(from, ev)
 	if err != nil {

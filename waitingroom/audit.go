@@ -25,6 +25,9 @@ type AuditEntry struct {
 	Changes []AuditChange `json:"changes"`
 	// Note is the reason the operator gave, if any.
 	Note string `json:"note,omitempty"`
+	// Summary words a change that is not of settings, such as a batch of
+	// access codes ("batch of 25 codes for lane presale"): never a code.
+	Summary string `json:"summary,omitempty"`
 }
 
 // AuditChange is one setting an entry changed, with its values as the room's
@@ -48,6 +51,7 @@ const (
 	AuditSoldOut     AuditAction = "sold_out"     // sold_out set
 	AuditReopen      AuditAction = "reopen"       // sold_out cleared
 	AuditKeyRotation AuditAction = "key_rotation" // the signing key changed (changes name key ids only)
+	AuditCodes       AuditAction = "codes"        // a batch of access codes added (Summary says how many per lane)
 )
 
 // MaxAudit is how many entries a store keeps per room, the newest; older ones

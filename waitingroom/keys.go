@@ -22,6 +22,7 @@ type SigningKey struct {
 	signer    *pass.Signer // signs passes, and names the key (its kid)
 	ticketKey []byte
 	seedKey   []byte    // keys the MAC of proof-of-work seeds
+	codeKey   []byte    // keys the hashes access codes are stored as (codes.go)
 	seedMACs  sync.Pool // of keyed HMAC-SHA256 states for seeds
 	macs      sync.Pool // of *ticketMACState, keyed HMAC-SHA256 states for tickets
 }
@@ -50,10 +51,14 @@ func NewSigningKey(priv ed25519.PrivateKey) *SigningKey {
 	ticketKey := mac.Sum(nil)
 	mac = hmac.New(sha256.New, priv.Seed())
 	mac.Write([]byte("foyer challenge seed key v1"))
+	seedKey := mac.Sum(nil)
+	mac = hmac.New(sha256.New, priv.Seed())
+	mac.Write([]byte("foyer access code key v1"))
 	return &SigningKey{
 		signer:    pass.NewSigner(priv),
 		ticketKey: ticketKey,
-		seedKey:   mac.Sum(nil),
+		seedKey:   seedKey,
+		codeKey:   mac.Sum(nil),
 	}
 }
 

@@ -91,6 +91,12 @@ const (
 	EventRequeue        // the origin answers retry, or, under requeue_on_origin_error, a 5xx or a timeout
 	EventRequeueRefused // as requeue, with the ticket's requeues spent (or no session in the store)
 	EventClaimRequeued  // the claim of a requeued fan not let in yet
+	// Access codes (docs/codes.md): a request carrying a code, and the
+	// store's answer to it; a newcomer with none to an invite-only room.
+	EventCode         // a request carrying an access code (?code=, the header, the page's form)
+	EventCodeAccepted // the store counted a use of the code
+	EventCodeRefused  // no such code, or its uses are spent
+	EventCodeRequired // a newcomer without a code while codes_required is on
 	events
 )
 
@@ -100,6 +106,7 @@ var eventNames = [events]string{
 	"grace ends", "idle timeout", "session ends", "revoke", "pause", "sold out", "store lost", "node restart",
 	"return window ends", "skipped as a ghost", "leave",
 	"requeue", "requeue refused", "claim: requeued",
+	"code", "code accepted", "code refused", "code required",
 }
 
 func (e Event) String() string { return nameOf(eventNames[:], e, "event") }
@@ -123,11 +130,14 @@ const (
 	ActionStore                       // the store's own step does it; no request is involved
 	ActionLeave                       // the store gives the place up at once (one round trip); the cookies are cleared
 	ActionRequeue                     // the store ends the session and puts the fan first at the front (one round trip); the pass cookie is cleared
+	ActionRedeem                      // the store counts a use of the code, join_limit weighed first (one round trip)
+	ActionAskCode                     // the invite-only page, with the code form; no place
 )
 
 var actionNames = [...]string{
 	"", "forward", "show place", "claim", "reissue pass", "join", "challenge", "hold", "rejoin at the back",
 	"refuse", "show room", "store step", "give up the place", "requeue",
+	"redeem the code", "ask for a code",
 }
 
 func (a Action) String() string { return nameOf(actionNames[:], a, "action") }
@@ -265,6 +275,16 @@ var Transitions = []Transition{
 	{TicketRequeued, EventClaimPassed, TicketTurnPassed, ActionRejoin, "stopped asking for the returner window (45 s): the place at the front is lost"},
 	{TicketRequeued, EventClaimFinished, TicketFinished, ActionRejoin, "the store no longer holds the place at the front (it went with the returner window): a new place at the back"},
 	{TicketRequeued, EventLeave, TicketFinished, ActionLeave, "the place at the front, its slot and its budget go back to the line"},
+
+	// Access codes (docs/codes.md): a code makes a place in its lane, one
+	// place per use; a fan who holds a place keeps it and the code is not
+	// used.
+	{TicketNew, EventCode, TicketNew, ActionRedeem, "the try takes from the client network's join_limit allowance, right or wrong; then one use is counted atomically on every node: no puzzle, the code is the proof"},
+	{TicketNew, EventCodeAccepted, TicketWaiting, ActionJoin, "a place in the code's lane, admitted on the spot as any newcomer's; a single-use code raced by two gives one place"},
+	{TicketNew, EventCodeRefused, TicketNew, ActionRefuse, "403: no such code or its uses spent, never which lane a code is for; no cookie, no place"},
+	{TicketNew, EventCodeRequired, TicketNew, ActionAskCode, "codes_required: no place; the page asks for a code and says when the public sale opens, when that is known"},
+	{TicketWaiting, EventCode, TicketWaiting, ActionShowPlace, "a code sent with a ticket is not used: one place per visitor, and the code keeps its use"},
+	{TicketAtFront, EventCode, TicketAtFront, ActionClaim, "as a poll; the code is not used"},
 }
 
 // machine is Transitions indexed by state and event, built once: a look-up on

@@ -68,6 +68,8 @@ func TestTransitionsAreComplete(t *testing.T) {
 		{"challenged", "arrive"}, {"waiting", "poll"}, {"waiting", "store away"}, {"at the front", "poll"}, {"at the front", "store away"},
 		{"in session", "pass"}, {"in session", "ticket after pass"},
 		{"in session", "requeue"}, {"in session", "requeue refused"},
+		{"new", "code"}, {"new", "code accepted"}, {"new", "code refused"}, {"new", "code required"},
+		{"waiting", "code"}, {"at the front", "code"},
 	} {
 		if !seen[[2]string{p.s, p.e}] {
 			t.Errorf("no row for %s on %s", p.s, p.e)

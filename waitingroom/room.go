@@ -87,6 +87,7 @@ type Room struct {
 	// declaring is set while a sold-out declaration is on its way to the store.
 	declaring atomic.Bool
 	stats     Stats
+	codes     CodeStats
 	// spent are the proof-of-work seeds answered on this node.
 	spent   spentSeeds
 	resumed bool

@@ -110,6 +110,17 @@ var settingDefs = []*Setting{
 			"[the fair-draw protocol, Requeue](PROTOCOL.md#requeue)",
 	}, func(s *Settings) *Count { return (*Count)(&s.RequeueOnOriginError) }, 0),
 	field(Setting{
+		Name: "code_lanes", Runtime: true, DefaultDoc: "none", Bounds: Bounds{MaxLen: 400},
+		Rule: "lane names: 1–32 small letters, digits, `-`, `_`",
+		Doc: "the lanes access codes may be added for, separated by commas: a batch for another lane is refused; " +
+			"see [Access codes](codes.md)",
+	}, func(s *Settings) *Text { return (*Text)(&s.CodeLanes) }, ""),
+	field(Setting{
+		Name: "codes_required", Runtime: true, DefaultDoc: "off",
+		Doc: "invite-only: a newcomer without a valid access code gets no place, and the page asks for one; " +
+			"see [Access codes](codes.md)",
+	}, func(s *Settings) *Flag { return (*Flag)(&s.CodesRequired) }, false),
+	field(Setting{
 		Name: "paused", Runtime: true, RuntimeOnly: true,
 		Doc: "admission stops; waiting fans keep their place",
 	}, func(s *Settings) *Flag { return (*Flag)(&s.Paused) }, false),

@@ -19,6 +19,10 @@ const (
 	// StateChallenge: a newcomer must solve Status.Challenge before a place
 	// is made for them (see pow.go).
 	StateChallenge State = "challenge"
+	// StateCodeRequired: the room gives places to code holders only
+	// (codes_required) and the visitor sent no code: no place is made, the
+	// page asks for one (docs/codes.md).
+	StateCodeRequired State = "code_required"
 )
 
 // Status is the answer to "where am I?", served as JSON and rendered on the page.
@@ -78,6 +82,10 @@ type Status struct {
 	QueueAll bool `json:"queue_all,omitempty"`
 	// Challenge is the puzzle to solve, in the challenge state.
 	Challenge *ChallengeOffer `json:"challenge,omitempty"`
+	// CodeOptional, in the code_required state, says the room takes fans
+	// without a code too: a page that refused a code asks for it again and
+	// offers the line without one. Pages only: never in the JSON.
+	CodeOptional bool `json:"-"`
 	// Outcome, Chance and SupplyEnds say, once the room knows its supply,
 	// whether the fan is likely to get tickets, as a range of probability,
 	// and where, in people ahead, the supply is estimated to end

@@ -73,7 +73,11 @@ type Store interface {
 	Reclaim(ctx context.Context, room, visitor string, ends, now time.Time, lim Limits) (ClaimResult, error)
 
 	// Release ends a visitor's session early (the origin is done with them) and
-	// records the pass as revoked until it would have expired anyway. When the
+	// records the pass as revoked until it would have expired anyway. Only
+	// the pass's own session ends: the one ending in passExpiry's second, as
+	// the pass id names it (a zero passExpiry: whatever session is live). A
+	// pass of an earlier session of the visitor (one requeued, then let in
+	// again) is revoked and ends nothing more. When the
 	// store holds no session for the visitor, one of the slots held after a
 	// loss (if any are left) is given up: it stood for a session now over.
 	Release(ctx context.Context, room, visitor, passID string, passExpiry, now time.Time, lim Limits) error
@@ -97,7 +101,8 @@ type Store interface {
 	// only the visitors requeued before them, within the rate and the cap
 	// as a returner (see Requeued). At most lim.Requeues times per visitor,
 	// remembered for the session and the retention after the last: past
-	// that, or with no live session, nothing changes. One round trip.
+	// that, or with no live session of the pass (as Release names it),
+	// nothing changes. One round trip.
 	Requeue(ctx context.Context, room, visitor, passID string, passExpiry, now time.Time, lim Limits) (RequeueResult, error)
 
 	// Advance is one step of the admission controller. Every node calls it every
@@ -146,6 +151,9 @@ type Store interface {
 	// room, by whom, with old and new values (audit.go).
 	Auditor
 
+	// CodeKeeper keeps the room's access codes, hashed, and counts their
+	// uses (codes.go).
+	CodeKeeper
 	// Supplier keeps what is left to sell (supply.go).
 	Supplier
 }
@@ -236,6 +244,9 @@ type Joiner struct {
 	// between nodes allowed for). "": no seed.
 	Seed      string
 	SeedUntil time.Time
+	// Lane is the lane the place is taken in: the lane of the access code
+	// the joiner redeemed (codes.go); "" is the general lane.
+	Lane string
 }
 
 // Refusal is why a store made no place for a joiner.

@@ -205,19 +205,31 @@ func (s *Store) Release(_ context.Context, name, visitor, passID string, passExp
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ses, ok := r.live[visitor]; ok {
-		removeSession(r, ses)
+		if passOf(ses.expires, passExpiry) {
+			removeSession(r, ses)
+			delete(r.seen, visitor)
+		}
 	} else if visitor != "" {
 		// A session the store lost: one of the held slots stood for it. (A
 		// revocation put back after a loss names no visitor: it ends
 		// nothing.)
 		r.releaseHeld()
+		delete(r.seen, visitor)
 	}
-	delete(r.seen, visitor)
 	if passID != "" && passExpiry.After(now) {
 		r.revCursor++
 		r.revoked = append(r.revoked, waitingroom.Revocation{Cursor: r.revCursor, PassID: passID, ExpiresAt: passExpiry})
 	}
 	return nil
+}
+
+// passOf reports whether a pass ending at passExpiry is one of the session
+// ending at ends (a zero passExpiry names whatever session is live). A pass
+// carries its session's end to the second (SessionPassID): one of an
+// earlier session of the same visitor, a requeued one, must end nothing of
+// the session they hold now.
+func passOf(ends, passExpiry time.Time) bool {
+	return passExpiry.IsZero() || ends.Unix() == passExpiry.Unix()
 }
 
 // free is the number of slots the controller may hand out: the cap, less live

@@ -29,7 +29,7 @@ func (s *Store) Requeue(_ context.Context, name, visitor, passID string, passExp
 	defer r.mu.Unlock()
 	r.expireSessions(now)
 	ses, ok := r.live[visitor]
-	if !ok {
+	if !ok || !passOf(ses.expires, passExpiry) {
 		return waitingroom.RequeueResult{Status: waitingroom.RequeueNoSession}, nil
 	}
 	rc := r.requeues[visitor]

@@ -17,6 +17,8 @@ import (
 type Store struct {
 	mu    sync.Mutex
 	rooms map[string]*memRoom
+	// codes are the rooms' access codes (codes.go).
+	codes codeBooks
 }
 
 // New returns an empty store.

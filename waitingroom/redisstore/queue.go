@@ -148,8 +148,18 @@ func (s *Store) Release(ctx context.Context, room, visitor, passID string, passE
 		passID = ""
 	}
 	_, err := s.run(ctx, "release", releaseScript, room,
-		visitor, passID, passExpiry.UnixMicro(), s.ttlMillis())
+		visitor, passID, passExpiry.UnixMicro(), s.ttlMillis(), passEnd(passExpiry))
 	return err
+}
+
+// passEnd is a pass's end as the scripts compare it with a session's: in
+// whole seconds, as the pass carries it, or "" for a call that names no
+// pass (whatever session is live).
+func passEnd(passExpiry time.Time) string {
+	if passExpiry.IsZero() {
+		return ""
+	}
+	return strconv.FormatInt(passExpiry.Unix(), 10)
 }
 
 // Requeue implements waitingroom.Store. It is one round trip.
@@ -159,7 +169,7 @@ func (s *Store) Requeue(ctx context.Context, room, visitor, passID string, passE
 	}
 	v, err := s.run(ctx, "requeue", requeueScript, room,
 		now.UnixMicro(), visitor, passID, passExpiry.UnixMicro(), s.ttlMillis(),
-		min(lim.Requeues, waitingroom.MaxRequeues), now.Add(lim.Session+lim.Retention).UnixMicro())
+		min(lim.Requeues, waitingroom.MaxRequeues), now.Add(lim.Session+lim.Retention).UnixMicro(), passEnd(passExpiry))
 	if err != nil {
 		return waitingroom.RequeueResult{}, err
 	}

@@ -50,6 +50,10 @@ var (
 	auditAppendSrc string
 	//go:embed lua/audit.lua
 	auditSrc string
+	//go:embed lua/codeadd.lua
+	codeAddSrc string
+	//go:embed lua/coderedeem.lua
+	codeRedeemSrc string
 	//go:embed lua/supply.lua
 	supplySrc string
 )
@@ -71,12 +75,15 @@ var (
 	requeueScript       = newScript(requeueSrc)
 	auditAppendScript   = newScript(auditAppendSrc)
 	auditScript         = newScript(auditSrc)
+	codeAddScript       = newScript(codeAddSrc)
+	codeRedeemScript    = newScript(codeRedeemSrc)
 	supplyScript        = newScript(supplySrc)
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, reclaimScript, releaseScript, advanceScript,
 		snapshotScript, drawSeedScript, saveOverridesScript, historyScript, beatScript,
 		accountScript, leaveScript, requeueScript, auditAppendScript, auditScript,
+		codeAddScript, codeRedeemScript,
 		supplyScript,
 	}
 )

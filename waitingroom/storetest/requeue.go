@@ -22,6 +22,7 @@ var requeueTests = []struct {
 	{"RequeuedWhoStopsAskingLosesTheFront", testRequeueStopsAsking},
 	{"RequeueWithoutASession", testRequeueNoSession},
 	{"RequeuedSessionsNeverShareAnEnd", testRequeueNewEnd},
+	{"AnEarlierSessionsPassEndsNothing", testEarlierPassEndsNothing},
 }
 
 // requeueLimits: two slots, ten visitors a second, one requeue per visitor.
@@ -34,7 +35,12 @@ func requeueLimits() waitingroom.Limits {
 
 func (f *fixture) requeue(v string, now time.Time, lim waitingroom.Limits) waitingroom.RequeueResult {
 	f.t.Helper()
-	res, err := f.s.Requeue(f.ctx, f.room, v, "pass-"+v+"-"+now.Format(time.RFC3339Nano), now.Add(time.Minute), now, lim)
+	// The pass of the visitor's last session: its end names the session.
+	ends := f.ends[v]
+	if ends.IsZero() {
+		ends = now.Add(time.Minute)
+	}
+	res, err := f.s.Requeue(f.ctx, f.room, v, "pass-"+v+"-"+ends.Format(time.RFC3339Nano), ends.Truncate(time.Second), now, lim)
 	if err != nil {
 		f.t.Fatalf("Requeue(%s): %v", v, err)
 	}
@@ -184,5 +190,54 @@ func testRequeueNewEnd(t *testing.T, h Harness) {
 			t.Fatalf("let in again (%d): %v ending %v; want a session ending in a second after %v", i+1, c.Status, c.Expires, ends)
 		}
 		ends = c.Expires
+	}
+}
+
+// testEarlierPassEndsNothing: a requeued fan let in again holds a new
+// session. A request still carrying the failed session's pass (a copy, or
+// one in flight before every node heard of its revocation) may bring the
+// origin's revoke or another failure: it names the session that is over,
+// and must end nothing of the new one.
+func testEarlierPassEndsNothing(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	lim := requeueLimits()
+	lim.Requeues = 2
+	first := f.join(visitor(0), at(1), lim)
+	if !first.Admitted {
+		t.Fatal("the first visitor was not let in on the spot")
+	}
+	f.advance(at(1.1), lim)
+	f.requeue(visitor(0), at(1.2), lim)
+	again := f.claim(visitor(0), 0, at(1.3), lim)
+	if again.Status != waitingroom.Claimed {
+		t.Fatalf("requeued fan asking again: %v, want claimed", again.Status)
+	}
+	old := first.Expires.Truncate(time.Second)
+	if res, err := f.s.Requeue(f.ctx, f.room, visitor(0), "old-pass", old, at(1.4), lim); err != nil || res.Status != waitingroom.RequeueNoSession {
+		t.Fatalf("requeue with the failed session's pass: %+v, %v; want no session", res, err)
+	}
+	if err := f.s.Release(f.ctx, f.room, visitor(0), "old-pass", old, at(1.5), lim); err != nil {
+		t.Fatal(err)
+	}
+	if c := f.claim(visitor(0), 0, at(1.6), lim); c.Status != waitingroom.Claimed || !c.Expires.Equal(again.Expires) {
+		t.Fatalf("after the old pass's revoke the new session is %v ending %v; want it live, ending %v", c.Status, c.Expires, again.Expires)
+	}
+	if s := f.snap(at(1.6)); s.Active != 1 {
+		t.Fatalf("%d active sessions, want the new one", s.Active)
+	}
+	// The old pass itself is still recorded as revoked.
+	found := false
+	for _, r := range f.snap(at(1.6)).Revocations {
+		found = found || r.PassID == "old-pass"
+	}
+	if !found {
+		t.Fatal("the old pass's revocation was not recorded")
+	}
+	// Its own pass ends it.
+	if err := f.s.Release(f.ctx, f.room, visitor(0), "new-pass", again.Expires.Truncate(time.Second), at(1.7), lim); err != nil {
+		t.Fatal(err)
+	}
+	if s := f.snap(at(1.7)); s.Active != 0 {
+		t.Fatalf("%d active sessions after the new pass's revoke, want 0", s.Active)
 	}
 }

@@ -97,6 +97,7 @@ func Run(t *testing.T, h Harness) {
 	tests = append(tests, joinCheckTests...)
 	tests = append(tests, leaveTests...)
 	tests = append(tests, requeueTests...)
+	tests = append(tests, codeTests...)
 	tests = append(tests, supplyTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,6 +151,9 @@ type fixture struct {
 	s    waitingroom.Store
 	room string
 	ctx  context.Context
+	// ends are the ends of the sessions the fixture's joins and claims
+	// opened, by visitor: a pass names its session by its end.
+	ends map[string]time.Time
 }
 
 func newFixture(t *testing.T, h Harness) *fixture {
@@ -172,6 +176,9 @@ func (f *fixture) join(v string, now time.Time, lim waitingroom.Limits) waitingr
 	if err != nil {
 		f.t.Fatalf("Join(%s): %v", v, err)
 	}
+	if res.Admitted {
+		f.remember(v, res.Expires)
+	}
 	return res
 }
 
@@ -181,7 +188,17 @@ func (f *fixture) claim(v string, place uint64, now time.Time, lim waitingroom.L
 	if err != nil {
 		f.t.Fatalf("Claim(%s, %d): %v", v, place, err)
 	}
+	if res.Status == waitingroom.Claimed {
+		f.remember(v, res.Expires)
+	}
 	return res
+}
+
+func (f *fixture) remember(v string, ends time.Time) {
+	if f.ends == nil {
+		f.ends = map[string]time.Time{}
+	}
+	f.ends[v] = ends
 }
 
 // expectClaim claims and fails the test unless the store answers want; what

@@ -67,6 +67,13 @@ local function resume_session(visitor, ends, now, ttl)
 	redis.call('PEXPIRE', seen, ttl)
 end
 
+-- Whether a pass whose end is pass_end (whole seconds; '' for whatever
+-- session is live) is one of the session ending at ends (µs): a pass carries
+-- its session's end to the second, as its id does.
+local function pass_of(ends, pass_end)
+	return pass_end == '' or math.floor(tonumber(ends) / 1000000) == tonumber(pass_end)
+end
+
 -- Gives up one of the slots held after a loss ("held:<i>", i below heldleft),
 -- for a session it stood for that is now accounted for or over. Returns
 -- whether one was still held: they all end at once, and once they have,

@@ -5,7 +5,7 @@
 -- visitor, each remembered as "<n>:<visitor>" until forget, all of them as
 -- long as the last.
 -- ARGV: now (µs), visitor, pass id ('' when nothing is to be revoked), pass
--- expiry (µs), ttl (ms), max requeues, forget at (µs)
+-- expiry (µs), ttl (ms), max requeues, forget at (µs), the pass's end in seconds
 -- Returns {status, count}: 0 requeued, 1 spent (count requeues made
 -- already), 2 no live session; nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
@@ -13,7 +13,8 @@ if redis.call('EXISTS', meta) == 0 then
 end
 local now, visitor, ttl, most = tonumber(ARGV[1]), ARGV[2], ARGV[5], tonumber(ARGV[6])
 expire_sessions(now)
-if not redis.call('ZSCORE', live, visitor) then
+local ends = redis.call('ZSCORE', live, visitor)
+if not ends or not pass_of(ends, ARGV[8]) then
 	return {2, 0}
 end
 local n = 0
