@@ -37,6 +37,9 @@ func (a *API) postHold(w http.ResponseWriter, r *http.Request, customer string) 
 		if KindOf(err) == KindConflict {
 			a.markSoldOut(r.Context(), w, id)
 		}
+		if err == nil || KindOf(err) == KindConflict {
+			a.reportSupply(r.Context(), w, id)
+		}
 		if err != nil {
 			writeError(w, a.log, err)
 			return
@@ -61,6 +64,7 @@ func (a *API) deleteHold(w http.ResponseWriter, r *http.Request, customer string
 		writeError(w, a.log, err)
 		return
 	}
+	a.reportSupply(r.Context(), w, h.EventID)
 	writeJSON(w, http.StatusOK, h)
 }
 
@@ -82,6 +86,7 @@ func (a *API) postCheckout(w http.ResponseWriter, r *http.Request, customer stri
 			writeError(w, a.log, err)
 			return
 		}
+		a.reportSupply(r.Context(), w, o.EventID)
 		writeJSON(w, http.StatusOK, map[string]any{"order": o, "payment": o.Payment})
 	})
 }

@@ -20,6 +20,7 @@ func (a *API) getOrder(w http.ResponseWriter, r *http.Request, customer string) 
 	if orderComplete(o) {
 		w.Header().Set(CommandHeader, CommandRevoke)
 	}
+	a.reportSupply(r.Context(), w, o.EventID)
 	a.writeOrder(w, o)
 }
 

@@ -32,6 +32,8 @@ func init() {
 //	GET   /waiting-room/<room>/audit      the room's audit trail (adminaudit.go)
 //	POST  /waiting-room/<room>/codes      add access codes (admincodes.go)
 //	GET   /waiting-room/<room>/codes      the codes' uses, as CSV
+//	GET   /waiting-room/<room>/supply     the supply and its estimate (adminsupply.go)
+//	POST  /waiting-room/<room>/supply     set the supply: {"units": N}
 //
 // A PATCH body may say why with "reason", an action's body with
 // {"reason": "..."}: the audit trail keeps it with the change.
@@ -128,13 +130,16 @@ func (a *AdminAPI) serve(w http.ResponseWriter, r *http.Request) error {
 			return a.showAudit(w, r, lr)
 		}
 		return a.recordKeyRotation(w, r, lr)
-	case len(parts) == 2 && parts[1] == "codes":
+	case len(parts) == 2 && (parts[1] == "codes" || parts[1] == supplyRoute):
 		if !allowMethod(w, r, http.MethodGet, http.MethodPost) {
 			return nil
 		}
 		lr, ok := a.find(w, parts[0])
 		if !ok {
 			return nil
+		}
+		if parts[1] == supplyRoute {
+			return a.serveSupply(w, r, lr)
 		}
 		return a.serveCodes(w, r, lr)
 	case len(parts) == 2:

@@ -18,7 +18,7 @@ import (
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "waiting-room",
-		Usage: "status [<room>] | pause|resume|sold-out|reopen <room> [--reason <text>] | audit <room> | set <room> <setting>=<value>... | codes add|generate|usage <room> ... | rotate-key stage|promote [--address <interface>]",
+		Usage: "status [<room>] | pause|resume|sold-out|reopen <room> [--reason <text>] | audit <room> | supply <room> [<units>] | set <room> <setting>=<value>... | codes add|generate|usage <room> ... | rotate-key stage|promote [--address <interface>]",
 		Short: "Shows and changes the waiting rooms of a running Foyer",
 		Long: `
 Shows and changes the waiting rooms of a running Foyer through its admin API
@@ -35,6 +35,10 @@ every node sharing that store follows it within a second.
   waiting-room codes add|generate|usage <room> ...
                                     add access codes (a CSV file, or random ones
                                     printed once) and show their uses (see codes --help)
+  waiting-room supply <room> [<units>]
+                                    what is left to sell and how far down the
+                                    line it is estimated to reach; with units,
+                                    set it (docs/supply.md)
   waiting-room set <room> <setting>=<value>...
                                     change runtime settings, for example
                                     set concert new_users_per_minute=600 paused=false
@@ -88,6 +92,7 @@ func setupWaitingRoomCommand(cmd *cobra.Command) {
 	}
 	cmd.AddCommand(auditCommand())
 	cmd.AddCommand(codesCommand())
+	cmd.AddCommand(supplyCommand())
 
 	cmd.AddCommand(rotateKeyCommand())
 

@@ -93,6 +93,9 @@ func (c *roomCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range allDescs {
 		ch <- d
 	}
+	for _, d := range supplyDescs {
+		ch <- d
+	}
 }
 
 // Collect implements prometheus.Collector. A room served by several handles
@@ -153,6 +156,7 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 		f := timesOf(lr.id)
 		ch <- f.wait.metric(descWaitDuration, lr.id)
 		ch <- f.session.metric(descSessionDuration, lr.id)
+		collectSupply(ch, lr)
 	}
 }
 

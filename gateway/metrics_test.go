@@ -102,6 +102,10 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 		"code_attempts_total{wrong}":    0,
 		"code_attempts_total{used_up}":  0,
 		"code_attempts_total{limited}":  0,
+		// The supply's counters; its gauges are absent while no supply
+		// was reported (TestCaddySupplyFromTheOrigin reads them).
+		"supply_reports_total": 0,
+		"supply_refused_total": 0,
 		// No last_in_line_eta_seconds: the line has moved for a second,
 		// too little to measure a pace by.
 	}

@@ -201,6 +201,12 @@ func TestOpenAPIDescribesTheLiveServer(t *testing.T) {
 		}
 	}
 	adm(http.MethodPost, "/waiting-room/nope/pause", "/waiting-room/{room}/{action}", map[string]string{"room": "nope", "action": "pause"}, "")
+	adm(http.MethodGet, "/waiting-room/api/supply", "/waiting-room/{room}/supply", room, "")
+	adm(http.MethodPost, "/waiting-room/api/supply", "/waiting-room/{room}/supply", room, `{"units": -1}`)
+	if code, body := adm(http.MethodPost, "/waiting-room/api/supply", "/waiting-room/{room}/supply", room, `{"units": 40, "reason": "box office"}`); code != 200 {
+		t.Fatalf("setting the supply: %d %s", code, body)
+	}
+	fan(second, site, "/_waiting-room/status", "/_waiting-room/status") // told an outcome now
 
 	// Sold out: the fairness report is published (once the room's view has
 	// it, within a refresh).

@@ -85,6 +85,7 @@ func (cw *commandWriter) ReadFrom(r io.Reader) (int64, error) {
 func (cw *commandWriter) act(code int) bool {
 	hdr := cw.Header()
 	cmds := hdr.Values(headerCommand)
+	cw.h.noteSupply(hdr)
 	stripWaitingRoomHeaders(hdr)
 	retry := false
 	for _, c := range cmds {

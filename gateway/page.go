@@ -64,6 +64,9 @@ type pageData struct {
 	Variant string
 	// Once is a notice said with this answer only (a turn that passed).
 	Once string
+	// Outcome is the fan's chance of getting tickets in plain words, once
+	// the room knows its supply (docs/supply.md).
+	Outcome string
 	// LeaveURL, for a fan who holds a place, is where the "Leave the line"
 	// form posts (Back: the page to come back to); ReturnMinutes is
 	// return_window in whole minutes, rounded up (0: none), which the page
@@ -141,6 +144,7 @@ func newPageData(st waitingroom.Status, prefix string, unavailable bool, l *loca
 		KeepOpen:      text.KeepOpen,
 		Variant:       view.Variant,
 		Once:          view.Once,
+		Outcome:       view.Outcome,
 		JoinURL:       prefix + "/join",
 		WorkerURL:     prefix + "/pow-worker.js",
 	}

@@ -111,6 +111,9 @@ type pageView struct {
 	Progress int `json:"progress"`
 	// Once is a notice said with this update only (notice.turn_passed).
 	Once string `json:"once,omitempty"`
+	// Outcome is what the fan is told of their chance of getting tickets,
+	// in plain words (outcometext.go); "" while the room knows no supply.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // variantOf says which row of fanTexts a status reads as.
@@ -185,6 +188,7 @@ func pageViewOf(st waitingroom.Status, unavailable bool, l *locale) (pageView, f
 	if st.TurnPassed {
 		v.Once = l.T("notice.turn_passed")
 	}
+	v.Outcome = outcomeText(st, l)
 	return v, text
 }
 

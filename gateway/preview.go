@@ -64,6 +64,10 @@ var (
 	previewETA       = int64(25 * 60)
 	previewShortETA  = int64(40)
 	previewDrawIndex = uint64(57)
+	// What a fan is told of their chance, once the room knows its supply
+	// (docs/supply.md).
+	previewEnds     = &waitingroom.SupplyEnds{Low: 900, High: 2600}
+	previewSoldEnds = &waitingroom.SupplyEnds{Low: 0, High: 0}
 )
 
 // previewStates is every state of the fan's pages that the dashboard
@@ -92,6 +96,18 @@ var previewStates = []previewState{
 		Status: waitingroom.Status{State: waitingroom.StateQueued, Position: &previewPlace, ETASeconds: &previewETA, Progress: .42, RefreshSeconds: 9}},
 	{Name: "queued_turn_passed", About: "In line again after a turn that passed unused (said once)",
 		Status: waitingroom.Status{State: waitingroom.StateQueued, Position: &previewPlace, ETASeconds: &previewETA, Progress: .05, TurnPassed: true, RefreshSeconds: 9}},
+	{Name: "queued_likely", About: "In line, the room knowing its supply: likely to get tickets",
+		Status: waitingroom.Status{State: waitingroom.StateQueued, Position: &previewNext, ETASeconds: &previewShortETA, Progress: .99, RefreshSeconds: 2,
+			Outcome: waitingroom.OutcomeLikely, Chance: &waitingroom.Chance{Low: 0.9, High: 1}, SupplyEnds: previewEnds}},
+	{Name: "queued_at_risk", About: "In line, the room knowing its supply: tickets may run out first",
+		Status: waitingroom.Status{State: waitingroom.StateQueued, Position: &previewPlace, ETASeconds: &previewETA, Progress: .42, RefreshSeconds: 9,
+			Outcome: waitingroom.OutcomeAtRisk, Chance: &waitingroom.Chance{Low: 0.3, High: 0.5}, SupplyEnds: previewEnds}},
+	{Name: "queued_unlikely", About: "In line, the room knowing its supply: unlikely to get tickets, place kept",
+		Status: waitingroom.Status{State: waitingroom.StateQueued, Position: &previewPlace, ETASeconds: &previewETA, Progress: .42, RefreshSeconds: 9,
+			Outcome: waitingroom.OutcomeUnlikely, Chance: &waitingroom.Chance{Low: 0, High: 0.1}, SupplyEnds: previewSoldEnds}},
+	{Name: "paused_at_risk", About: "In line while admissions are paused, the room knowing its supply",
+		Status: waitingroom.Status{State: waitingroom.StatePaused, Position: &previewPlace, Progress: .42, RefreshSeconds: 13,
+			Outcome: waitingroom.OutcomeAtRisk, Chance: &waitingroom.Chance{Low: 0.5, High: 0.7}, SupplyEnds: previewEnds}},
 	{Name: "next", About: "First in line",
 		Status: waitingroom.Status{State: waitingroom.StateQueued, Position: &previewNext, ETASeconds: &previewShortETA, Progress: .99, RefreshSeconds: 2}},
 	{Name: "reconnecting", About: "In line while this node cannot reach the store: the place is kept",

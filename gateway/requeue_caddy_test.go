@@ -27,9 +27,10 @@ import (
 // reached, for which reverse_proxy returns 502 with nothing written.
 var nodeBPort, closedPort = freePort(), freePort()
 
-// requeueConfig is a room of one slot on two nodes, in front of an origin
-// that answers retry at /retry, a bare 503 at /boom, and the pass otherwise.
-func requeueConfig(storage, room, store, extra string) string {
+// twoNodes is a room of one slot on two nodes (two sites, told apart by
+// their titles) in front of the origin at 127.0.0.1:9081, whose sites the
+// caller adds; /down goes to an upstream nobody listens on.
+func twoNodes(room, store, extra string) string {
 	node := func(port, title string) string {
 		return fmt.Sprintf(`
 	http://localhost:%s {
@@ -45,7 +46,13 @@ func requeueConfig(storage, room, store, extra string) string {
 		reverse_proxy 127.0.0.1:9081
 	}`, port, room, title, store, extra, closedPort)
 	}
-	sites := node("9080", "node a") + node("9082", "node b") + `
+	return node("9080", "node a") + node("9082", "node b")
+}
+
+// requeueConfig is a room of one slot on two nodes, in front of an origin
+// that answers retry at /retry, a bare 503 at /boom, and the pass otherwise.
+func requeueConfig(storage, room, store, extra string) string {
+	sites := twoNodes(room, store, extra) + `
 	:9081 {
 		bind 127.0.0.1
 		@retry path /retry

@@ -50,6 +50,10 @@ type FairnessReport struct {
 	// and Pauses each pause of admission with how many were let in meanwhile.
 	Operations []PublicChange `json:"operations"`
 	Pauses     []PauseEffect  `json:"pauses"`
+
+	// Supply, when the room knew its supply, is every estimate it made of
+	// fans' chances beside what happened (supplycalibration.go).
+	Supply *SupplyCalibration `json:"supply,omitempty"`
 }
 
 // FairnessCounts are the room's totals when the report was made. Every place
@@ -111,8 +115,13 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 	rep.Epochs, rep.Admissions = []HistoryEntry{}, []HistoryEntry{}
 	next := uint64(0)
 	rep.Complete = true
+	var supply []SupplySample
 	for _, e := range hist {
 		switch e.Kind {
+		case HistorySupply:
+			if e.Supply != nil {
+				supply = append(supply, *e.Supply)
+			}
 		case HistoryDraw:
 			rep.Epochs = append(rep.Epochs, e)
 		case HistoryAdmit:
@@ -127,6 +136,7 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 	if next != snap.Serving || len(hist) >= MaxHistory {
 		rep.Complete = false
 	}
+	rep.Supply = CalibrateSupply(supply, snap.Claimed)
 	rep.Counts = FairnessCounts{
 		Issued: snap.Seq, Serving: snap.Serving, Admitted: snap.Admitted, Skipped: snap.Skipped,
 		Claimed: snap.Claimed, Lapsed: snap.Abandoned, Unclaimed: uint64(max(0, snap.Pending)),
@@ -166,6 +176,9 @@ type HistoryEntry struct {
 	Count  uint64      `json:"count"`
 	Number uint64      `json:"epoch,omitempty"`
 	At     time.Time   `json:"at"`
+	// Supply is the sample of a supply entry (kind "supply", supply.go);
+	// Start, Count and Number are then zero.
+	Supply *SupplySample `json:"-"`
 }
 
 // HistoryKind says what a history entry records.
@@ -176,6 +189,8 @@ const (
 	HistoryAdmit HistoryKind = "admit"
 	// HistoryDraw: a rolling draw of the random method.
 	HistoryDraw HistoryKind = "draw"
+	// HistorySupply: a report of the supply (supply.go).
+	HistorySupply HistoryKind = "supply"
 )
 
 // MaxHistoryPage is the most entries one History call returns.

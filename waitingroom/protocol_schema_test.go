@@ -75,6 +75,10 @@ func TestProtocolSchemas(t *testing.T) {
 		{"counts", report.Defs["counts"], waitingroom.FairnessCounts{}},
 		{"operator's change", report.Defs["change"], waitingroom.PublicChange{}},
 		{"pause", report.Defs["pause"], waitingroom.PauseEffect{}},
+		{"supply", report.Defs["supply"], waitingroom.SupplyCalibration{}},
+		{"supply estimate", report.Defs["estimate"], waitingroom.SupplyEstimatePoint{}},
+		{"outcomes told", report.Defs["told"], waitingroom.SupplyTold{}},
+		{"told and served", report.Defs["told_served"], waitingroom.ToldServed{}},
 	} {
 		if got, want := c.schema.names(), jsonFields(c.v); !slices.Equal(got, want) {
 			t.Errorf("%s: the schema names %v, the code writes %v", c.what, got, want)

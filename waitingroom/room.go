@@ -131,6 +131,10 @@ type Room struct {
 	// its last memo says (see Memo).
 	lineSeen lineMark
 	memoLine lineMark
+	// supplyEst is the supply estimate folded from the snapshots' samples,
+	// and supplyNote the latest supply the origin reported here (supply.go).
+	supplyEst  SupplyEstimate
+	supplyNote supplyNote
 }
 
 // view is an immutable picture of the room that request paths read without locks.
@@ -148,6 +152,9 @@ type view struct {
 	// announcing is set while the room, re-created blank after a loss,
 	// settles: the passes this node sees tell the store what it lost.
 	announcing bool
+	// supply is the room's supply estimate (supply.go); Known false while
+	// nobody reported one.
+	supply SupplyEstimate
 }
 
 // epochDraw is a rolling draw with its permutation (nil while this node does not
@@ -278,6 +285,10 @@ func (r *Room) Tick(ctx context.Context) error {
 		r.storeFailed()
 		return err
 	}
+	if err := r.flushSupply(ctx); err != nil {
+		r.storeFailed()
+		return err
+	}
 	if due {
 		lim := r.settings().limitsAt(now)
 		err := r.store.Advance(ctx, r.id, now, lim)
@@ -383,6 +394,7 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 	r.lastOK = now
 	r.known = true
 	r.see(snap)
+	r.foldSupply(snap.Supply)
 	r.remember(now, false, snap.Seq > snap.Serving)
 	r.mu.Unlock()
 	r.publish(now, snap, true)
@@ -546,6 +558,7 @@ func (r *Room) publish(now time.Time, snap Snapshot, healthy bool) {
 		epochs:     r.epochs,
 		live:       newLiveIndex(snap.Live),
 		announcing: snap.Blank && now.Before(snap.SettleUntil),
+		supply:     r.supplyEst,
 	}
 	r.mu.Unlock()
 	r.view.Store(v)
@@ -589,4 +602,6 @@ type Stats struct {
 	Beats          atomic.Uint64 // heartbeat flushes sent to the store
 	Challenges     atomic.Uint64 // proof-of-work seeds handed to newcomers
 	AnswersRefused atomic.Uint64 // answers to seeds refused (wrong, stale, replayed, malformed)
+	SupplyReports  atomic.Uint64 // supply reports read from the origin's answers
+	SupplyRefused  atomic.Uint64 // supply headers from the origin that were not a number of units
 }

@@ -86,6 +86,33 @@ type Status struct {
 	// without a code too: a page that refused a code asks for it again and
 	// offers the line without one. Pages only: never in the JSON.
 	CodeOptional bool `json:"-"`
+	// Outcome, Chance and SupplyEnds say, once the room knows its supply,
+	// whether the fan is likely to get tickets, as a range of probability,
+	// and where, in people ahead, the supply is estimated to end
+	// (docs/supply.md). Absent while the supply is unknown. The fan keeps
+	// their place whatever they are told.
+	Outcome    Outcome     `json:"outcome,omitempty"`
+	Chance     *Chance     `json:"chance,omitempty"`
+	SupplyEnds *SupplyEnds `json:"supply_ends,omitempty"`
+}
+
+// SupplyEnds is the range of positions (people ahead) at which the supply is
+// estimated to run out.
+type SupplyEnds struct {
+	Low  uint64 `json:"low"`
+	High uint64 `json:"high"`
+}
+
+// withOutcome adds what a fan with ahead people ahead is told of their
+// chance, when the room knows its supply.
+func (st Status) withOutcome(v *view, ahead uint64) Status {
+	t, ok := v.tell(ahead)
+	if !ok {
+		return st
+	}
+	st.Outcome, st.Chance = t.Outcome, &t.Chance
+	st.SupplyEnds = &SupplyEnds{Low: t.Ends[0], High: t.Ends[1]}
+	return st
 }
 
 // Refresh bounds. The longest interval stays well inside the admission grace so
@@ -216,11 +243,12 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		// pace it is measured to, once it has been.
 		wait, ok := v.waitFor(places + 1)
 		st.ETASeconds = eta(start.Sub(now).Seconds()+wait, ok)
-		return st.refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
+		return st.withOutcome(v, ahead).refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
 	case s.Paused || s.QueueAll:
 		st.State, st.QueueAll = StatePaused, s.QueueAll && !s.Paused
-		return st.refreshIn(v.maxRefresh()), t
+		return st.withOutcome(v, ahead).refreshIn(v.maxRefresh()), t
 	}
+	st = st.withOutcome(v, ahead)
 	st.State = StateQueued
 	st.ETASeconds = eta(v.waitFor(places + 1))
 	if st.ETASeconds != nil {

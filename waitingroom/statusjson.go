@@ -76,6 +76,24 @@ func (st Status) AppendJSON(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(c.Bits), 10)
 		b = append(b, '}')
 	}
+	if st.Outcome != "" {
+		b = append(b, `,"outcome":`...)
+		b = appendJSONString(b, string(st.Outcome))
+	}
+	if c := st.Chance; c != nil {
+		b = append(b, `,"chance":{"low":`...)
+		b = appendJSONFloat(b, c.Low)
+		b = append(b, `,"high":`...)
+		b = appendJSONFloat(b, c.High)
+		b = append(b, '}')
+	}
+	if e := st.SupplyEnds; e != nil {
+		b = append(b, `,"supply_ends":{"low":`...)
+		b = strconv.AppendUint(b, e.Low, 10)
+		b = append(b, `,"high":`...)
+		b = strconv.AppendUint(b, e.High, 10)
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 

@@ -41,6 +41,13 @@ func TestStatusAppendJSONMatchesEncodingJSON(t *testing.T) {
 			st.DrawIndex = u(rng.Uint64N(1e9))
 		}
 		if rng.IntN(2) == 0 {
+			outcomes := []Outcome{OutcomeLikely, OutcomeAtRisk, OutcomeUnlikely}
+			st.Outcome = outcomes[rng.IntN(len(outcomes))]
+			c := chanceOf(rng.Float64())
+			st.Chance = &c
+			st.SupplyEnds = &SupplyEnds{Low: rng.Uint64N(1e6), High: rng.Uint64N(1e7)}
+		}
+		if rng.IntN(2) == 0 {
 			st.SessionEnds = tm(time.Unix(rng.Int64N(4e9), 0).In(time.FixedZone("x", 3600)))
 		}
 		want, err := json.Marshal(st)

@@ -154,6 +154,8 @@ type Store interface {
 	// CodeKeeper keeps the room's access codes, hashed, and counts their
 	// uses (codes.go).
 	CodeKeeper
+	// Supplier keeps what is left to sell (supply.go).
+	Supplier
 }
 
 // Limits are the settings a store operation needs. The node passes them on each
@@ -526,6 +528,9 @@ type Snapshot struct {
 	// Margin is the re-seed's margin of order keys, [Margin[0], Margin[1])
 	// (see Recall.MarginFrom): places in it count as live only when seen.
 	Margin [2]uint64
+	// Supply are the latest supply samples, oldest first, at most
+	// MaxSupplyTail (supply.go); none while nobody reported one.
+	Supply []SupplySample
 }
 
 // InMargin reports whether place lies in the re-seed's margin.

@@ -52,6 +52,7 @@ type memRoom struct {
 	revoked     []waitingroom.Revocation
 	revCursor   int64
 	history     []waitingroom.HistoryEntry // the public history, oldest first
+	supply      []waitingroom.SupplySample // the latest supply samples, oldest first (supply.go)
 	audit       []waitingroom.AuditEntry   // the audit trail, oldest first, at most waitingroom.MaxAudit
 
 	// accounts are the places of visitors whose account the site vouched
@@ -223,6 +224,7 @@ func (s *Store) Snapshot(_ context.Context, name string, now time.Time, revokedA
 		Blank:       r.blank,
 		LostAt:      r.lostAt,
 		Margin:      r.margin,
+		Supply:      append([]waitingroom.SupplySample(nil), r.supply...),
 		Live: waitingroom.Liveness{
 			From:   r.liveness.From,
 			Young:  r.liveness.Young,

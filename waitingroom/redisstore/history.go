@@ -50,6 +50,9 @@ func (s *Store) runList(ctx context.Context, op string, script *redis.Script, ro
 
 // parseHistoryEntry reads "a:start:count:at" or "d:start:size:number:at".
 func parseHistoryEntry(s string) (waitingroom.HistoryEntry, error) {
+	if strings.HasPrefix(s, "s:") {
+		return parseSupplyEntry(s)
+	}
 	f := strings.Split(s, ":")
 	var kind waitingroom.HistoryKind
 	switch {

@@ -54,6 +54,8 @@ var (
 	codeAddSrc string
 	//go:embed lua/coderedeem.lua
 	codeRedeemSrc string
+	//go:embed lua/supply.lua
+	supplySrc string
 )
 
 var (
@@ -75,12 +77,14 @@ var (
 	auditScript         = newScript(auditSrc)
 	codeAddScript       = newScript(codeAddSrc)
 	codeRedeemScript    = newScript(codeRedeemSrc)
+	supplyScript        = newScript(supplySrc)
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, reclaimScript, releaseScript, advanceScript,
 		snapshotScript, drawSeedScript, saveOverridesScript, historyScript, beatScript,
 		accountScript, leaveScript, requeueScript, auditAppendScript, auditScript,
 		codeAddScript, codeRedeemScript,
+		supplyScript,
 	}
 )
 

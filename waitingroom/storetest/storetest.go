@@ -98,6 +98,7 @@ func Run(t *testing.T, h Harness) {
 	tests = append(tests, leaveTests...)
 	tests = append(tests, requeueTests...)
 	tests = append(tests, codeTests...)
+	tests = append(tests, supplyTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -3,7 +3,7 @@
 -- Returns {seq, serving, admitted, claimed, abandoned, pending, credit, drawn,
 -- draw size, version, active, returning, incarnation, epochs,
 -- "forgotten:settle until:blank:lost at:margin from:margin to", "live from:young:skipped:idled out:returned:requeued", live
--- counts, live head, number of batches, batch..., revocation...}, each batch
+-- counts, live head, pace, supply samples (supply.lua), number of batches, batch..., revocation...}, each batch
 -- being a batches member (lib.lua) and each revocation "cursor:expiry:pass
 -- id" (or "cursor:expiry:~idled at:visitor"); nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
@@ -44,7 +44,8 @@ out[19] = (redis.call('HGET', meta, 'pace_places') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'pace_secs') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'pace_moves') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'pace_still') or '0')
-out[20] = #bs
+out[20] = redis.call('HGET', meta, 'supply') or ''
+out[21] = #bs
 for _, m in ipairs(bs) do
 	out[#out + 1] = m
 end
