@@ -89,6 +89,34 @@ func TestSupplyEstimateDropSkips(t *testing.T) {
 	}
 }
 
+// TestSupplyEstimateMeasureJumpKeepsTheSureEnd: the measure of units per
+// fan can jump above the previous range's high end without a drop, when the
+// fans shopping at the previous report bought the difference. The new range
+// then ends short of where the old one surely reached; without the floor
+// that keeps it there (monotone honesty), a fan told likely would be told
+// unlikely next, skipping at_risk, while the supply fell no more than
+// expected.
+func TestSupplyEstimateMeasureJumpKeepsTheSureEnd(t *testing.T) {
+	e := SupplyEstimate{}.Fold(supplySample(1, 10000, 0, 0, 50))
+	e = e.Fold(supplySample(2, 9600, 5, 10, 50))
+	if e.Measured || e.Tell(1000, 0).Outcome != OutcomeLikely {
+		t.Fatalf("on the prior, claim 1000 is %s (reach %v), want likely", e.Tell(1000, 0).Outcome, e.Reach)
+	}
+	sureEnd := e.Reach[0]
+	// Another 400 units for 10 claims: 40 a fan, measured now, within what
+	// the 50 shopping could have bought on top, so no drop.
+	next := e.Fold(supplySample(3, 9200, 10, 20, 50))
+	if !next.Measured || next.PerFan[0] <= SupplyPriorPerFanHigh || next.Dropped {
+		t.Fatalf("per fan %v (measured %v, dropped %v): want a measure above the prior, no drop", next.PerFan, next.Measured, next.Dropped)
+	}
+	if next.Reach[1] < sureEnd {
+		t.Fatalf("the range ends at %v, short of the previous sure end %v", next.Reach[1], sureEnd)
+	}
+	if got := next.Tell(1000, 0).Outcome; got != OutcomeAtRisk {
+		t.Fatalf("claim 1000, told likely before: %s now (reach %v), want at_risk", got, next.Reach)
+	}
+}
+
 // TestSupplyEstimateStaleSampleIgnored: a sample numbered at or below the last
 // folded changes nothing.
 func TestSupplyEstimateStaleSampleIgnored(t *testing.T) {
