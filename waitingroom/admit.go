@@ -47,6 +47,9 @@ type Arrival struct {
 	Pass   string
 	// Answer is the answer to the proof of work, for RequestJoin.
 	Answer Answer
+	// Lane is the lane a newcomer joins (Joiner.Lane; docs/line.md,
+	// "Priority lanes"), as a redeemed code gives it; "": the general lane.
+	Lane string
 }
 
 // Answer is a newcomer's answer to a proof-of-work seed.
@@ -92,7 +95,7 @@ func (d Decision) In() bool { return d.Pass != "" }
 // ErrStoreUnavailable (503), and for an answer the Err* of pow.go (4xx); none
 // of them makes a place.
 func (r *Room) Admit(ctx context.Context, a Arrival) (Decision, error) {
-	in := arrival{client: a.Client, account: a.Account, hasAccount: a.HasAccount}
+	in := arrival{client: a.Client, account: a.Account, hasAccount: a.HasAccount, lane: a.Lane}
 	if a.Pass != "" {
 		if p, err := r.CheckPass(a.Pass); err == nil {
 			if !r.mustReclaim(p) {
@@ -193,12 +196,14 @@ type arrival struct {
 	// store makes one place per seed (Joiner.Seed).
 	seed      string
 	seedUntil time.Time
+	// lane is the lane the newcomer joins (Arrival.Lane).
+	lane string
 }
 
 // joiner is who the store is asked to make a place for: the new ticket's
 // visitor, weighed as the arrival says.
 func (a *arrival) joiner(visitor VisitorID) Joiner {
-	return Joiner{Visitor: visitor.String(), Client: a.network, Seed: a.seed, SeedUntil: a.seedUntil}
+	return Joiner{Visitor: visitor.String(), Client: a.network, Seed: a.seed, SeedUntil: a.seedUntil, Lane: a.lane}
 }
 
 // follow looks up the transition from s on e. A pair the table lacks is a
@@ -293,7 +298,7 @@ func (r *Room) join(ctx context.Context, a *arrival) (Visit, error) {
 	}
 	r.stats.Joins.Add(1)
 	r.mu.Lock()
-	r.maxKey = max(r.maxKey, res.Key+1)
+	r.raiseMaxKey(res.Key)
 	r.mu.Unlock()
 	return r.placed(v, t, res, now)
 }

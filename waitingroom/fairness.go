@@ -166,6 +166,9 @@ type HistoryEntry struct {
 	Count  uint64      `json:"count"`
 	Number uint64      `json:"epoch,omitempty"`
 	At     time.Time   `json:"at"`
+	// Shares, for a HistoryLanes entry, are the step's split between the
+	// priority lanes, by lane number (laneshistory.go).
+	Shares []LaneShare `json:"shares,omitempty"`
 }
 
 // HistoryKind says what a history entry records.
@@ -176,6 +179,9 @@ const (
 	HistoryAdmit HistoryKind = "admit"
 	// HistoryDraw: a rolling draw of the random method.
 	HistoryDraw HistoryKind = "draw"
+	// HistoryLanes: how a controller step shared its admissions between
+	// the priority lanes (laneshistory.go).
+	HistoryLanes HistoryKind = "lanes"
 )
 
 // MaxHistoryPage is the most entries one History call returns.

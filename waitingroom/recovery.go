@@ -54,6 +54,9 @@ func (r *Room) wholeRecall(now time.Time, v *view) Recall {
 		DrawSize:   v.snap.DrawSize,
 		Epochs:     v.snap.Epochs,
 		Whole:      r.known,
+		Lanes:      v.snap.Lanes,
+		LaneCredit: v.snap.LaneCredit,
+		LaneSpec:   v.snap.LaneSpec,
 	}
 	seed.Overrides, seed.OverridesVersion = r.overridesSeed()
 	if r.known {
@@ -74,7 +77,9 @@ func (r *Room) wholeRecall(now time.Time, v *view) Recall {
 		seed.Batches = v.snap.Batches
 		seed.Forgotten = max(v.snap.Forgotten, v.snap.Serving)
 		if len(v.snap.Batches) > 0 {
-			seed.Forgotten = max(v.snap.Forgotten, v.snap.Batches[0].Start)
+			if lane, _ := LaneOfPlace(v.snap.Batches[0].Start); lane == 0 {
+				seed.Forgotten = max(v.snap.Forgotten, v.snap.Batches[0].Start)
+			}
 		}
 	}
 	return seed

@@ -102,6 +102,9 @@ type Settings struct {
 	// fails (5xx, upstream timeout), at most this many times a ticket, which
 	// also bounds the origin's retry command (once while 0). Zero: off.
 	RequeueOnOriginError int `json:"requeue_on_origin_error,omitempty"`
+	// Lanes are the priority lanes of the line and their weights (lanes.go);
+	// zero: one line.
+	Lanes Lanes `json:"lanes,omitzero"`
 }
 
 // WithDefaults fills in zero values that have a default (see settingDefs).
@@ -154,6 +157,11 @@ func (s Settings) Validate() error {
 	}
 	if s.ShuffleAtEventStart && s.EventStart.IsZero() {
 		errs = append(errs, settingErr("shuffle_at_event_start", "needs event_start"))
+	}
+	if s.Lanes.On() && s.drawn() {
+		// A draw places fans anew; lanes keep each lane first come, first
+		// served (docs/line.md, "Priority lanes").
+		errs = append(errs, settingErr("lanes", "needs queueing_method fifo without shuffle_at_event_start"))
 	}
 	return errors.Join(errs...)
 }

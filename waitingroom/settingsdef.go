@@ -110,6 +110,12 @@ var settingDefs = []*Setting{
 			"[the fair-draw protocol, Requeue](PROTOCOL.md#requeue)",
 	}, func(s *Settings) *Count { return (*Count)(&s.RequeueOnOriginError) }, 0),
 	field(Setting{
+		Name: "lanes", Runtime: true, DefaultDoc: "off: one line",
+		Doc: "priority lanes, each first come first served, sharing every second's admissions by weight among " +
+			"those with fans waiting; `general` (fans with no code) is always one, weight 1 unless given; " +
+			"see [Priority lanes](line.md#priority-lanes)",
+	}, func(s *Settings) *Lanes { return &s.Lanes }, Lanes{}),
+	field(Setting{
 		Name: "paused", Runtime: true, RuntimeOnly: true,
 		Doc: "admission stops; waiting fans keep their place",
 	}, func(s *Settings) *Flag { return (*Flag)(&s.Paused) }, false),

@@ -97,6 +97,7 @@ func Run(t *testing.T, h Harness) {
 	tests = append(tests, joinCheckTests...)
 	tests = append(tests, leaveTests...)
 	tests = append(tests, requeueTests...)
+	tests = append(tests, laneTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
