@@ -82,7 +82,7 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 	if order, ok := r.requeued[visitor]; ok {
 		return r.claimRequeued(visitor, order, now, lim), nil
 	}
-	if _, ok := r.idled[visitor]; ok && place < r.c.Serving {
+	if _, ok := r.idled[visitor]; ok && place < r.servingOf(place) {
 		// Their session idled out: they come back as an admission that
 		// lapsed, to the front when a slot is free (and stay one until then).
 		return r.claimIdled(visitor, now, lim), nil

@@ -125,7 +125,14 @@ func (r *memRoom) laneSnapshot(snap *waitingroom.Snapshot) {
 	if len(r.lanes) == 0 && len(r.laneCredit) == 0 {
 		return
 	}
-	snap.Lanes = slices.Clone(r.lanes)
+	// Lanes never used are left out at the end, as the Redis store does.
+	lanes := r.lanes
+	for len(lanes) > 1 && lanes[len(lanes)-1] == (laneLine{}) {
+		lanes = lanes[:len(lanes)-1]
+	}
+	if len(lanes) > 1 {
+		snap.Lanes = slices.Clone(lanes)
+	}
 	snap.LaneCredit = slices.Clone(r.laneCredit)
 	snap.LaneSpec = r.laneSpec
 	snap.Batches = append(snap.Batches, r.laneBatches...)

@@ -25,7 +25,7 @@ func (s *Store) Snapshot(ctx context.Context, room string, now time.Time, revoke
 
 // parseSnapshot reads the reply of snapshot.lua.
 func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
-	const fixed = 19 // the numbers, the incarnation, the epochs, what survives a loss, liveness, the pace
+	const fixed = 20 // the numbers, the incarnation, the epochs, what survives a loss, liveness, the pace, the lanes
 	a, ok := v.([]any)
 	if !ok || len(a) < fixed+1 {
 		return waitingroom.Snapshot{}, fmt.Errorf("unexpected reply %T", v)
@@ -70,6 +70,9 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 		return waitingroom.Snapshot{}, err
 	}
 	if snap.Pace, err = parsePace(str(a[18])); err != nil {
+		return waitingroom.Snapshot{}, err
+	}
+	if err := parseLanes(str(a[19]), &snap); err != nil {
 		return waitingroom.Snapshot{}, err
 	}
 	nb, err := toInt(a[fixed])
