@@ -39,7 +39,7 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 	}
 	r.sweepRequeues(now)
 	r.batches = r.lapseBatches(r.batches, now, lim)
-	r.laneBatches = r.lapseBatches(r.laneBatches, now, lim)
+	r.lapseLaneBatches(now, lim)
 	for len(r.lapsed) > 0 && !now.Before(r.lapsed[0].at.Add(lim.ReturnWindow)) {
 		r.lapsed = r.lapsed[1:]
 	}

@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -122,6 +123,11 @@ func (r *memRoom) laneBatchOf(place uint64) *waitingroom.Batch {
 
 // laneSnapshot copies the lanes' counters and round robin for a snapshot.
 func (r *memRoom) laneSnapshot(snap *waitingroom.Snapshot) {
+	// The lanes' admissions follow the general lane's, by first place, as
+	// the Redis store's sorted set gives them.
+	lb := slices.Clone(r.laneBatches)
+	slices.SortFunc(lb, func(a, b waitingroom.Batch) int { return cmp.Compare(a.Start, b.Start) })
+	snap.Batches = append(snap.Batches, lb...)
 	if len(r.lanes) == 0 && len(r.laneCredit) == 0 {
 		return
 	}
@@ -135,7 +141,6 @@ func (r *memRoom) laneSnapshot(snap *waitingroom.Snapshot) {
 	}
 	snap.LaneCredit = slices.Clone(r.laneCredit)
 	snap.LaneSpec = r.laneSpec
-	snap.Batches = append(snap.Batches, r.laneBatches...)
 }
 
 // restoreLanes raises the lanes' counters to a seed's (they only grow) and,
@@ -151,4 +156,28 @@ func (r *memRoom) restoreLanes(seed waitingroom.Recall, created bool) {
 	if created && len(seed.LaneCredit) > 0 {
 		r.laneSpec, r.laneCredit = seed.LaneSpec, slices.Clone(seed.LaneCredit)
 	}
+}
+
+// lapseLaneBatches ends the lanes' admissions whose grace is over, lane by
+// lane from the first place on, as the Redis store's sorted set of batches
+// gives them: the head of each lane's that is over, up to the first that is
+// not.
+func (r *memRoom) lapseLaneBatches(now time.Time, lim waitingroom.Limits) {
+	if len(r.laneBatches) == 0 {
+		return
+	}
+	slices.SortStableFunc(r.laneBatches, func(a, b waitingroom.Batch) int { return cmp.Compare(a.Start, b.Start) })
+	kept := r.laneBatches[:0]
+	lane, blocked := -1, false
+	for _, b := range r.laneBatches {
+		if l, _ := waitingroom.LaneOfPlace(b.Start); l != lane {
+			lane, blocked = l, false
+		}
+		if !blocked && len(r.lapseBatches([]waitingroom.Batch{b}, now, lim)) == 0 {
+			continue
+		}
+		blocked = true
+		kept = append(kept, b)
+	}
+	r.laneBatches = kept
 }
