@@ -50,6 +50,11 @@ type FairnessReport struct {
 	// and Pauses each pause of admission with how many were let in meanwhile.
 	Operations []PublicChange `json:"operations"`
 	Pauses     []PauseEffect  `json:"pauses"`
+
+	// Lanes are the priority lanes' weights, splits and admissions, with
+	// their check (lanecheck.go); absent in a room without lanes, whose
+	// admissions are all the general lane's, above.
+	Lanes *LanesReport `json:"lanes,omitempty"`
 }
 
 // FairnessCounts are the room's totals when the report was made. Every place
@@ -111,7 +116,12 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 	rep.Epochs, rep.Admissions = []HistoryEntry{}, []HistoryEntry{}
 	next := uint64(0)
 	rep.Complete = true
+	var laneHist []HistoryEntry
 	for _, e := range hist {
+		if lane, _ := LaneOfPlace(e.Start); e.Kind == HistoryLanes || lane > 0 {
+			laneHist = append(laneHist, e)
+			continue
+		}
 		switch e.Kind {
 		case HistoryDraw:
 			rep.Epochs = append(rep.Epochs, e)
@@ -133,6 +143,7 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 		Returned: snap.Returned, IdledOut: snap.IdledOut, Requeued: snap.Requeued,
 	}
 
+	rep.Lanes = lanesReport(s.Lanes, snap, rep.Admissions, laneHist)
 	if err := r.addAuditTrail(ctx, &rep); err != nil {
 		return FairnessReport{}, err
 	}
