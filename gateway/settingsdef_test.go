@@ -36,6 +36,8 @@ func sampleValue(s caddyfileSetting) string {
 		return "20/m burst 40"
 	case *waitingroom.Challenge:
 		return "pow 20"
+	case *waitingroom.Lanes:
+		return "general=1 presale=3"
 	}
 	return "x"
 }

@@ -75,6 +75,10 @@ func TestProtocolSchemas(t *testing.T) {
 		{"counts", report.Defs["counts"], waitingroom.FairnessCounts{}},
 		{"operator's change", report.Defs["change"], waitingroom.PublicChange{}},
 		{"pause", report.Defs["pause"], waitingroom.PauseEffect{}},
+		{"lanes", report.Defs["lanes"], waitingroom.LanesReport{}},
+		{"lane", report.Defs["lane"], waitingroom.LaneAdmissions{}},
+		{"lane check", report.Defs["lane_check"], waitingroom.LaneCheck{}},
+		{"lane share", report.Defs["share"], waitingroom.LaneShare{}},
 	} {
 		if got, want := c.schema.names(), jsonFields(c.v); !slices.Equal(got, want) {
 			t.Errorf("%s: the schema names %v, the code writes %v", c.what, got, want)

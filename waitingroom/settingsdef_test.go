@@ -166,6 +166,8 @@ func sampleJSON(d *waitingroom.Setting) string {
 		return `"20/m burst 5"`
 	case *waitingroom.Challenge:
 		return `"pow 20"`
+	case *waitingroom.Lanes:
+		return `"general=1 presale=3"`
 	}
 	panic("no sample for " + d.Name)
 }
