@@ -77,12 +77,19 @@ var (
 	descRequeuesSpent  = roomDesc("requeues_refused_total", "Origin failures this node let through as they were: the ticket's requeues were spent.")
 )
 
+// Per priority lane (docs/line.md, "Priority lanes"), labelled lane; sent
+// only by a room with lanes.
+var (
+	descLaneWaiting  = prometheus.NewDesc(metricPrefix+"lane_waiting", "People waiting in each priority lane (room-wide).", []string{"room", "lane"}, nil)
+	descLaneAdmitted = prometheus.NewDesc(metricPrefix+"lane_admitted_total", "Places each priority lane let in (room-wide).", []string{"room", "lane"}, nil)
+)
+
 var allDescs = []*prometheus.Desc{
 	descWaiting, descPlaces, descActive, descPending, descReturning, descAdmitted, descClaimed,
 	descAbandoned, descSkipped, descIdledOut, descETA, descHealthy, descJoins, descJoinsLimited, descDirectAdmits, descPolls,
 	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds, descReclaims,
 	descUnsent, descChallenges, descAnswersRefused, descHeartbeats, descRequeued, descRequeues, descRequeuesSpent,
-	descWaitDuration, descSessionDuration,
+	descWaitDuration, descSessionDuration, descLaneWaiting, descLaneAdmitted,
 }
 
 // Describe implements prometheus.Collector.
@@ -144,6 +151,10 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 			unsent += r.Unsent()
 		}
 		gauge(descUnsent, float64(unsent))
+		for _, l := range in.Lanes {
+			ch <- prometheus.MustNewConstMetric(descLaneWaiting, prometheus.GaugeValue, float64(l.Waiting), lr.id, l.Name)
+			ch <- prometheus.MustNewConstMetric(descLaneAdmitted, prometheus.CounterValue, float64(l.Admitted), lr.id, l.Name)
+		}
 		f := timesOf(lr.id)
 		ch <- f.wait.metric(descWaitDuration, lr.id)
 		ch <- f.session.metric(descSessionDuration, lr.id)

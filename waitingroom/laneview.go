@@ -81,3 +81,31 @@ func (r *Room) raiseMaxKey(key uint64) {
 		r.maxKey = max(r.maxKey, key+1)
 	}
 }
+
+// LaneInfo is one priority lane as a node sees it: the people waiting in it
+// and the places it let in (the general lane's: the live places, as
+// Counters.Admitted counts them).
+type LaneInfo struct {
+	Name     string
+	Waiting  uint64
+	Admitted uint64
+}
+
+// laneInfo is Info.Lanes: nil in a room without lanes.
+func (v *view) laneInfo() []LaneInfo {
+	lanes := v.settings.Lanes
+	if !lanes.On() {
+		return nil
+	}
+	out := make([]LaneInfo, lanes.Len())
+	for i, l := range lanes.List() {
+		out[i].Name = l.Name
+		if i == 0 {
+			out[i].Waiting, out[i].Admitted = v.people(v.ahead(v.snap.Seq)), v.snap.Admitted
+			continue
+		}
+		c := v.laneCounters(i)
+		out[i].Waiting, out[i].Admitted = c.Seq-min(c.Seq, c.Serving), c.Admitted
+	}
+	return out
+}
