@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
 )
 
 // The in-process costs of the gateway's hot paths; `onsale bench` measures the
@@ -89,5 +90,63 @@ func BenchmarkPagePoll(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// benchLanes are the lanes of the lanes variants: a poll or a join in a
+// room with them costs what it does without (docs/line.md, "Priority
+// lanes"), and a poll still costs the store nothing.
+func benchLanes(b *testing.B) waitingroom.Lanes {
+	l, err := waitingroom.ParseLanes("presale=3 members=2 general=1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// BenchmarkStatusPollLanes is BenchmarkStatusPoll for a fan of the presale
+// lane, in a room with three lanes: the place in the ticket says the lane,
+// and the view has every lane's counters.
+func BenchmarkStatusPollLanes(b *testing.B) {
+	laneOfRequest = func(*http.Request) string { return "presale" }
+	store := &countingStore{Store: memstore.New()}
+	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true, Lanes: benchLanes(b)}}, store)
+	ticket := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
+	laneOfRequest = nil
+	req := get("/_waiting-room/status", ticket)
+	req.Header.Set("Accept", "application/json")
+	calls := store.calls.Load()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		_ = h.ServeHTTP(rec, req, &origin{})
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
+		}
+	}
+	b.StopTimer()
+	if n := store.calls.Load() - calls; n != 0 {
+		b.Fatalf("%d polls cost %d store calls; want none", b.N, n)
+	}
+}
+
+// BenchmarkJoinLanes is BenchmarkJoin for newcomers of the presale lane, in
+// a room with three lanes.
+func BenchmarkJoinLanes(b *testing.B) {
+	laneOfRequest = func(*http.Request) string { return "presale" }
+	defer func() { laneOfRequest = nil }()
+	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true, Lanes: benchLanes(b)}}, nil)
+	req := get("/_waiting-room/status")
+	req.Header.Set("Accept", "application/json")
+	b.ReportAllocs()
+	b.ResetTimer()
+	var rec *httptest.ResponseRecorder
+	for b.Loop() {
+		rec = httptest.NewRecorder()
+		_ = h.ServeHTTP(rec, req, &origin{})
+	}
+	if rec.Code != http.StatusOK || len(rec.Result().Cookies()) != 1 {
+		b.Fatal(rec.Code, rec.Result().Cookies())
 	}
 }
