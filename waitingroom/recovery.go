@@ -170,7 +170,9 @@ func (a *announcements) memo(serving, seq uint64) {
 func (a *announcements) pass(p Pass, fifo bool, retention time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if fifo {
+	if lane, _ := LaneOfPlace(p.OrderKey); fifo && lane == 0 {
+		// Another lane's place says nothing of the general lane's serving
+		// (docs/line.md, "Priority lanes").
 		a.serving = max(a.serving, p.OrderKey+1)
 	}
 	if _, ok := a.sent[p.Subject]; ok {
@@ -228,6 +230,11 @@ func (r *Room) flushAnnouncements(ctx context.Context) error {
 // read, can only come from a line the store lost.
 func (r *Room) noteTicket(v *view, t Ticket) {
 	if !v.healthy || t.Key < v.snap.Seq || !t.Joined.Before(v.at.Add(-staleView)) {
+		return
+	}
+	if lane, _ := LaneOfPlace(t.Key); lane > 0 {
+		// Another lane's place: its keys are that lane's, which nodes
+		// re-seed from their views (Recall.Lanes), not the order keys.
 		return
 	}
 	r.ann.ticket(t.Key)
