@@ -108,7 +108,7 @@ func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 	// lane's share goes on as a room without lanes admits (lanes.go).
 	lanesWaiting := r.lanesWaiting()
 	n := admissible(r.lineCredit(), r.free(lim), end-r.c.Serving+lanesWaiting)
-	n, others := r.shareLanes(lim.Lanes, end-r.c.Serving, n, now, lim)
+	n, others := r.shareLanes(lim.Lanes, end-r.c.Serving, n, now)
 	if n == 0 {
 		r.stepPace(elapsed, end > r.c.Serving || lanesWaiting > 0, others)
 		return

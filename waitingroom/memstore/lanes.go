@@ -74,7 +74,7 @@ func (r *memRoom) joinLane(i int, visitor string, now time.Time, lim waitingroom
 // within it. It returns the general lane's share and the places let in
 // from the other lanes. The split is recorded in the public history
 // (waitingroom.HistoryLanes) so that anyone can replay it.
-func (r *memRoom) shareLanes(lanes waitingroom.Lanes, general, n uint64, now time.Time, lim waitingroom.Limits) (uint64, uint64) {
+func (r *memRoom) shareLanes(lanes waitingroom.Lanes, general, n uint64, now time.Time) (uint64, uint64) {
 	if !lanes.On() || n == 0 {
 		return n, 0
 	}
