@@ -60,7 +60,7 @@ func printLaneCheck(out io.Writer, room string, rep waitingroom.LanesReport, c w
 	if c.OK || rep.Commitment == waitingroom.LaneCommitment(rep.Weights) {
 		fmt.Fprintf(out, "room %s: lanes %s match the commitment %s\n", room, rep.Weights, rep.Commitment)
 	}
-	fmt.Fprintf(out, "%d steps replayed (%d restarts); shares within %.2f places of the weights (one step is at most %d)\n",
+	fmt.Fprintf(out, "%d steps replayed (%d restarts); shares within %.2f places of the weights (one step is at most %d, plus one place)\n",
 		c.Steps, c.Restarts, c.MaxDeviation, c.MaxStep)
 	var lanes []string
 	for _, l := range rep.Lanes {
