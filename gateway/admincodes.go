@@ -165,7 +165,7 @@ func (a *AdminAPI) codesFailed(w http.ResponseWriter, room string, err error) er
 		name, hint string
 	}{
 		{waitingroom.ErrCodeBatchSize, http.StatusBadRequest, "batch_too_large", ""},
-		{waitingroom.ErrUnknownLane, http.StatusBadRequest, "unknown_lane", "; add the lane to code_lanes first"},
+		{waitingroom.ErrUnknownLane, http.StatusBadRequest, "unknown_lane", "; add the lane to the room's lanes first"},
 		{waitingroom.ErrCodeEmpty, http.StatusBadRequest, "code_empty", ""},
 		{waitingroom.ErrCodeInvalid, http.StatusBadRequest, "code_invalid", ""},
 		{waitingroom.ErrCodeExists, http.StatusConflict, "code_exists", "; nothing was added"},

@@ -6,13 +6,18 @@ import (
 	"testing"
 
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
 )
 
 // The in-process costs of the gateway's hot paths; `onsale bench` measures the
 // same paths through a real Caddy against its own baselines.
 
 func BenchmarkStatusPoll(b *testing.B) {
-	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true}}, nil)
+	benchPolls(b, testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true}}, nil))
+}
+
+// benchPolls measures the status polls of a fan who joined h.
+func benchPolls(b *testing.B, h *Handler) {
 	ticket := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
 	req := get("/_waiting-room/status", ticket)
 	req.Header.Set("Accept", "application/json")
@@ -50,7 +55,11 @@ func BenchmarkAdmittedRequest(b *testing.B) {
 // BenchmarkJoin is a newcomer's first status call: no cookie, a place made,
 // a ticket sealed and set, the status answered.
 func BenchmarkJoin(b *testing.B) {
-	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true}}, nil)
+	benchJoins(b, testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true}}, nil))
+}
+
+// benchJoins measures newcomers' first status calls to h.
+func benchJoins(b *testing.B, h *Handler) {
 	req := get("/_waiting-room/status")
 	req.Header.Set("Accept", "application/json")
 	b.ReportAllocs()
@@ -90,4 +99,41 @@ func BenchmarkPagePoll(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchLanes are the lanes of the lanes variants: a poll or a join in a
+// room with them costs what it does without (docs/line.md, "Priority
+// lanes"), and a poll still costs the store nothing.
+func benchLanes(b *testing.B) waitingroom.Lanes {
+	l, err := waitingroom.ParseLanes("presale=3 members=2 general=1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// BenchmarkStatusPollLanes is BenchmarkStatusPoll for a fan of the presale
+// lane, in a room with three lanes: the place in the ticket says the lane,
+// and the view has every lane's counters.
+func BenchmarkStatusPollLanes(b *testing.B) {
+	laneOfRequest = func(*http.Request) string { return "presale" }
+	store := &countingStore{Store: memstore.New()}
+	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true, Lanes: benchLanes(b)}}, store)
+	// The join is the lane's; the polls (b.N of them, and the one the join
+	// makes) cost the store nothing.
+	defer func() { laneOfRequest = nil }()
+	calls := store.calls.Load() + 1
+	benchPolls(b, h)
+	b.StopTimer()
+	if n := store.calls.Load() - calls; n != 0 {
+		b.Fatalf("%d polls cost %d store calls; want none", b.N, n)
+	}
+}
+
+// BenchmarkJoinLanes is BenchmarkJoin for newcomers of the presale lane, in
+// a room with three lanes.
+func BenchmarkJoinLanes(b *testing.B) {
+	laneOfRequest = func(*http.Request) string { return "presale" }
+	defer func() { laneOfRequest = nil }()
+	benchJoins(b, testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true, Lanes: benchLanes(b)}}, nil))
 }

@@ -69,6 +69,8 @@ func TestCaddyfileErrors(t *testing.T) {
 		"join limit, bad period": "waiting_room { join_limit 20/week }",
 		"join limit, bad burst":  "waiting_room { join_limit 20/m burst many }",
 		"join limit, extra word": "waiting_room { join_limit 20/m burst 4 please }",
+		"lanes, no value":        "waiting_room {\n lanes\n }",
+		"lanes, no weight":       "waiting_room { lanes presale }",
 		"challenge alone":        "waiting_room {\n challenge\n }",
 		"challenge of a kind":    "waiting_room { challenge captcha }",
 		"pow bits not a number":  "waiting_room { challenge pow many }",
@@ -136,6 +138,9 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		{`{"room": "r", "join_limit": "20 a minute"}`, "join_limit"},
 		{`{"room": "r", "join_limit": "2000000/m"}`, "join_limit"},
 		{`{"room": "r", "join_limit": "1/100ms"}`, "join_limit"},
+		{`{"room": "r", "lanes": "presale=0"}`, "lanes"},
+		{`{"room": "r", "lanes": 3}`, "lanes"},
+		{`{"room": "r", "lanes": "presale=3", "queueing_method": "random"}`, "lanes"},
 	}
 	if err := (&Handler{Room: "r", PreviousSigningKeys: []string{"old.pem"}}).Validate(); err != nil {
 		t.Errorf("a valid handler: %v", err)
@@ -165,6 +170,7 @@ func TestCaddyfileErrorsSayWhatIsWanted(t *testing.T) {
 		"waiting_room {\n challenge pow 7\n}":           "challenge: pow takes 8 to 28 bits, got 7",
 		"waiting_room {\n join_limit 2000000/m\n}":      "join_limit: the count must be between 1 and 1,000,000",
 		"waiting_room {\n title \"a\tb\"\n}":            "title: must be one line",
+		"waiting_room {\n lanes presale=3 Members=2\n}": `lanes: lane name "Members" must be`,
 		"waiting_room {\n queued_status_code teapot\n}": `queued_status_code: "teapot" is not a whole number`,
 	} {
 		var h Handler

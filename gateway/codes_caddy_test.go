@@ -47,7 +47,7 @@ func codesConfig(storage, room, store, logFile, extra string) string {
 			%s
 			total_active_users 1
 			new_users_per_minute 60
-			code_lanes "presale, members"
+			lanes presale=1 members=1
 			%s
 		}
 		reverse_proxy 127.0.0.1:9081

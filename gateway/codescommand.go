@@ -17,7 +17,7 @@ func codesCommand() *cobra.Command {
 		Use:   "codes add|generate|usage <room> ...",
 		Short: "Adds a room's access codes and shows their uses",
 		Long: `Adds access codes to a room and shows how many times each was used. Codes
-belong to a lane listed in the room's code_lanes setting; the store keeps only
+belong to one of the room's lanes (the lanes setting; general without it); the store keeps only
 their keyed hashes (the ids).
 
   codes add <room> <file.csv>        add the codes of a CSV file (code,lane,max_uses
@@ -64,7 +64,7 @@ their keyed hashes (the ids).
 			return runCodes(cmd, http.MethodPost, codesPath(args[0]), "", g)
 		},
 	}
-	generate.Flags().String("lane", "", "The lane the codes are for (one of code_lanes)")
+	generate.Flags().String("lane", "", "The lane the codes are for (one of the room's lanes)")
 	generate.Flags().Int("count", 0, "How many codes to make")
 	generate.Flags().Int("max-uses", 1, "How many times each code may be used")
 	usage := &cobra.Command{

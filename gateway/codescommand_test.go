@@ -16,7 +16,7 @@ import (
 // by id; a bad batch fails with the API's words and adds nothing.
 func TestCommandCodes(t *testing.T) {
 	e := newAdminEnv(t, nil)
-	r := e.node("concert", waitingroom.Settings{CodeLanes: "presale,members"})
+	r := e.node("concert", waitingroom.Settings{Lanes: mustLanes(t, "presale=1 members=1")})
 	addr := adminServer(t, r)
 	file := filepath.Join(t.TempDir(), "codes.csv")
 	if err := os.WriteFile(file, []byte("code,lane,max_uses\nFAN-CLUB-1,members,3\npresale-a1,presale\n"), 0o600); err != nil {
@@ -61,9 +61,18 @@ func TestCommandCodes(t *testing.T) {
 		}
 	}
 	if _, err := runCommand(t, addr, "codes", "generate", "concert", "--lane", "vip", "--count", "2"); err == nil || !strings.Contains(err.Error(), "unknown_lane") {
-		t.Errorf("a lane not in code_lanes: %v", err)
+		t.Errorf("a lane the room does not have: %v", err)
 	}
 	if list, _ := r.CodeUses(context.Background()); len(list) != 6 {
 		t.Errorf("codes stored: %d, want 6", len(list))
 	}
+}
+
+func mustLanes(t testing.TB, spec string) waitingroom.Lanes {
+	t.Helper()
+	l, err := waitingroom.ParseLanes(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

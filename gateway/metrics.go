@@ -80,12 +80,19 @@ var (
 		[]string{"room", "result"}, nil)
 )
 
+// Per priority lane (docs/line.md, "Priority lanes"), labelled lane; sent
+// only by a room with lanes.
+var (
+	descLaneWaiting  = prometheus.NewDesc(metricPrefix+"lane_waiting", "People waiting in each priority lane (room-wide).", []string{"room", "lane"}, nil)
+	descLaneAdmitted = prometheus.NewDesc(metricPrefix+"lane_admitted_total", "Places each priority lane let in (room-wide).", []string{"room", "lane"}, nil)
+)
+
 var allDescs = []*prometheus.Desc{
 	descWaiting, descPlaces, descActive, descPending, descReturning, descAdmitted, descClaimed,
 	descAbandoned, descSkipped, descIdledOut, descETA, descHealthy, descJoins, descJoinsLimited, descDirectAdmits, descPolls,
 	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds, descReclaims,
 	descUnsent, descChallenges, descAnswersRefused, descHeartbeats, descRequeued, descRequeues, descRequeuesSpent,
-	descWaitDuration, descSessionDuration, descCodeAttempts,
+	descWaitDuration, descSessionDuration, descCodeAttempts, descLaneWaiting, descLaneAdmitted,
 }
 
 // Describe implements prometheus.Collector.
@@ -152,6 +159,10 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descUnsent, float64(unsent))
 		for result, n := range lr.codeAttempts() {
 			ch <- prometheus.MustNewConstMetric(descCodeAttempts, prometheus.CounterValue, float64(n), lr.id, result)
+		}
+		for _, l := range in.Lanes {
+			ch <- prometheus.MustNewConstMetric(descLaneWaiting, prometheus.GaugeValue, float64(l.Waiting), lr.id, l.Name)
+			ch <- prometheus.MustNewConstMetric(descLaneAdmitted, prometheus.CounterValue, float64(l.Admitted), lr.id, l.Name)
 		}
 		f := timesOf(lr.id)
 		ch <- f.wait.metric(descWaitDuration, lr.id)

@@ -38,6 +38,8 @@ func sampleValue(s caddyfileSetting) string {
 		return "pow 20"
 	case *waitingroom.Phases:
 		return "x {\nstart 2026-12-01T10:00:00Z\nend 2026-12-01T11:00:00Z\nnew_users_per_minute 60\n}"
+	case *waitingroom.Lanes:
+		return "general=1 presale=3"
 	}
 	return "x"
 }
@@ -175,7 +177,7 @@ func TestHandlerJSONRoundTrip(t *testing.T) {
 func TestAdminViewShowsEverySetting(t *testing.T) {
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	s := waitingroom.Settings{Title: "t", PrequeueStart: at, EventStart: at.Add(time.Hour), EventEnd: at.Add(2 * time.Hour),
-		ShuffleAtEventStart: true, QueueAll: true, Paused: true, SoldOut: true, CodeLanes: "presale",
+		ShuffleAtEventStart: true, QueueAll: true, Paused: true, SoldOut: true,
 		JoinLimit: waitingroom.JoinLimit{N: 20, Per: time.Minute, Burst: 40},
 		Phases: waitingroom.NewPhases(waitingroom.ScheduledPhase{Name: "presale", Start: at, End: at.Add(time.Hour),
 			Settings: waitingroom.OverridesOf(waitingroom.Settings{NewUsersPerMinute: 60}, "new_users_per_minute")}),

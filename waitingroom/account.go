@@ -97,7 +97,7 @@ func (r *Room) joinAccount(ctx context.Context, a *arrival, v *view, t Ticket, n
 		return r.refused(res.JoinResult)
 	}
 	r.mu.Lock()
-	r.maxKey = max(r.maxKey, res.Key+1)
+	r.raiseMaxKey(res.Key)
 	r.mu.Unlock()
 	if res.Existing {
 		// The place another browser of the account took: this one gets a

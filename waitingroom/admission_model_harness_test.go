@@ -300,7 +300,6 @@ func (c modelSettings) room() waitingroom.Settings {
 		ReturnWindow:         c.ReturnWindow,
 		WaitingIdleTimeout:   c.WaitingIdle,
 		RequeueOnOriginError: c.Requeues,
-		CodeLanes:            "presale",
 		Phases:               c.phases(),
 	}
 }
@@ -696,7 +695,7 @@ func newAdmissionModel(tb modelTB, cfg modelSettings, roomID string, stores [2]w
 		}
 		m.nodes = append(m.nodes, &modelNode{index: i, room: r})
 	}
-	codes := []waitingroom.NewCode{{Code: modelCodeMany, Lane: "presale", MaxUses: 1000}, {Code: modelCodeOnce, Lane: "presale", MaxUses: 1}}
+	codes := []waitingroom.NewCode{{Code: modelCodeMany, Lane: waitingroom.GeneralLane, MaxUses: 1000}, {Code: modelCodeOnce, Lane: waitingroom.GeneralLane, MaxUses: 1}}
 	if _, err := m.nodes[0].room.AddCodes(m.ctx, codes, 1); err != nil {
 		return nil, err
 	}

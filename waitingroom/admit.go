@@ -51,6 +51,9 @@ type Arrival struct {
 	// X-Waiting-Room-Code header), as typed; "" for none. It is used only
 	// when it makes a place (docs/codes.md).
 	Code string
+	// Lane is the lane a newcomer joins (Joiner.Lane; docs/line.md,
+	// "Priority lanes"), as a redeemed code gives it; "": the general lane.
+	Lane string
 }
 
 // Answer is a newcomer's answer to a proof-of-work seed.
@@ -96,7 +99,7 @@ func (d Decision) In() bool { return d.Pass != "" }
 // ErrStoreUnavailable (503), and for an answer the Err* of pow.go (4xx); none
 // of them makes a place.
 func (r *Room) Admit(ctx context.Context, a Arrival) (Decision, error) {
-	in := arrival{client: a.Client, account: a.Account, hasAccount: a.HasAccount, code: a.Code}
+	in := arrival{client: a.Client, account: a.Account, hasAccount: a.HasAccount, code: a.Code, lane: a.Lane}
 	if a.Pass != "" {
 		if p, err := r.CheckPass(a.Pass); err == nil {
 			if !r.mustReclaim(p) {
@@ -197,8 +200,9 @@ type arrival struct {
 	// store makes one place per seed (Joiner.Seed).
 	seed      string
 	seedUntil time.Time
-	// code is the access code the request carried, as typed; lane, once the
-	// store accepted it, is the code's lane, the new place's (Joiner.Lane).
+	// code is the access code the request carried, as typed; lane is the
+	// lane the newcomer joins (Arrival.Lane, or, once the store accepted
+	// the code, the code's lane: Joiner.Lane).
 	code string
 	lane string
 }
@@ -312,7 +316,7 @@ func (r *Room) join(ctx context.Context, a *arrival) (Visit, error) {
 	}
 	r.stats.Joins.Add(1)
 	r.mu.Lock()
-	r.maxKey = max(r.maxKey, res.Key+1)
+	r.raiseMaxKey(res.Key)
 	r.mu.Unlock()
 	return r.placed(v, t, res, now)
 }

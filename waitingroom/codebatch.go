@@ -54,7 +54,7 @@ func CheckCodeBatch(batch []NewCode, lanes []string, first int) ([]NewCode, erro
 			return nil, &CodeBatchError{Line: line, Err: err}
 		}
 		if !slices.Contains(lanes, c.Lane) {
-			return nil, &CodeBatchError{Line: line, Err: fmt.Errorf("%w %q: code_lanes lists %s", ErrUnknownLane, c.Lane, lanesWord(lanes))}
+			return nil, &CodeBatchError{Line: line, Err: fmt.Errorf("%w %q: the room's lanes are %s", ErrUnknownLane, c.Lane, lanesWord(lanes))}
 		}
 		if c.MaxUses < 1 || c.MaxUses > MaxCodeUses {
 			return nil, &CodeBatchError{Line: line, Err: fmt.Errorf("max_uses must be between 1 and %d, got %d", MaxCodeUses, c.MaxUses)}
@@ -75,15 +75,19 @@ func lanesWord(lanes []string) string {
 	return strings.Join(lanes, ", ")
 }
 
-// AddCodes checks a batch (CheckCodeBatch, against code_lanes, its lines
+// AddCodes checks a batch (CheckCodeBatch, against the room's lanes, its lines
 // numbered from firstLine), stores it hashed, all or none, and records it in
 // the audit trail: one entry per batch, saying how many codes it added for
 // each lane. It returns the codes added, in the batch's order, each with
 // the entry stored for it.
 func (r *Room) AddCodes(ctx context.Context, batch []NewCode, firstLine int) ([]AddedCode, error) {
-	lanes, err := ParseLanes(r.settings().CodeLanes)
-	if err != nil {
-		return nil, err
+	// Without lanes a code's place is in the one line, the general lane.
+	lanes := []string{GeneralLane}
+	if l := r.settings().Lanes; l.On() {
+		lanes = lanes[:0]
+		for _, x := range l.List() {
+			lanes = append(lanes, x.Name)
+		}
 	}
 	codes, err := CheckCodeBatch(batch, lanes, firstLine)
 	if err != nil {

@@ -40,7 +40,6 @@ const codeAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 var (
 	codePattern = regexp.MustCompile(`^[A-Z0-9_-]+$`)
-	lanePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 )
 
 // Errors of codes and their batches (the admin API answers each with a 4xx).
@@ -78,20 +77,8 @@ func NormalizeCode(code string) (string, error) {
 }
 
 // ValidLane reports whether name can name a lane: 1 to 32 small letters,
-// digits, '-' or '_', starting with a letter or digit.
-func ValidLane(name string) bool { return lanePattern.MatchString(name) }
-
-// ParseLanes reads code_lanes: lane names separated by commas or spaces.
-func ParseLanes(s string) ([]string, error) {
-	var lanes []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
-		if !ValidLane(f) {
-			return nil, fmt.Errorf("lane %q: a lane is 1 to 32 small letters, digits, '-' or '_'", f)
-		}
-		lanes = append(lanes, f)
-	}
-	return lanes, nil
-}
+// digits, '-' or '_'.
+func ValidLane(name string) bool { return laneNamePattern.MatchString(name) }
 
 // GenerateCode makes a random code of GeneratedCodeLen characters.
 func GenerateCode() string {

@@ -34,7 +34,9 @@ func codeRoom(t *testing.T, s waitingroom.Settings, batch ...waitingroom.NewCode
 	e := newEnv(t)
 	spy := &laneSpy{Store: e.store}
 	e.store = spy
-	s.CodeLanes = "presale, members"
+	if !s.Lanes.On() {
+		s.Lanes = mustLanes(t, "presale=1 members=1")
+	}
 	s.TotalActiveUsers, s.NewUsersPerMinute = 1, 60
 	r := e.node("codes", s)
 	if len(batch) > 0 {
@@ -272,7 +274,7 @@ func TestCodesSurviveKeyRotation(t *testing.T) {
 	_ = before
 	next := mustKey(t)
 	r, err := waitingroom.NewRoom(waitingroom.Config{ID: "codes", Store: e.store, Key: next, Previous: []*waitingroom.SigningKey{e.key},
-		Settings: waitingroom.Settings{CodeLanes: "presale", TotalActiveUsers: 1, NewUsersPerMinute: 60}, Now: e.clock.Now})
+		Settings: waitingroom.Settings{Lanes: mustLanes(t, "presale=1"), TotalActiveUsers: 1, NewUsersPerMinute: 60}, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,4 +284,13 @@ func TestCodesSurviveKeyRotation(t *testing.T) {
 	if d, err := e.withCode(r, "old-key-code", ""); err != nil || !d.SetTicket {
 		t.Fatalf("a code from before the rotation: %+v %v", d, err)
 	}
+}
+
+func mustLanes(t testing.TB, spec string) waitingroom.Lanes {
+	t.Helper()
+	l, err := waitingroom.ParseLanes(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

@@ -36,6 +36,12 @@ type DrawInfo struct {
 	Size *uint64 `json:"size,omitempty"`
 	// Epochs are the random method's latest draws, oldest first.
 	Epochs []DrawEpoch `json:"epochs,omitempty"`
+	// Lanes are the priority lanes' weights (Lanes.String) and
+	// LanesCommitment their commitment (LaneCommitment), published before
+	// the room opens; the fairness report shows every split was made by
+	// them (docs/fairness.md, "Priority lanes"). Absent without lanes.
+	Lanes           string `json:"lanes,omitempty"`
+	LanesCommitment string `json:"lanes_commitment,omitempty"`
 }
 
 // DrawEpoch is one rolling draw of the random method as the draw endpoint
@@ -70,6 +76,10 @@ func (r *Room) DrawInfo() DrawInfo {
 	v := r.view.Load()
 	s := v.settings
 	info := DrawInfo{Room: r.id, Enabled: v.draws()}
+	if s.Lanes.On() {
+		info.Lanes = s.Lanes.String()
+		info.LanesCommitment = LaneCommitment(info.Lanes)
+	}
 	if !info.Enabled {
 		return info
 	}

@@ -54,6 +54,10 @@ type FairnessReport struct {
 	// Supply, when the room knew its supply, is every estimate it made of
 	// fans' chances beside what happened (supplycalibration.go).
 	Supply *SupplyCalibration `json:"supply,omitempty"`
+	// Lanes are the priority lanes' weights, splits and admissions, with
+	// their check (lanecheck.go); absent in a room without lanes, whose
+	// admissions are all the general lane's, above.
+	Lanes *LanesReport `json:"lanes,omitempty"`
 }
 
 // FairnessCounts are the room's totals when the report was made. Every place
@@ -116,7 +120,12 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 	next := uint64(0)
 	rep.Complete = true
 	var supply []SupplySample
+	var laneHist []HistoryEntry
 	for _, e := range hist {
+		if lane, _ := LaneOfPlace(e.Start); e.Kind == HistoryLanes || lane > 0 {
+			laneHist = append(laneHist, e)
+			continue
+		}
 		switch e.Kind {
 		case HistorySupply:
 			if e.Supply != nil {
@@ -143,6 +152,7 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 		Returned: snap.Returned, IdledOut: snap.IdledOut, Requeued: snap.Requeued,
 	}
 
+	rep.Lanes = lanesReport(s.Lanes, snap, rep.Admissions, laneHist)
 	if err := r.addAuditTrail(ctx, &rep); err != nil {
 		return FairnessReport{}, err
 	}
@@ -179,6 +189,9 @@ type HistoryEntry struct {
 	// Supply is the sample of a supply entry (kind "supply", supply.go);
 	// Start, Count and Number are then zero.
 	Supply *SupplySample `json:"-"`
+	// Shares, for a HistoryLanes entry, are the step's split between the
+	// priority lanes, by lane number (laneshistory.go).
+	Shares []LaneShare `json:"shares,omitempty"`
 }
 
 // HistoryKind says what a history entry records.
@@ -191,6 +204,9 @@ const (
 	HistoryDraw HistoryKind = "draw"
 	// HistorySupply: a report of the supply (supply.go).
 	HistorySupply HistoryKind = "supply"
+	// HistoryLanes: how a controller step shared its admissions between
+	// the priority lanes (laneshistory.go).
+	HistoryLanes HistoryKind = "lanes"
 )
 
 // MaxHistoryPage is the most entries one History call returns.

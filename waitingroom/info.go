@@ -10,6 +10,9 @@ import (
 // page never adds load to the shared store.
 type Info struct {
 	Room string
+	// Lanes are the priority lanes, in order, with the people waiting in
+	// each and the places each let in (laneview.go); nil without lanes.
+	Lanes []LaneInfo
 	// Settings are the settings in force: the configuration with the overrides
 	// applied.
 	Settings Settings
@@ -75,6 +78,7 @@ func (r *Room) Info() Info {
 		ServingRate:  rate,
 		RateMeasured: measured,
 		LastETA:      v.lastETA(now),
+		Lanes:        v.laneInfo(),
 	}
 }
 

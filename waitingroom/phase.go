@@ -62,6 +62,7 @@ func (s Settings) limitsAt(now time.Time) Limits {
 		SessionIdle:  s.SessionIdleTimeout,
 		JoinLimit:    s.JoinLimit,
 		Requeues:     s.requeues(),
+		Lanes:        s.Lanes,
 	}
 }
 

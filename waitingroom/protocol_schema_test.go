@@ -79,6 +79,10 @@ func TestProtocolSchemas(t *testing.T) {
 		{"supply estimate", report.Defs["estimate"], waitingroom.SupplyEstimatePoint{}},
 		{"outcomes told", report.Defs["told"], waitingroom.SupplyTold{}},
 		{"told and served", report.Defs["told_served"], waitingroom.ToldServed{}},
+		{"lanes", report.Defs["lanes"], waitingroom.LanesReport{}},
+		{"lane", report.Defs["lane"], waitingroom.LaneAdmissions{}},
+		{"lane check", report.Defs["lane_check"], waitingroom.LaneCheck{}},
+		{"lane share", report.Defs["share"], waitingroom.LaneShare{}},
 	} {
 		if got, want := c.schema.names(), jsonFields(c.v); !slices.Equal(got, want) {
 			t.Errorf("%s: the schema names %v, the code writes %v", c.what, got, want)

@@ -54,6 +54,9 @@ func (r *Room) wholeRecall(now time.Time, v *view) Recall {
 		DrawSize:   v.snap.DrawSize,
 		Epochs:     v.snap.Epochs,
 		Whole:      r.known,
+		Lanes:      v.snap.Lanes,
+		LaneCredit: v.snap.LaneCredit,
+		LaneSpec:   v.snap.LaneSpec,
 	}
 	seed.Overrides, seed.OverridesVersion = r.overridesSeed()
 	if r.known {
@@ -74,7 +77,9 @@ func (r *Room) wholeRecall(now time.Time, v *view) Recall {
 		seed.Batches = v.snap.Batches
 		seed.Forgotten = max(v.snap.Forgotten, v.snap.Serving)
 		if len(v.snap.Batches) > 0 {
-			seed.Forgotten = max(v.snap.Forgotten, v.snap.Batches[0].Start)
+			if lane, _ := LaneOfPlace(v.snap.Batches[0].Start); lane == 0 {
+				seed.Forgotten = max(v.snap.Forgotten, v.snap.Batches[0].Start)
+			}
 		}
 	}
 	return seed
@@ -165,7 +170,9 @@ func (a *announcements) memo(serving, seq uint64) {
 func (a *announcements) pass(p Pass, fifo bool, retention time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if fifo {
+	if lane, _ := LaneOfPlace(p.OrderKey); fifo && lane == 0 {
+		// Another lane's place says nothing of the general lane's serving
+		// (docs/line.md, "Priority lanes").
 		a.serving = max(a.serving, p.OrderKey+1)
 	}
 	if _, ok := a.sent[p.Subject]; ok {
@@ -223,6 +230,11 @@ func (r *Room) flushAnnouncements(ctx context.Context) error {
 // read, can only come from a line the store lost.
 func (r *Room) noteTicket(v *view, t Ticket) {
 	if !v.healthy || t.Key < v.snap.Seq || !t.Joined.Before(v.at.Add(-staleView)) {
+		return
+	}
+	if lane, _ := LaneOfPlace(t.Key); lane > 0 {
+		// Another lane's place: its keys are that lane's, which nodes
+		// re-seed from their views (Recall.Lanes), not the order keys.
 		return
 	}
 	r.ann.ticket(t.Key)

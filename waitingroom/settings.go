@@ -105,11 +105,11 @@ type Settings struct {
 	// fails (5xx, upstream timeout), at most this many times a ticket, which
 	// also bounds the origin's retry command (once while 0). Zero: off.
 	RequeueOnOriginError int `json:"requeue_on_origin_error,omitempty"`
-	// CodeLanes are the lanes access codes may be added for, separated by
-	// commas (docs/codes.md).
-	CodeLanes string `json:"code_lanes,omitempty"`
 	// CodesRequired gives places to holders of an access code only.
 	CodesRequired bool `json:"codes_required,omitempty"`
+	// Lanes are the priority lanes of the line and their weights (lanes.go);
+	// zero: one line.
+	Lanes Lanes `json:"lanes,omitzero"`
 }
 
 // WithDefaults fills in zero values that have a default (see settingDefs).
@@ -163,11 +163,13 @@ func (s Settings) Validate() error {
 	if s.ShuffleAtEventStart && s.EventStart.IsZero() {
 		errs = append(errs, settingErr("shuffle_at_event_start", "needs event_start"))
 	}
-	if _, err := ParseLanes(s.CodeLanes); err != nil {
-		errs = append(errs, settingErr("code_lanes", "%v", err))
-	}
 	if s.Phases.Len() > 0 && len(errs) == 0 {
 		errs = append(errs, s.Phases.validateIn(s)...)
+	}
+	if s.Lanes.On() && s.drawn() {
+		// A draw places fans anew; lanes keep each lane first come, first
+		// served (docs/line.md, "Priority lanes").
+		errs = append(errs, settingErr("lanes", "needs queueing_method fifo without shuffle_at_event_start"))
 	}
 	return errors.Join(errs...)
 }

@@ -110,12 +110,6 @@ var settingDefs = []*Setting{
 			"[the fair-draw protocol, Requeue](PROTOCOL.md#requeue)",
 	}, func(s *Settings) *Count { return (*Count)(&s.RequeueOnOriginError) }, 0),
 	field(Setting{
-		Name: "code_lanes", Runtime: true, DefaultDoc: "none", Bounds: Bounds{MaxLen: 400},
-		Rule: "lane names: 1–32 small letters, digits, `-`, `_`",
-		Doc: "the lanes access codes may be added for, separated by commas: a batch for another lane is refused; " +
-			"see [Access codes](codes.md)",
-	}, func(s *Settings) *Text { return (*Text)(&s.CodeLanes) }, ""),
-	field(Setting{
 		Name: "codes_required", Runtime: true, DefaultDoc: "off",
 		Doc: "invite-only: a newcomer without a valid access code gets no place, and the page asks for one; " +
 			"see [Access codes](codes.md)",
@@ -125,6 +119,12 @@ var settingDefs = []*Setting{
 		Doc: "scheduled phases: from `start` until `end`, the settings a phase names override the room's, " +
 			"on every node at the same instant; see [Phases](#phases)",
 	}, func(s *Settings) *Phases { return &s.Phases }, Phases{}),
+	field(Setting{
+		Name: "lanes", Runtime: true, DefaultDoc: "off: one line",
+		Doc: "priority lanes, each first come first served, sharing every second's admissions by weight among " +
+			"those with fans waiting; `general` (fans with no code) is always one, weight 1 unless given; " +
+			"see [Priority lanes](line.md#priority-lanes)",
+	}, func(s *Settings) *Lanes { return &s.Lanes }, Lanes{}),
 	field(Setting{
 		Name: "paused", Runtime: true, RuntimeOnly: true,
 		Doc: "admission stops; waiting fans keep their place",

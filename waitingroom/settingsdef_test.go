@@ -170,6 +170,8 @@ func sampleJSON(d *waitingroom.Setting) string {
 		return `"pow 20"`
 	case *waitingroom.Phases:
 		return `[{"name":"presale","start":"2026-06-01T10:00:00Z","end":"2026-06-01T11:00:00Z","new_users_per_minute":60}]`
+	case *waitingroom.Lanes:
+		return `"general=1 presale=3"`
 	}
 	panic("no sample for " + d.Name)
 }

@@ -130,7 +130,7 @@ func (v *view) maxRefresh() int {
 // and those too young to judge scaled by the share of admitted people who
 // show up.
 func (v *view) waiting() uint64 {
-	return v.people(v.ahead(v.snap.Seq))
+	return v.people(v.ahead(v.snap.Seq)) + v.lanesWaiting()
 }
 
 // waitFor estimates the seconds until places more places have gone in, from
@@ -210,7 +210,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		st.OpensAt = &start
 		return st.refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
 	}
-	if t.Place < v.snap.Serving {
+	if t.Place < v.servingOf(t.Place) {
 		st.State = StateAdmitted
 		zero := uint64(0)
 		st.Position, st.Progress = &zero, 1
@@ -220,7 +220,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 
 	// People ahead are the live places ahead (see liveness.go); the wait is
 	// as many admissions, and this fan's own.
-	measured, young := v.ahead(t.Place)
+	measured, young := v.laneAhead(t.Place)
 	places := measured + young
 	ahead := v.people(measured, young)
 	if t.LastAhead > 0 {
@@ -241,7 +241,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		st.OpensAt = &start
 		// Nobody moves before the start; after it, the line moves at the
 		// pace it is measured to, once it has been.
-		wait, ok := v.waitFor(places + 1)
+		wait, ok := v.waitFor(v.laneWait(t.Place, places+1))
 		st.ETASeconds = eta(start.Sub(now).Seconds()+wait, ok)
 		return st.withOutcome(v, ahead).refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
 	case s.Paused || s.QueueAll:
@@ -250,7 +250,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 	}
 	st = st.withOutcome(v, ahead)
 	st.State = StateQueued
-	st.ETASeconds = eta(v.waitFor(places + 1))
+	st.ETASeconds = eta(v.waitFor(v.laneWait(t.Place, places+1)))
 	if st.ETASeconds != nil {
 		waited := max(0, now.Sub(t.Joined).Seconds())
 		st.Progress = roundProgress(min(0.99, waited/(waited+float64(*st.ETASeconds))))

@@ -189,6 +189,10 @@ type Limits struct {
 	// Requeues bounds the requeues of one visitor (Store.Requeue), at
 	// most MaxRequeues.
 	Requeues int
+	// Lanes are the priority lanes (lanes.go): with more than one, each
+	// lane is a line of its own (Joiner.Lane), and each step's admissions
+	// are shared between them by weight (SplitAdmissions). Zero: one line.
+	Lanes Lanes
 }
 
 // MaxRequeues bounds Limits.Requeues (and the requeue_on_origin_error
@@ -244,8 +248,10 @@ type Joiner struct {
 	// between nodes allowed for). "": no seed.
 	Seed      string
 	SeedUntil time.Time
-	// Lane is the lane the place is taken in: the lane of the access code
-	// the joiner redeemed (codes.go); "" is the general lane.
+	// Lane names the joiner's lane (Limits.Lanes): the place is the next
+	// of that lane's line (LanePlace). "", or a lane the room does not
+	// have, is the general lane, whose places are the order keys of a room
+	// without lanes.
 	Lane string
 }
 
@@ -432,6 +438,12 @@ type Recall struct {
 	// record of it, Init creates nothing and fails with ErrNoRoom, so that a
 	// partial seed never re-creates a room the node should re-seed whole.
 	RaiseOnly bool
+	// Lanes raise the priority lanes' counters as Counters raise the
+	// general lane's (Snapshot.Lanes); LaneCredit and LaneSpec, the round
+	// robin's state, are taken by a room the seed creates.
+	Lanes      []LaneCounters
+	LaneCredit []int64
+	LaneSpec   string
 }
 
 // HeldSession is a session known from its pass: it ends at Until, and its
@@ -531,6 +543,26 @@ type Snapshot struct {
 	// Supply are the latest supply samples, oldest first, at most
 	// MaxSupplyTail (supply.go); none while nobody reported one.
 	Supply []SupplySample
+
+	// Lanes are the priority lanes' counters, by lane number (lanes.go;
+	// the general lane's, number 0, are Counters and left zero here), and
+	// LaneCredit the weighted round robin's credits with LaneSpec the
+	// weights (Lanes.String) they were kept for. Empty in a room without
+	// lanes.
+	Lanes      []LaneCounters
+	LaneCredit []int64
+	LaneSpec   string
+}
+
+// LaneCounters are one priority lane's monotone totals: its order keys
+// issued, its serving counter, and the places it let in.
+type LaneCounters struct {
+	Seq, Serving, Admitted uint64
+}
+
+// Max returns the field-wise maximum.
+func (c LaneCounters) Max(o LaneCounters) LaneCounters {
+	return LaneCounters{Seq: max(c.Seq, o.Seq), Serving: max(c.Serving, o.Serving), Admitted: max(c.Admitted, o.Admitted)}
 }
 
 // InMargin reports whether place lies in the re-seed's margin.

@@ -37,6 +37,10 @@ func (s *Store) JoinMany(_ context.Context, name string, joiners []waitingroom.J
 			out[i] = waitingroom.JoinResult{Refused: why, RetryAfter: wait}
 			continue
 		}
+		if lane := lim.Lanes.LaneOf(j.Lane); lim.Lanes.On() && lane > 0 {
+			out[i] = r.joinLane(lane, j.Visitor, now, lim)
+			continue
+		}
 		out[i] = r.join(j.Visitor, now, lim)
 	}
 	return out, nil
@@ -48,7 +52,7 @@ func (r *memRoom) join(visitor string, now time.Time, lim waitingroom.Limits) wa
 	res := waitingroom.JoinResult{Key: key}
 	// Returners waiting at the front are people waiting: the budget they
 	// are owed is not a newcomer's (see lineCredit).
-	if lim.Open && key == r.c.Serving && r.lineCredit() >= 1 && r.free(lim) > 0 {
+	if lim.Open && key == r.c.Serving && r.lanesWaiting() == 0 && r.lineCredit() >= 1 && r.free(lim) > 0 {
 		r.history = waitingroom.AppendAdmission(r.history, r.c.Serving, 1, now)
 		r.c.Serving++
 		r.c.Admitted++
@@ -78,7 +82,7 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 	if order, ok := r.requeued[visitor]; ok {
 		return r.claimRequeued(visitor, order, now, lim), nil
 	}
-	if _, ok := r.idled[visitor]; ok && place < r.c.Serving {
+	if _, ok := r.idled[visitor]; ok && place < r.servingOf(place) {
 		// Their session idled out: they come back as an admission that
 		// lapsed, to the front when a slot is free (and stay one until then).
 		return r.claimIdled(visitor, now, lim), nil
@@ -86,7 +90,7 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 	if at, ok := r.finished[visitor]; ok && now.Before(at) {
 		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
 	}
-	if place >= r.c.Serving {
+	if place >= r.servingOf(place) {
 		return waitingroom.ClaimResult{Status: waitingroom.NotYet}, nil
 	}
 	if place < r.forgotten {
@@ -281,6 +285,9 @@ func (r *memRoom) releaseHeld() bool {
 
 // batchOf finds the unexpired admission batch holding place, if any.
 func (r *memRoom) batchOf(place uint64) *waitingroom.Batch {
+	if lane, _ := waitingroom.LaneOfPlace(place); lane > 0 {
+		return r.laneBatchOf(place)
+	}
 	i := sort.Search(len(r.batches), func(i int) bool { return r.batches[i].End() > place })
 	if i < len(r.batches) && r.batches[i].Start <= place {
 		return &r.batches[i]

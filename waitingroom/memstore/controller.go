@@ -38,21 +38,8 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 		}
 	}
 	r.sweepRequeues(now)
-	for len(r.batches) > 0 && !now.Before(r.batches[0].At.Add(lim.Grace)) {
-		b := r.batches[0]
-		lapsed := b.Count - b.Claimed
-		if !b.Restored {
-			r.pending -= int(lapsed)
-		}
-		r.c.Abandoned += lapsed
-		r.batches = r.batches[1:]
-		if lapsed > 0 || b.End() > b.Start+b.Count {
-			// The ghosts skipped among its places lapse with it: one record
-			// over the batch replaces theirs.
-			r.dropLapses(b.Start, b.End())
-			r.addLapse(lapse{start: b.Start, count: b.End() - b.Start, at: b.At.Add(lim.Grace)})
-		}
-	}
+	r.batches = r.lapseBatches(r.batches, now, lim)
+	r.lapseLaneBatches(now, lim)
 	for len(r.lapsed) > 0 && !now.Before(r.lapsed[0].at.Add(lim.ReturnWindow)) {
 		r.lapsed = r.lapsed[1:]
 	}
@@ -68,6 +55,27 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 	r.admit(now, lim, elapsed)
 	r.liveness = r.countLiveness(r.judgeFrom(now, lim))
 	return nil
+}
+
+// lapseBatches ends the admissions at the head of batches (in admission
+// order) whose grace is over: their unclaimed places lapse.
+func (r *memRoom) lapseBatches(batches []waitingroom.Batch, now time.Time, lim waitingroom.Limits) []waitingroom.Batch {
+	for len(batches) > 0 && !now.Before(batches[0].At.Add(lim.Grace)) {
+		b := batches[0]
+		lapsed := b.Count - b.Claimed
+		if !b.Restored {
+			r.pending -= int(lapsed)
+		}
+		r.c.Abandoned += lapsed
+		batches = batches[1:]
+		if lapsed > 0 || b.End() > b.Start+b.Count {
+			// The ghosts skipped among its places lapse with it: one record
+			// over the batch replaces theirs.
+			r.dropLapses(b.Start, b.End())
+			r.addLapse(lapse{start: b.Start, count: b.End() - b.Start, at: b.At.Add(lim.Grace)})
+		}
+	}
+	return batches
 }
 
 // admit moves serving forward by the rate budget and the free slots, counted
@@ -96,13 +104,17 @@ func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 		// Only drawn places go in: the rest wait for the next draw.
 		end = max(end, r.c.Serving)
 	}
-	n := admissible(r.lineCredit(), r.free(lim), end-r.c.Serving)
+	// The priority lanes, if any, share the step by weight: the general
+	// lane's share goes on as a room without lanes admits (lanes.go).
+	lanesWaiting := r.lanesWaiting()
+	n := admissible(r.lineCredit(), r.free(lim), end-r.c.Serving+lanesWaiting)
+	n, others := r.shareLanes(lim.Lanes, end-r.c.Serving, n, now)
 	if n == 0 {
-		r.stepPace(elapsed, end > r.c.Serving, 0)
+		r.stepPace(elapsed, end > r.c.Serving || lanesWaiting > 0, others)
 		return
 	}
 	serving, got, ghosts := r.admitPresent(r.c.Serving, end, r.judgeFrom(now, lim), n)
-	r.stepPace(elapsed, true, got)
+	r.stepPace(elapsed, true, got+others)
 	if got > 0 {
 		r.batches = append(r.batches, waitingroom.Batch{Start: r.c.Serving, Count: got, Span: spanOf(serving-r.c.Serving, got), At: now})
 		// The ghosts among the places let in are recorded as lapsed now,

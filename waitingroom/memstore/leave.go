@@ -24,7 +24,7 @@ func (s *Store) Leave(_ context.Context, name, visitor string, place uint64, now
 		// Leaving in session ends it, as a revoke does: the slot frees.
 		removeSession(r, ses)
 		delete(r.seen, visitor)
-	} else if !had && place < r.c.Serving {
+	} else if !had && place < r.servingOf(place) {
 		// Admitted and not yet claimed: the pending slot goes back. A
 		// ghost of the batch held none, and a visitor who had a session
 		// claimed theirs already.

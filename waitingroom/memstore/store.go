@@ -85,6 +85,15 @@ type memRoom struct {
 	// (requeue.go).
 	requeued map[string]uint64
 	requeues map[string]requeueCount
+
+	// Priority lanes (lanes.go): the counters of each lane other than the
+	// general lane, by lane number, the weighted round robin's credits
+	// with the weights they were kept for, and those lanes' admissions
+	// still within their grace, in admission order.
+	lanes       []laneLine
+	laneCredit  []int64
+	laneSpec    string
+	laneBatches []waitingroom.Batch
 }
 
 type forget struct {
@@ -130,6 +139,7 @@ func (s *Store) Init(_ context.Context, name string, seed waitingroom.Recall) er
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.c = r.c.Max(seed.Counters)
+	r.restoreLanes(seed, created)
 	if created {
 		r.incarnation = seed.Incarnation
 		if r.incarnation == "" {
@@ -153,6 +163,10 @@ func (s *Store) Init(_ context.Context, name string, seed waitingroom.Recall) er
 		r.epochs = append([]waitingroom.Epoch(nil), seed.Epochs...)
 		for _, b := range seed.Batches {
 			b.Restored = true
+			if lane, _ := waitingroom.LaneOfPlace(b.Start); lane > 0 {
+				r.laneBatches = append(r.laneBatches, b)
+				continue
+			}
 			r.batches = append(r.batches, b)
 		}
 		sort.Slice(r.batches, func(i, j int) bool { return r.batches[i].Start < r.batches[j].Start })
@@ -232,6 +246,7 @@ func (s *Store) Snapshot(_ context.Context, name string, now time.Time, revokedA
 			Head:   append([]byte(nil), r.liveness.Head...),
 		},
 	}
+	r.laneSnapshot(&snap)
 	for _, rv := range r.revoked {
 		if rv.Cursor > revokedAfter && rv.ExpiresAt.After(now) {
 			snap.Revocations = append(snap.Revocations, rv)

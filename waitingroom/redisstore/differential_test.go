@@ -51,6 +51,11 @@ func TestMatchesMemoryStore(t *testing.T) {
 			if seed%2 == 0 {
 				d.waitingIdle = 40 * time.Second
 			}
+			if seed%3 == 1 {
+				// Priority lanes, joined from a stream of their own.
+				d.nrng = rand.New(rand.NewPCG(uint64(seed), 17))
+				d.lanes, _ = waitingroom.ParseLanes("presale=3 members=2 general=1")
+			}
 			d.lim = d.randomLimits()
 			d.init(waitingroom.Recall{})
 			for range 700 {
@@ -99,6 +104,10 @@ type differ struct {
 	joinLimit waitingroom.JoinLimit
 	// refused counts the weighed joins refused, by refusal.
 	refused [3]uint64
+	// nrng is the lane joins' own random stream, and lanes the lanes of
+	// the history's limits: none (and no lane joins) for most seeds.
+	nrng  *rand.Rand
+	lanes waitingroom.Lanes
 	// skipped and idled are the most ghosts skipped and sessions idled out
 	// that any snapshot of the history showed: a re-seed after a loss starts
 	// the counters again, so the last snapshot alone may show none.
@@ -139,6 +148,7 @@ func (d *differ) randomLimits() waitingroom.Limits {
 		// stays.
 		WaitingIdle: d.waitingIdle,
 		SessionIdle: time.Duration(pick(0, 0, 8, 30)) * time.Second,
+		Lanes:       d.lanes,
 	}
 }
 
@@ -206,6 +216,9 @@ func (d *differ) step() {
 	}
 	if d.lrng.IntN(10) == 0 {
 		d.leave()
+	}
+	if d.nrng != nil && d.nrng.IntN(3) == 0 {
+		d.joinLanes()
 	}
 	d.compareSnapshots(int64(d.rng.IntN(4)))
 }
@@ -428,7 +441,9 @@ func (d *differ) lose() {
 	d.same("join after the loss", errA, errB)
 	forgotten := s.Serving
 	if len(s.Batches) > 0 {
-		forgotten = s.Batches[0].Start
+		if lane, _ := waitingroom.LaneOfPlace(s.Batches[0].Start); lane == 0 {
+			forgotten = s.Batches[0].Start
+		}
 	}
 	whole := waitingroom.Recall{
 		Whole:            true,
@@ -442,6 +457,9 @@ func (d *differ) lose() {
 		Overrides:        ovr,
 		OverridesVersion: ver,
 		Forgotten:        forgotten,
+		Lanes:            s.Lanes,
+		LaneCredit:       s.LaneCredit,
+		LaneSpec:         s.LaneSpec,
 	}
 	if d.rng.IntN(2) == 0 {
 		d.init(whole)
@@ -553,5 +571,31 @@ func (d *differ) compareSnapshots(cursor int64) {
 	}
 	if ea, eb := entries(ha), entries(hb); ea != eb {
 		d.fail("history:\n  memory store %s\n  Redis store  %s", ea, eb)
+	}
+}
+
+// joinLanes joins a batch of one to four joiners to random lanes (a lane the
+// room lacks is the general lane) and requires both stores to place them
+// alike; the fans then claim, leave and beat as the others do.
+func (d *differ) joinLanes() {
+	d.t.Helper()
+	names := []string{"", "general", "presale", "members", "nosuchlane"}
+	batch := make([]waitingroom.Joiner, 1+d.nrng.IntN(4))
+	for i := range batch {
+		batch[i] = waitingroom.Joiner{Visitor: fmt.Sprintf("n%d-%d", len(d.fans), i), Lane: names[d.nrng.IntN(len(names))]}
+	}
+	d.logf("join lanes %+v", batch)
+	a, errA := d.mem.JoinMany(d.ctx, d.room, batch, d.now, d.lim)
+	b, errB := d.red.JoinMany(d.ctx, d.room, batch, d.now, d.lim)
+	d.same("join lanes", errA, errB)
+	if errA != nil {
+		return
+	}
+	for i := range batch {
+		x, y := a[i], b[i]
+		if x.Key != y.Key || x.Admitted != y.Admitted || !x.Expires.Equal(y.Expires) || x.Refused != y.Refused {
+			d.fail("join lanes %+v: memory store %+v, Redis store %+v", batch[i], x, y)
+		}
+		d.fans = append(d.fans, diffFan{visitor: batch[i].Visitor, key: x.Key, expires: x.Expires})
 	}
 }

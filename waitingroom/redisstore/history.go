@@ -48,10 +48,14 @@ func (s *Store) runList(ctx context.Context, op string, script *redis.Script, ro
 	return a, nil
 }
 
-// parseHistoryEntry reads "a:start:count:at" or "d:start:size:number:at".
+// parseHistoryEntry reads "a:start:count:at", "d:start:size:number:at" or a
+// lanes entry (parseLaneStep).
 func parseHistoryEntry(s string) (waitingroom.HistoryEntry, error) {
 	if strings.HasPrefix(s, "s:") {
 		return parseSupplyEntry(s)
+	}
+	if strings.HasPrefix(s, "l:") {
+		return parseLaneStep(s)
 	}
 	f := strings.Split(s, ":")
 	var kind waitingroom.HistoryKind

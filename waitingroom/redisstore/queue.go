@@ -47,7 +47,7 @@ func (s *Store) JoinMany(ctx context.Context, room string, joiners []waitingroom
 	args := []any{now.UnixMicro(), lim.Open, lim.Cap,
 		lim.Session.Microseconds(), lim.Retention.Microseconds(), s.ttlMillis(),
 		len(joiners), packVisitors(joiners),
-		lim.JoinLimit.Interval().Microseconds(), lim.JoinLimit.BurstSize(), checks}
+		lim.JoinLimit.Interval().Microseconds(), lim.JoinLimit.BurstSize(), checks, joinLanes(joiners, lim)}
 	v, err := s.runOn(ctx, "join", joinScript, room, keys, args...)
 	if err != nil {
 		return nil, err
@@ -68,6 +68,12 @@ func (s *Store) JoinMany(ctx context.Context, room string, joiners []waitingroom
 		if err := refusals(a[3], out); err != nil {
 			return nil, fmt.Errorf("redisstore: join %s: %w", room, err)
 		}
+	}
+	if len(a) > 4 {
+		if err := lanePlaces(a[4], out, fromMicros(r[2], now)); err != nil {
+			return nil, fmt.Errorf("redisstore: join %s: %w", room, err)
+		}
+		return out, nil
 	}
 	first, admitted := r[0], int(r[1])
 	if first < 0 || admitted < 0 || admitted > len(joiners) {
@@ -191,13 +197,14 @@ func (s *Store) Leave(ctx context.Context, room, visitor string, place uint64, n
 // Advance implements waitingroom.Store. Only the first call in a given unix
 // second, from whichever node, does anything.
 func (s *Store) Advance(ctx context.Context, room string, now time.Time, lim waitingroom.Limits) error {
+	spec, weights := advanceLanes(lim)
 	_, err := s.run(ctx, "advance", advanceScript, room,
 		now.UnixMicro(), now.Unix(), lim.Open, lim.CloseDraw, lim.Rate, lim.Cap,
 		lim.Grace.Microseconds(), waitingroom.ReturnerWindow.Microseconds(),
 		waitingroom.MaxCatchUpTicks, s.ttlMillis(), lim.Reshuffle, lim.ReturnWindow.Microseconds(),
 		lim.SessionIdle.Microseconds(), beatWindow(lim).Microseconds(),
 		lim.Retention.Microseconds(), lim.Session.Microseconds(),
-		waitingroom.PaceDecay)
+		waitingroom.PaceDecay, spec, weights)
 	return err
 }
 

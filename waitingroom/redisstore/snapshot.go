@@ -25,7 +25,7 @@ func (s *Store) Snapshot(ctx context.Context, room string, now time.Time, revoke
 
 // parseSnapshot reads the reply of snapshot.lua.
 func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
-	const fixed = 20 // the numbers, the incarnation, the epochs, what survives a loss, liveness, the pace, the supply
+	const fixed = 21 // the numbers, the incarnation, the epochs, what survives a loss, liveness, the pace, the supply, the lanes
 	a, ok := v.([]any)
 	if !ok || len(a) < fixed+1 {
 		return waitingroom.Snapshot{}, fmt.Errorf("unexpected reply %T", v)
@@ -73,6 +73,9 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 		return waitingroom.Snapshot{}, err
 	}
 	if snap.Supply, err = parseSupplyTail(str(a[19])); err != nil {
+		return waitingroom.Snapshot{}, err
+	}
+	if err := parseLanes(str(a[20]), &snap); err != nil {
 		return waitingroom.Snapshot{}, err
 	}
 	nb, err := toInt(a[fixed])

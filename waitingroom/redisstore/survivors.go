@@ -32,7 +32,12 @@ func survivors(seed waitingroom.Recall) string {
 		Returned uint64   `json:"returned"`
 		Requeued uint64   `json:"requeued"`
 		Sessions [][3]any `json:"sessions"`
-	}{Ovr: string(seed.Overrides), Ver: seed.OverridesVersion, Forgot: seed.Forgotten, Whole: seed.Whole, Raise: seed.RaiseOnly, Sessions: [][3]any{},
+		// The priority lanes' counters, from lane 1 on, and the round
+		// robin's state (see lua/init.lua, restore_lanes).
+		Lanes   [][3]uint64 `json:"lanes"`
+		LCredit string      `json:"lcredit"`
+		LSpec   string      `json:"lspec"`
+	}{Lanes: [][3]uint64{}, Ovr: string(seed.Overrides), Ver: seed.OverridesVersion, Forgot: seed.Forgotten, Whole: seed.Whole, Raise: seed.RaiseOnly, Sessions: [][3]any{},
 		Skipped: seed.Skipped, IdledOut: seed.IdledOut, Returned: seed.Returned, Requeued: seed.Requeued}
 	if !seed.SettleUntil.IsZero() {
 		ext.Settle = seed.SettleUntil.UnixMicro()
@@ -43,6 +48,18 @@ func survivors(seed waitingroom.Recall) string {
 	}
 	if !seed.LostAt.IsZero() {
 		ext.LostAt = seed.LostAt.UnixMicro()
+	}
+	for i, l := range seed.Lanes {
+		if i > 0 {
+			ext.Lanes = append(ext.Lanes, [3]uint64{l.Seq, l.Serving, l.Admitted})
+		}
+	}
+	if len(seed.LaneCredit) > 0 {
+		parts := make([]string, len(seed.LaneCredit))
+		for i, c := range seed.LaneCredit {
+			parts[i] = strconv.FormatInt(c, 10)
+		}
+		ext.LCredit, ext.LSpec = strings.Join(parts, ","), seed.LaneSpec
 	}
 	for _, hs := range seed.Sessions {
 		ext.Sessions = append(ext.Sessions, [3]any{hs.Visitor, hs.Until.UnixMicro(), hs.Forget.UnixMicro()})

@@ -99,6 +99,7 @@ func Run(t *testing.T, h Harness) {
 	tests = append(tests, requeueTests...)
 	tests = append(tests, codeTests...)
 	tests = append(tests, supplyTests...)
+	tests = append(tests, laneTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

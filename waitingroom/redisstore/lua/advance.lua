@@ -5,7 +5,8 @@
 -- minute), cap, grace (µs), returner window (µs), max catch-up ticks, ttl (ms),
 -- reshuffle (0/1), return window (µs), session idle (µs, 0: off), heartbeat
 -- window (µs, 0: no place is judged), retention (µs), session (µs), pace decay per
--- second
+-- second, the lanes' weights as text and as numbers ("," between them; both
+-- "" without lanes: see share_lanes in lib.lua)
 -- Returns 1 when it stepped, 0 when this second was already stepped, nil when
 -- the room is unknown.
 local last = redis.call('HGET', meta, 'tick')
@@ -87,29 +88,51 @@ end
 redis.call('ZREMRANGEBYSCORE', idled, '-inf', int(now - retention))
 redis.call('ZREMRANGEBYSCORE', idledends, '-inf', int(now))
 
--- Batches are in admission order, so the lapsed ones are at the head.
+-- Batches are in admission order within each lane (scored by first place,
+-- a lane's above the general lane's), so the lapsed ones are at the head
+-- of each lane's.
 local grace = tonumber(ARGV[7])
 local pending, abandoned = num(redis.call('HGET', meta, 'pending')), 0
-while true do
-	local head = redis.call('ZRANGE', batches, 0, 0)
-	if #head == 0 then
-		break
+local lane_weights = {}
+for w in string.gmatch(ARGV[19] or '', '(%d+)') do
+	lane_weights[#lane_weights + 1] = tonumber(w)
+end
+-- Ends the admissions at the head of the batches scored in [lo, hi) (all
+-- of them without hi) whose grace is over: their unclaimed places lapse.
+local function lapse_batches(lo, hi)
+	while true do
+		local head
+		if hi then
+			head = redis.call('ZRANGEBYSCORE', batches, int(lo), '(' .. int(hi), 'LIMIT', 0, 1)
+		else
+			head = redis.call('ZRANGE', batches, 0, 0)
+		end
+		if #head == 0 then
+			return
+		end
+		local start, count, claimed, at, restored, span = parse_batch(head[1])
+		if now < at + grace then
+			return
+		end
+		if not restored then
+			pending = pending - (count - claimed)
+		end
+		abandoned = abandoned + (count - claimed)
+		redis.call('ZREM', batches, head[1])
+		if count > claimed or span > count then
+			-- The ghosts skipped among its places lapse with it: one record
+			-- over the batch replaces theirs.
+			redis.call('ZREMRANGEBYSCORE', lapsed, int(start), int(start + span - 1))
+			redis.call('ZADD', lapsed, int(start), lapse(start, span, at + grace))
+			redis.call('PEXPIRE', lapsed, ARGV[10])
+		end
 	end
-	local start, count, claimed, at, restored, span = parse_batch(head[1])
-	if now < at + grace then
-		break
-	end
-	if not restored then
-		pending = pending - (count - claimed)
-	end
-	abandoned = abandoned + (count - claimed)
-	redis.call('ZREM', batches, head[1])
-	if count > claimed or span > count then
-		-- The ghosts skipped among its places lapse with it: one record
-		-- over the batch replaces theirs.
-		redis.call('ZREMRANGEBYSCORE', lapsed, int(start), int(start + span - 1))
-		redis.call('ZADD', lapsed, int(start), lapse(start, span, at + grace))
-		redis.call('PEXPIRE', lapsed, ARGV[10])
+end
+if #lane_weights == 0 and redis.call('HEXISTS', meta, 'lwait') == 0 then
+	lapse_batches(0)
+else
+	for lane = 0, MAX_LANES - 1 do
+		lapse_batches(lane * LANE_BASE, (lane + 1) * LANE_BASE)
 	end
 end
 -- Lapsed admissions whose return window has passed: their holders rejoin at
@@ -387,15 +410,23 @@ local function admit()
 		end
 		end_ = math.max(drawn_end, serving)
 	end
+	-- The priority lanes, if any, share the step by weight: the general
+	-- lane's share goes on as a room without lanes admits (share_lanes).
+	local lanes_waiting = num(redis.call('HGET', meta, 'lwait'))
 	local n = 0
-	if line >= 1 and room > 0 and end_ > serving then
-		n = math.min(math.floor(line), room, end_ - serving)
+	if line >= 1 and room > 0 and end_ - serving + lanes_waiting > 0 then
+		n = math.min(math.floor(line), room, end_ - serving + lanes_waiting)
 	end
-	local waiting = end_ > serving
+	local waiting = end_ > serving or lanes_waiting > 0
 	local admitted = 0
+	if #lane_weights > 1 and n > 0 then
+		n, admitted = share_lanes(ARGV[18], lane_weights, end_ - serving, n, now, ARGV[10])
+		pending = pending + admitted
+		credit = credit - admitted
+	end
 	if n > 0 then
 		local to, got, ghosts = admit_present(end_, judge_from(now, win), n)
-		admitted = got
+		admitted = admitted + got
 		if got > 0 then
 			redis.call('ZADD', batches, int(serving), batch(serving, got, 0, now, false, to - serving))
 			redis.call('HINCRBY', meta, 'admitted', int(got))

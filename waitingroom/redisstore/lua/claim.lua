@@ -19,6 +19,8 @@ if exp then
 end
 local m = redis.call('HMGET', meta, 'serving', 'pending', 'forgot')
 local pending = num(m[2])
+-- The serving counter of the place's lane (see serving_of in lib.lua).
+m[1] = serving_of(place, num(m[1]))
 
 -- A requeued visitor (requeue.lua) asks again: in, into a new session, when
 -- nobody requeued before them still waits and a visitor's worth of budget

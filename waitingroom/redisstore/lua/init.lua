@@ -47,6 +47,34 @@ local function restore()
 	end
 end
 
+-- The priority lanes' counters (from lane 1 on) are raised as the general
+-- lane's are, and the places waiting in them counted again; a room the
+-- seed creates takes its round robin (see memstore's restoreLanes).
+local function restore_lanes(created)
+	if #ext.lanes == 0 and ext.lspec == '' then
+		return
+	end
+	local waiting = 0
+	for i, l in ipairs(ext.lanes) do
+		local f = {lane_field(i, 'seq'), lane_field(i, 'serv'), lane_field(i, 'adm')}
+		local cur = redis.call('HMGET', meta, unpack(f))
+		for k = 1, 3 do
+			if l[k] > num(cur[k]) then
+				cur[k] = l[k]
+				redis.call('HSET', meta, f[k], int(l[k]))
+			end
+		end
+	end
+	for i = 1, MAX_LANES - 1 do
+		local m = redis.call('HMGET', meta, lane_field(i, 'seq'), lane_field(i, 'serv'))
+		waiting = waiting + num(m[1]) - num(m[2])
+	end
+	redis.call('HSET', meta, 'lwait', int(waiting))
+	if created and ext.lspec ~= '' then
+		redis.call('HSET', meta, 'lspec', ext.lspec, 'lcredit', ext.lcredit)
+	end
+end
+
 -- Held slots and restored admissions: creation-only, or for a blank room the
 -- first whole seed.
 local function hold_and_restore_batches()
@@ -76,6 +104,7 @@ if redis.call('EXISTS', meta) == 1 then
 		end
 	end
 	restore()
+	restore_lanes(false)
 	if ext.whole and redis.call('HGET', meta, 'blank') == '1' then
 		-- Created by a node that knew nothing of it: take what this one knew.
 		redis.call('HDEL', meta, 'blank')
@@ -118,4 +147,5 @@ redis.call('PEXPIRE', meta, ttl)
 -- claim from one takes a held slot over.
 hold_and_restore_batches()
 restore()
+restore_lanes(true)
 return 1

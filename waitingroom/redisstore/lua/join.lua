@@ -33,6 +33,46 @@ local function visitor()
 	return v
 end
 local checks = ARGV[11]
+if ARGV[12] ~= '' then
+	-- Joiners in priority lanes (ARGV[12]: each joiner's lane number, ","
+	-- between them; see join_lane in lib.lua): one at a time, in order, each
+	-- weighed first. The reply's fifth element is, for each placed joiner,
+	-- its place and whether it was admitted.
+	local open, cap, session, retention, ttl = ARGV[2] == '1', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+	local interval, burst = tonumber(ARGV[9]), tonumber(ARGV[10])
+	local lanes = {}
+	for l in string.gmatch(ARGV[12], '(%d+)') do
+		lanes[#lanes + 1] = tonumber(l)
+	end
+	local weighs = string.gmatch(checks, '(%d+),(%d+),(%d+);')
+	local out, refused, exp = {}, {}, 0
+	for i = 0, tonumber(ARGV[7]) - 1 do
+		local v = visitor()
+		local why, wait = 0, 0
+		if checks ~= '' then
+			local lk, sk, till = weighs()
+			why, wait = weigh(now, KEYS[tonumber(lk)], KEYS[tonumber(sk)], tonumber(till), interval, burst)
+		end
+		if why ~= 0 then
+			refused[#refused + 1] = i
+			refused[#refused + 1] = why
+			refused[#refused + 1] = wait
+		else
+			local key, admitted, e
+			if lanes[i + 1] == 0 then
+				key, admitted, e = join_visitors(now, open, cap, session, retention, ttl, 1, function() return v end)
+			else
+				key, admitted, e = join_lane(now, open, cap, session, retention, ttl, lanes[i + 1], v)
+			end
+			if admitted > 0 then
+				exp = e
+			end
+			out[#out + 1] = key
+			out[#out + 1] = admitted
+		end
+	end
+	return {0, 0, exp, refused, out}
+end
 if checks == '' then
 	local first, admitted, exp = join_visitors(now, ARGV[2] == '1', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7]), visitor)
 	return {first, admitted, exp}

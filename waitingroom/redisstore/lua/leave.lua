@@ -17,7 +17,7 @@ local had = forget and now < tonumber(forget)
 if redis.call('ZREM', live, visitor) == 1 then
 	-- Leaving in session ends it, as a revoke does: the slot frees.
 	redis.call('ZREM', seen, visitor)
-elseif not had and place < serving then
+elseif not had and place < serving_of(place, serving) then
 	-- Admitted and not yet claimed: the pending slot goes back. A ghost of
 	-- the batch held none, and a visitor who had a session claimed theirs
 	-- already.

@@ -263,11 +263,12 @@ local function join_visitors(now, open, cap, session, retention, ttl, n, visitor
 	local first = redis.call('HINCRBY', meta, 'seq', n) - n
 	local admitted, exp = 0, 0
 	if open then
-		local m = redis.call('HMGET', meta, 'serving', 'credit', 'pending')
+		local m = redis.call('HMGET', meta, 'serving', 'credit', 'pending', 'lwait')
 		local credit = num(m[2])
 		-- Ended sessions are swept only when a slot could matter: fans who will
 		-- wait anyway (the common case in a crowd) cost no sorted-set work.
-		if first == num(m[1]) and credit >= 1 then
+		-- Nobody may wait in another lane either (see join_lane).
+		if first == num(m[1]) and credit >= 1 and num(m[4]) == 0 then
 			expire_sessions(now)
 			local slots = free(cap, num(m[3]))
 			-- Returners waiting at the front go first.
@@ -371,4 +372,135 @@ local function weigh(now, lk, sk, till, interval, burst)
 		redis.call('SET', sk, int(till), 'PX', int(math.max(1, math.ceil((till - now) / 1000))))
 	end
 	return 0, 0
+end
+
+-- Priority lanes (waitingroom/lanes.go; the same rules as memstore's
+-- lanes.go). The general lane is the line of a room without lanes; lane i
+-- (i >= 1) keeps its counters in meta fields 'l<i>seq', 'l<i>serv' and
+-- 'l<i>adm', and its places are i * LANE_BASE + its own keys. 'lwait'
+-- counts the places waiting in those lanes, so that a join into an empty
+-- room learns in the read it does anyway that nobody waits in one. A room
+-- without lanes has none of these fields.
+local LANE_BASE = 1099511627776 -- 2^40: waitingroom.LanePlace
+local MAX_LANES = 8
+
+local function lane_field(i, f)
+	return 'l' .. int(i) .. f
+end
+
+-- The serving counter of place's lane, given the general lane's.
+local function serving_of(place, serving)
+	local lane = math.floor(place / LANE_BASE)
+	if lane == 0 then
+		return serving
+	end
+	return lane * LANE_BASE + num(redis.call('HGET', meta, lane_field(lane, 'serv')))
+end
+
+-- Hands the visitor the next place of lane (>= 1), admitted on the spot
+-- only as a newcomer to a room where nobody waits in any lane would be.
+-- Returns the place, whether it was admitted, and the session end.
+local function join_lane(now, open, cap, session, retention, ttl, lane, visitor)
+	local key = lane * LANE_BASE + redis.call('HINCRBY', meta, lane_field(lane, 'seq'), 1) - 1
+	local waiting = redis.call('HINCRBY', meta, 'lwait', 1)
+	if not open then
+		return key, 0, 0
+	end
+	local m = redis.call('HMGET', meta, 'seq', 'serving', 'credit', 'pending')
+	local credit = num(m[3])
+	if num(m[1]) ~= num(m[2]) or waiting ~= 1 or credit < 1 then
+		return key, 0, 0
+	end
+	expire_sessions(now)
+	if line_credit(credit) < 1 or free(cap, num(m[4])) <= 0 then
+		return key, 0, 0
+	end
+	local exp = open_session(visitor, now, session, retention, ttl)
+	record_admission(key, 1, now)
+	redis.call('PEXPIRE', history, ttl)
+	redis.call('HINCRBY', meta, lane_field(lane, 'serv'), 1)
+	redis.call('HINCRBY', meta, lane_field(lane, 'adm'), 1)
+	redis.call('HINCRBY', meta, 'lwait', -1)
+	redis.call('HSET', meta, 'credit', float(credit - 1))
+	return key, 1, exp
+end
+
+-- A step's split between the lanes is one history entry,
+-- "l:at:waiting,admitted,credit;..." by lane (waitingroom.LaneStep).
+local function record_lanes(credit, waiting, got, now)
+	local parts = {}
+	for i = 1, #got do
+		parts[i] = int(waiting[i]) .. ',' .. int(got[i]) .. ',' .. int(credit[i])
+	end
+	redis.call('RPUSH', history, 'l:' .. int(now) .. ':' .. table.concat(parts, ';'))
+end
+
+-- Shares a step's n admissions between the lanes by weight, as
+-- waitingroom.SplitAdmissions does (a smooth weighted round robin whose
+-- credits meta keeps in 'lcredit', for the weights 'lspec' names), with
+-- general places of the general lane waiting, and lets in every other
+-- lane's share in its order. Returns the general lane's share and the
+-- places let in from the other lanes.
+local function share_lanes(spec, weights, general, n, now, ttl)
+	local cr = {}
+	local st = redis.call('HMGET', meta, 'lspec', 'lcredit')
+	if st[1] == spec then
+		for c in string.gmatch(st[2] or '', '(%-?%d+)') do
+			cr[#cr + 1] = tonumber(c)
+		end
+	end
+	if #cr ~= #weights then
+		cr = {}
+		for i = 1, #weights do
+			cr[i] = 0
+		end
+	end
+	local waiting, got, before = {general}, {}, {}
+	for i = 1, #weights do
+		if i > 1 then
+			local m = redis.call('HMGET', meta, lane_field(i - 1, 'seq'), lane_field(i - 1, 'serv'))
+			waiting[i] = num(m[1]) - num(m[2])
+		end
+		got[i], before[i] = 0, cr[i]
+	end
+	for _ = 1, n do
+		local total, best = 0, 0
+		for i = 1, #weights do
+			if waiting[i] > got[i] then
+				cr[i] = cr[i] + weights[i]
+				total = total + weights[i]
+				if best == 0 or cr[i] > cr[best] then
+					best = i
+				end
+			end
+		end
+		if best == 0 then
+			break
+		end
+		cr[best] = cr[best] - total
+		got[best] = got[best] + 1
+	end
+	local parts = {}
+	for i = 1, #cr do
+		parts[i] = int(cr[i])
+	end
+	redis.call('HSET', meta, 'lspec', spec, 'lcredit', table.concat(parts, ','))
+	record_lanes(before, waiting, got, now)
+	local others = 0
+	for i = 2, #weights do
+		local k = got[i]
+		if k > 0 then
+			local start = (i - 1) * LANE_BASE + num(redis.call('HGET', meta, lane_field(i - 1, 'serv')))
+			redis.call('ZADD', batches, int(start), batch(start, k, 0, now, false, k))
+			redis.call('PEXPIRE', batches, ttl)
+			record_admission(start, k, now)
+			redis.call('HINCRBY', meta, lane_field(i - 1, 'serv'), int(k))
+			redis.call('HINCRBY', meta, lane_field(i - 1, 'adm'), int(k))
+			others = others + k
+		end
+	end
+	-- (Written even when 0: the field says the room has had lanes.)
+	redis.call('HINCRBY', meta, 'lwait', int(-others))
+	redis.call('PEXPIRE', history, ttl)
+	return got[1], others
 end

@@ -3,7 +3,9 @@
 -- Returns {seq, serving, admitted, claimed, abandoned, pending, credit, drawn,
 -- draw size, version, active, returning, incarnation, epochs,
 -- "forgotten:settle until:blank:lost at:margin from:margin to", "live from:young:skipped:idled out:returned:requeued", live
--- counts, live head, pace, supply samples (supply.lua), number of batches, batch..., revocation...}, each batch
+-- counts, live head, pace, supply samples (supply.lua), lanes ("" without lanes, else
+-- "<weights text>|<credits>|<seq>:<serving>:<admitted>,..." for lanes 1 to 7),
+-- number of batches, batch..., revocation...}, each batch
 -- being a batches member (lib.lua) and each revocation "cursor:expiry:pass
 -- id" (or "cursor:expiry:~idled at:visitor"); nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
@@ -45,7 +47,22 @@ out[19] = (redis.call('HGET', meta, 'pace_places') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'pace_moves') or '0') .. ':' ..
 	(redis.call('HGET', meta, 'pace_still') or '0')
 out[20] = redis.call('HGET', meta, 'supply') or ''
-out[21] = #bs
+out[21] = ''
+if redis.call('HEXISTS', meta, 'lwait') == 1 then
+	local f = {'lspec', 'lcredit'}
+	for i = 1, MAX_LANES - 1 do
+		f[#f + 1] = lane_field(i, 'seq')
+		f[#f + 1] = lane_field(i, 'serv')
+		f[#f + 1] = lane_field(i, 'adm')
+	end
+	local l = redis.call('HMGET', meta, unpack(f))
+	local parts = {}
+	for i = 3, #l, 3 do
+		parts[#parts + 1] = (l[i] or '0') .. ':' .. (l[i + 1] or '0') .. ':' .. (l[i + 2] or '0')
+	end
+	out[21] = (l[1] or '') .. '|' .. (l[2] or '') .. '|' .. table.concat(parts, ',')
+end
+out[22] = #bs
 for _, m in ipairs(bs) do
 	out[#out + 1] = m
 end
