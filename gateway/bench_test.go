@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -18,7 +19,11 @@ func BenchmarkStatusPoll(b *testing.B) {
 
 // benchPolls measures the status polls of a fan who joined h.
 func benchPolls(b *testing.B, h *Handler) {
-	ticket := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
+	benchPollsOf(b, h, cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket"))
+}
+
+// benchPollsOf is benchPolls for the fan holding ticket.
+func benchPollsOf(b *testing.B, h *Handler, ticket *http.Cookie) {
 	req := get("/_waiting-room/status", ticket)
 	req.Header.Set("Accept", "application/json")
 	b.ReportAllocs()
@@ -59,9 +64,16 @@ func BenchmarkJoin(b *testing.B) {
 }
 
 // benchJoins measures newcomers' first status calls to h.
-func benchJoins(b *testing.B, h *Handler) {
+func benchJoins(b *testing.B, h *Handler) { benchJoinsWith(b, h, "") }
+
+// benchJoinsWith is benchJoins for newcomers who send an access code ("":
+// none).
+func benchJoinsWith(b *testing.B, h *Handler, code string) {
 	req := get("/_waiting-room/status")
 	req.Header.Set("Accept", "application/json")
+	if code != "" {
+		req.Header.Set("X-Waiting-Room-Code", code)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	var rec *httptest.ResponseRecorder
@@ -112,18 +124,31 @@ func benchLanes(b *testing.B) waitingroom.Lanes {
 	return l
 }
 
+// benchLaneHandler is a handler of a room with three lanes, and a presale
+// code of many uses: a newcomer who sends it joins the presale lane.
+func benchLaneHandler(b *testing.B, store waitingroom.Store) *Handler {
+	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true, Lanes: benchLanes(b)}}, store)
+	code := []waitingroom.NewCode{{Code: benchLaneCode, Lane: "presale", MaxUses: waitingroom.MaxCodeUses}}
+	if _, err := h.room.AddCodes(context.Background(), code, 1); err != nil {
+		b.Fatal(err)
+	}
+	return h
+}
+
+const benchLaneCode = "PRESALE-BENCH"
+
 // BenchmarkStatusPollLanes is BenchmarkStatusPoll for a fan of the presale
 // lane, in a room with three lanes: the place in the ticket says the lane,
 // and the view has every lane's counters.
 func BenchmarkStatusPollLanes(b *testing.B) {
-	laneOfRequest = func(*http.Request) string { return "presale" }
 	store := &countingStore{Store: memstore.New()}
-	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true, Lanes: benchLanes(b)}}, store)
-	// The join is the lane's; the polls (b.N of them, and the one the join
-	// makes) cost the store nothing.
-	defer func() { laneOfRequest = nil }()
-	calls := store.calls.Load() + 1
-	benchPolls(b, h)
+	h := benchLaneHandler(b, store)
+	join := get("/")
+	join.Header.Set("X-Waiting-Room-Code", benchLaneCode)
+	ticket := cookieFrom(serve(h, &origin{}, join), "foyer_ticket")
+	// The polls (b.N of them) cost the store nothing.
+	calls := store.calls.Load()
+	benchPollsOf(b, h, ticket)
 	b.StopTimer()
 	if n := store.calls.Load() - calls; n != 0 {
 		b.Fatalf("%d polls cost %d store calls; want none", b.N, n)
@@ -131,9 +156,7 @@ func BenchmarkStatusPollLanes(b *testing.B) {
 }
 
 // BenchmarkJoinLanes is BenchmarkJoin for newcomers of the presale lane, in
-// a room with three lanes.
+// a room with three lanes: each redeems the presale code, then joins.
 func BenchmarkJoinLanes(b *testing.B) {
-	laneOfRequest = func(*http.Request) string { return "presale" }
-	defer func() { laneOfRequest = nil }()
-	benchJoins(b, testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true, Lanes: benchLanes(b)}}, nil))
+	benchJoinsWith(b, benchLaneHandler(b, nil), benchLaneCode)
 }

@@ -22,8 +22,6 @@ import (
 // fairness report's lane check passes, as verify-lanes, from the report
 // alone, agrees.
 func TestCaddyLanesFollowTheirWeights(t *testing.T) {
-	laneOfRequest = func(r *http.Request) string { return r.Header.Get("X-Test-Lane") }
-	t.Cleanup(func() { laneOfRequest = nil })
 	clock := useTestClock(t)
 	srv := redistest.StartServer(t, nil)
 	const room = "lanes"
@@ -45,6 +43,13 @@ func TestCaddyLanesFollowTheirWeights(t *testing.T) {
 	sites := node("9080", "node a") + node(strconv.Itoa(nodeBPort), "node b")
 	newCaddy(t, caddyConfig(t.TempDir(), sites))
 	nodes := []string{base, nodeBBase}
+	// A code of many uses for each lane but the general one's, whose fans
+	// send none.
+	laneCode := map[string]string{"presale": "PRESALE-LANE", "members": "MEMBERS-LANE", "general": ""}
+	if code, body := adminSend(t, http.MethodPost, "/waiting-room/"+room+"/codes", "text/csv",
+		"code,lane,max_uses\nPRESALE-LANE,presale,100\nMEMBERS-LANE,members,100\n"); code != http.StatusCreated {
+		t.Fatalf("adding the lanes' codes: %d %s", code, body)
+	}
 
 	type laneFan struct {
 		f    *fan
@@ -59,7 +64,11 @@ func TestCaddyLanesFollowTheirWeights(t *testing.T) {
 	for i := range perLane {
 		for j, lane := range lanes {
 			f := newFan(t)
-			resp, body := f.get(nodes[(i+j)%2]+"/_waiting-room/status", "Accept", "application/json", "X-Test-Lane", lane)
+			hdr := []string{"Accept", "application/json"}
+			if c := laneCode[lane]; c != "" {
+				hdr = append(hdr, "X-Waiting-Room-Code", c)
+			}
+			resp, body := f.get(nodes[(i+j)%2]+"/_waiting-room/status", hdr...)
 			var st waitingroom.Status
 			if resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(body), &st) != nil || st.Position == nil {
 				t.Fatalf("%s fan %d joining: %d %s", lane, i, resp.StatusCode, body)

@@ -79,12 +79,6 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, kind waitingroom
 	return admission{token: d.Pass, pass: d.Admission, status: d.Status}, nil
 }
 
-// laneOfRequest names the priority lane a request's newcomer joins
-// (waitingroom.Arrival.Lane; docs/line.md, "Priority lanes"), as what the
-// request carries says: an access code's redemption sets it. Nil: every
-// newcomer joins the general lane. Set before any request is served.
-var laneOfRequest func(r *http.Request) string
-
 // arrival reads the facts of a request the room decides on: the client's
 // address, the room's cookies, and the account the site's login vouches for
 // (errLoginRequired when the account block requires one and there is none).
@@ -96,9 +90,6 @@ func (h *Handler) arrival(r *http.Request, kind waitingroom.RequestKind) (waitin
 		return a, err
 	}
 	a.Code = code
-	if laneOfRequest != nil {
-		a.Lane = laneOfRequest(r)
-	}
 	if h.account == nil {
 		return a, nil
 	}
