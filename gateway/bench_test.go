@@ -116,13 +116,7 @@ func BenchmarkPagePoll(b *testing.B) {
 // benchLanes are the lanes of the lanes variants: a poll or a join in a
 // room with them costs what it does without (docs/line.md, "Priority
 // lanes"), and a poll still costs the store nothing.
-func benchLanes(b *testing.B) waitingroom.Lanes {
-	l, err := waitingroom.ParseLanes("presale=3 members=2 general=1")
-	if err != nil {
-		b.Fatal(err)
-	}
-	return l
-}
+func benchLanes(b *testing.B) waitingroom.Lanes { return mustLanes(b, "presale=3 members=2 general=1") }
 
 // benchLaneHandler is a handler of a room with three lanes, and a presale
 // code of many uses: a newcomer who sends it joins the presale lane.
