@@ -110,7 +110,10 @@ func (st Status) withOutcome(v *view, ahead uint64) Status {
 	if !ok {
 		return st
 	}
-	st.Outcome, st.Chance = t.Outcome, &t.Chance
+	// Copied out of t before its address is taken: t itself would escape
+	// and cost every poll an allocation, supply known or not.
+	chance := t.Chance
+	st.Outcome, st.Chance = t.Outcome, &chance
 	st.SupplyEnds = &SupplyEnds{Low: t.Ends[0], High: t.Ends[1]}
 	return st
 }
