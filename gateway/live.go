@@ -100,13 +100,15 @@ type nodeStats struct {
 // codeAttempts are the room's access code attempts on this node, by result
 // (the metric's label), summed over its handles.
 func (lr liveRoom) codeAttempts() map[string]uint64 {
-	m := map[string]uint64{"accepted": 0, "wrong": 0, "used_up": 0, "limited": 0}
+	m := map[string]uint64{"accepted": 0, "wrong": 0, "used_up": 0, "limited": 0, "returned": 0, "unreturned": 0}
 	for _, r := range lr.rooms {
 		c := r.CodeAttempts()
 		m["accepted"] += c.Accepted.Load()
 		m["wrong"] += c.Wrong.Load()
 		m["used_up"] += c.UsedUp.Load()
 		m["limited"] += c.Limited.Load()
+		m["returned"] += c.Returned.Load()
+		m["unreturned"] += c.Unreturned.Load()
 	}
 	return m
 }

@@ -102,6 +102,7 @@ func TestMetricsReportLiveRooms(t *testing.T) {
 		"code_attempts_total{wrong}":    0,
 		"code_attempts_total{used_up}":  0,
 		"code_attempts_total{limited}":  0,
+		"code_attempts_total{returned}": 0, "code_attempts_total{unreturned}": 0,
 		// The supply's counters; its gauges are absent while no supply
 		// was reported (TestCaddySupplyFromTheOrigin reads them).
 		"supply_reports_total": 0,

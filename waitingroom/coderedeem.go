@@ -19,6 +19,10 @@ type CodeStats struct {
 	Wrong    atomic.Uint64 // no such code
 	UsedUp   atomic.Uint64 // the code's uses were spent
 	Limited  atomic.Uint64 // the client network was over join_limit: the code was not looked at
+	// Returned counts uses counted for a fan whose place was then not
+	// made, and given back; Unreturned those the store did not take back
+	// (spent without a place).
+	Returned, Unreturned atomic.Uint64
 }
 
 // codeIDs are the IDs a code has under each key of the ring, the current
@@ -109,11 +113,22 @@ func (r *Room) redeem(ctx context.Context, a *arrival) (Visit, error) {
 		r.codes.UsedUp.Add(1)
 		return Visit{transition: machine[TicketNew][EventCodeRefused]}, &CodeRefusedError{Status: CodeUsedUp}
 	}
-	r.codes.Accepted.Add(1)
 	// The try took the network's allowance: the place it buys is not
 	// weighed again.
 	a.lane, a.network = res.Lane, ""
 	vis, err := r.join(ctx, a)
+	if vis.Ticket.Room == "" {
+		// No place was made (the store failed, or the room settles after
+		// a loss): the use goes back, so the fan's next try, or another
+		// holder's, has it.
+		if rerr := r.store.ReturnCodeUse(context.WithoutCancel(ctx), r.id, res.ID); rerr != nil {
+			r.codes.Unreturned.Add(1)
+		} else {
+			r.codes.Returned.Add(1)
+		}
+	} else {
+		r.codes.Accepted.Add(1)
+	}
 	if vis.transition == machine[TicketNew][EventArrive] {
 		vis.transition = machine[TicketNew][EventCodeAccepted]
 	}

@@ -157,8 +157,10 @@ func (s CodeStatus) String() string {
 // CodeResult is the outcome of Store.RedeemCode: the status, the code's lane
 // when accepted, and when the network may try again when limited.
 type CodeResult struct {
-	Status     CodeStatus
-	Lane       string
+	Status CodeStatus
+	// Lane and ID, for CodeAccepted, are the code's lane and the ID it is
+	// stored under (for ReturnCodeUse).
+	Lane, ID   string
 	RetryAfter time.Duration
 }
 
@@ -178,6 +180,10 @@ type CodeKeeper interface {
 	// use give one CodeAccepted. It fails with ErrNoRoom when the room is
 	// unknown.
 	RedeemCode(ctx context.Context, room string, try CodeAttempt, now time.Time, lim Limits) (CodeResult, error)
+	// ReturnCodeUse gives back one use of the code stored under id: a use
+	// counted for a fan whose place was then not made (the store failed,
+	// or the room settles after a loss). Uses never go below zero.
+	ReturnCodeUse(ctx context.Context, room, id string) error
 	// CodeUses lists the room's codes with their uses, by lane and ID.
 	CodeUses(ctx context.Context, room string) ([]CodeUse, error)
 }

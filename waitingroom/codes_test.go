@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -155,6 +156,55 @@ func TestCodeWithAPlaceIsNotUsed(t *testing.T) {
 	}
 	if u := usesOf(t, e, r); u["members"] != 1 {
 		t.Fatalf("uses %v, want the one that made the place", u)
+	}
+}
+
+// failingJoins is a store whose next joins fail, as a store that went away
+// between a code's redemption and the place would.
+type failingJoins struct {
+	waitingroom.Store
+	fail atomic.Int32
+}
+
+func (s *failingJoins) JoinMany(ctx context.Context, room string, js []waitingroom.Joiner, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
+	if s.fail.Add(-1) >= 0 {
+		return nil, errors.New("connection reset")
+	}
+	return s.Store.JoinMany(ctx, room, js, now, lim)
+}
+
+// TestCodeUseReturnedWhenNoPlaceIsMade: a single-use code whose use was
+// counted for a fan whose place the store then failed to make is given
+// back: the fan's retry with the same code gets the place, and the code is
+// then used once.
+func TestCodeUseReturnedWhenNoPlaceIsMade(t *testing.T) {
+	e := newEnv(t)
+	store := &failingJoins{Store: e.store}
+	e.store = store
+	r := e.node("codes", waitingroom.Settings{Lanes: mustLanes(t, "presale=1"), TotalActiveUsers: 1, NewUsersPerMinute: 60})
+	if _, err := r.AddCodes(e.ctx, []waitingroom.NewCode{{Code: "ONLY-ONCE", Lane: "presale", MaxUses: 1}}, 1); err != nil {
+		t.Fatal(err)
+	}
+	store.fail.Store(1)
+	if d, err := e.withCode(r, "ONLY-ONCE", ""); err == nil || d.SetTicket {
+		t.Fatalf("with the store failing the join: %+v %v, want an error and no place", d, err)
+	}
+	if u := usesOf(t, e, r); u["presale"] != 0 {
+		t.Fatalf("uses after the failed join: %v, want the use given back", u)
+	}
+	if n := r.CodeAttempts().Returned.Load(); n != 1 {
+		t.Fatalf("%d attempts counted as returned, want 1", n)
+	}
+	// The store answers again: the node's next refresh sees it.
+	if err := r.Tick(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.withCode(r, "ONLY-ONCE", "")
+	if err != nil || !d.SetTicket {
+		t.Fatalf("the retry: %+v %v, want a place", d.Status, err)
+	}
+	if u := usesOf(t, e, r); u["presale"] != 1 {
+		t.Fatalf("uses after the retry: %v, want 1", u)
 	}
 }
 

@@ -73,9 +73,20 @@ func (s *Store) RedeemCode(_ context.Context, name string, try waitingroom.CodeA
 			return waitingroom.CodeResult{Status: waitingroom.CodeUsedUp}, nil
 		}
 		c.count++
-		return waitingroom.CodeResult{Status: waitingroom.CodeAccepted, Lane: c.lane}, nil
+		return waitingroom.CodeResult{Status: waitingroom.CodeAccepted, Lane: c.lane, ID: id}, nil
 	}
 	return waitingroom.CodeResult{Status: waitingroom.CodeWrong}, nil
+}
+
+// ReturnCodeUse implements waitingroom.Store.
+func (s *Store) ReturnCodeUse(_ context.Context, name, id string) error {
+	b := &s.codes
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c, ok := b.rooms[name][id]; ok && c.count > 0 {
+		c.count--
+	}
+	return nil
 }
 
 // CodeUses implements waitingroom.Store.

@@ -64,14 +64,14 @@ func (s *Store) RedeemCode(ctx context.Context, room string, try waitingroom.Cod
 		return waitingroom.CodeResult{}, err
 	}
 	a, ok := v.([]any)
-	if !ok || len(a) != 3 {
+	if !ok || len(a) != 4 {
 		return waitingroom.CodeResult{}, fmt.Errorf("redisstore: redeem %s: unexpected reply %v", room, v)
 	}
 	r, err := ints(a[:2], 2)
 	if err != nil {
 		return waitingroom.CodeResult{}, err
 	}
-	res := waitingroom.CodeResult{Lane: str(a[2])}
+	res := waitingroom.CodeResult{Lane: str(a[2]), ID: str(a[3])}
 	switch r[0] {
 	case 0:
 		res.Status = waitingroom.CodeAccepted
@@ -85,6 +85,16 @@ func (s *Store) RedeemCode(ctx context.Context, room string, try waitingroom.Cod
 		return waitingroom.CodeResult{}, fmt.Errorf("redisstore: redeem %s: unknown status %d", room, r[0])
 	}
 	return res, nil
+}
+
+// ReturnCodeUse implements waitingroom.Store. A use is only ever taken by
+// coderedeem.lua; the script gives it back without going below zero.
+func (s *Store) ReturnCodeUse(ctx context.Context, room, id string) error {
+	if err := codeReturnScript.Run(ctx, s.client, s.codeKeys(room)[1:], id).Err(); err != nil {
+		s.reloadTopology(err)
+		return fmt.Errorf("redisstore: return a code use %s: %w", room, err)
+	}
+	return nil
 }
 
 // CodeUses implements waitingroom.Store.

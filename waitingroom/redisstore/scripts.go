@@ -54,6 +54,8 @@ var (
 	codeAddSrc string
 	//go:embed lua/coderedeem.lua
 	codeRedeemSrc string
+	//go:embed lua/codereturn.lua
+	codeReturnSrc string
 	//go:embed lua/supply.lua
 	supplySrc string
 )
@@ -77,6 +79,7 @@ var (
 	auditScript         = newScript(auditSrc)
 	codeAddScript       = newScript(codeAddSrc)
 	codeRedeemScript    = newScript(codeRedeemSrc)
+	codeReturnScript    = newScript(codeReturnSrc)
 	supplyScript        = newScript(supplySrc)
 
 	allScripts = []*redis.Script{

@@ -22,6 +22,7 @@ var codeTests = []struct {
 	{"SingleUseCodeRacedOnce", testSingleUseCodeRaced},
 	{"CodeTriesWeighedOnJoinLimit", testCodeTriesWeighed},
 	{"RedeemInUnknownRoom", testRedeemInUnknownRoom},
+	{"CodeUseReturned", testCodeUseReturned},
 }
 
 func (f *fixture) addCodes(s waitingroom.Store, codes ...waitingroom.CodeEntry) {
@@ -206,5 +207,42 @@ func testRedeemInUnknownRoom(t *testing.T, h Harness) {
 	_, err := s.RedeemCode(f.ctx, "unknown-"+f.room, waitingroom.CodeAttempt{IDs: []string{"c"}}, at(1), limits())
 	if !errors.Is(err, waitingroom.ErrNoRoom) {
 		t.Fatalf("RedeemCode in an unknown room: %v, want ErrNoRoom", err)
+	}
+}
+
+// testCodeUseReturned: a use given back (its place was not made) can be
+// redeemed again, through either handle; giving back more uses than were
+// taken never makes the count negative, nor lends the code extra uses.
+func testCodeUseReturned(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	one, other := f.s, f.s
+	if h.Pair != nil {
+		one, other = h.Pair(t)
+	}
+	lim := limits()
+	f.addCodes(one, code("once", "presale", 1))
+	res := f.redeem(one, "", at(1), lim, "once")
+	if res.Status != waitingroom.CodeAccepted || res.ID != "once" || res.Lane != "presale" {
+		t.Fatalf("first redemption: %+v, want accepted under id once in presale", res)
+	}
+	if res := f.redeem(other, "", at(2), lim, "once"); res.Status != waitingroom.CodeUsedUp {
+		t.Fatalf("second redemption: %v, want used up", res.Status)
+	}
+	for range 2 {
+		if err := other.ReturnCodeUse(f.ctx, f.room, "once"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u := f.uses()["once"]; u.Used != 0 {
+		t.Fatalf("uses after giving back twice: %d, want 0", u.Used)
+	}
+	if res := f.redeem(other, "", at(3), lim, "once"); res.Status != waitingroom.CodeAccepted {
+		t.Fatalf("redemption after the use came back: %v, want accepted", res.Status)
+	}
+	if res := f.redeem(one, "", at(4), lim, "once"); res.Status != waitingroom.CodeUsedUp {
+		t.Fatalf("and again: %v, want used up (no extra use lent)", res.Status)
+	}
+	if err := one.ReturnCodeUse(f.ctx, f.room, "never-stored"); err != nil {
+		t.Fatalf("giving back a use of a code never stored: %v", err)
 	}
 }

@@ -4,7 +4,7 @@
 -- the client network's join_limit key when the try is weighed.
 -- ARGV: now (µs), join_limit interval (µs, 0: none), burst, ttl (ms), then
 -- the code's IDs under each key of the room's ring, the current key's first.
--- Returns {status, wait (µs), lane}: 0 accepted, 1 wrong, 2 used up, 3 over
+-- Returns {status, wait (µs), lane, id}: 0 accepted, 1 wrong, 2 used up, 3 over
 -- join_limit; or nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
 	return false
@@ -14,7 +14,7 @@ local now, interval, burst, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber
 -- Every try, right or wrong, takes from the network's allowance first.
 local why, wait = weigh(now, lk, nil, 0, interval, burst)
 if why == 1 then
-	return {3, wait, ''}
+	return {3, wait, '', ''}
 end
 for i = 5, #ARGV do
 	local rec = redis.call('HGET', codes, ARGV[i])
@@ -22,12 +22,12 @@ for i = 5, #ARGV do
 		local comma = string.find(rec, ',', 1, true)
 		local most, lane = tonumber(string.sub(rec, 1, comma - 1)), string.sub(rec, comma + 1)
 		if num(redis.call('HGET', uses, ARGV[i])) >= most then
-			return {2, 0, ''}
+			return {2, 0, '', ''}
 		end
 		redis.call('HINCRBY', uses, ARGV[i], 1)
 		redis.call('PEXPIRE', uses, ttl)
 		redis.call('PEXPIRE', codes, ttl)
-		return {0, 0, lane}
+		return {0, 0, lane, ARGV[i]}
 	end
 end
-return {1, 0, ''}
+return {1, 0, '', ''}
