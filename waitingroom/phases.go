@@ -195,6 +195,10 @@ var notInPhase = map[string]string{
 	"prequeue_start": "is the room's schedule, in which phases run: set it for the room",
 	"event_start":    "is the room's schedule, in which phases run: set it for the room",
 	"event_end":      "is the room's schedule, in which phases run: set it for the room",
+	// The fairness report's lane check replays every step with the
+	// room's one set of weights (docs/fairness.md, "Priority lanes"): a
+	// phase's own weights would fail it on a fair sale.
+	"lanes": "hold for the whole sale, so that the published lane check replays every step with them: set them for the room",
 }
 
 // PhaseMaySet says why a phase may not set d, or nil when it may: any

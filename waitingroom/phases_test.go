@@ -195,6 +195,8 @@ func TestPhasesValidation(t *testing.T) {
 			`phase "a": event_start is the room's schedule`},
 		{`{"name":"a","start":"2026-06-01T10:00:00Z","end":"2026-06-01T11:00:00Z","phases":[]}`,
 			`phase "a": phases a phase cannot hold phases`},
+		{`{"name":"a","start":"2026-06-01T10:00:00Z","end":"2026-06-01T11:00:00Z","lanes":"presale=3"}`,
+			`phase "a": lanes hold for the whole sale`},
 		{`{"name":"a","start":"2026-06-01T10:00:00Z","end":"2026-06-01T11:00:00Z","new_users_per_minute":"fast"}`,
 			`phase "a": new_users_per_minute: must be a whole number`},
 		{`{"name":"a","start":"10am","end":"2026-06-01T11:00:00Z"}`, `phase "a": start: "10am" is not an RFC 3339 time`},
