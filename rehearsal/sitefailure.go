@@ -47,4 +47,3 @@ func isRequeued(body []byte) bool {
 	}
 	return json.Unmarshal(body, &st) == nil && st.Requeued
 }
-
