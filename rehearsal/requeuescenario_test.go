@@ -9,7 +9,7 @@ import (
 )
 
 // TestRehearsalRequeueScenario plays the scenario "an origin that fails 2%
-// of checkouts" small, on the real servers: 300 fans for 100 places, a
+// of checkouts" small, on the real servers: 200 fans for 70 places, a
 // quarter of the payments failed so that a few fans are, the sale played
 // without and then with the booking service's retry, a minute at most each.
 // The run with retry requeues the fans the site failed and none ends behind
@@ -19,8 +19,9 @@ func TestRehearsalRequeueScenario(t *testing.T) {
 		t.Skip("builds and starts the servers")
 	}
 	c := smallSale(t)
+	c.Fans, c.Seats = 200, 70
 	c.CompareRequeue, c.FailCheckouts = true, 0.25
-	// A line, so that requeued fans have someone to go before: 300 fans
+	// A line, so that requeued fans have someone to go before: 200 fans
 	// arriving over 3 s, let in at 20 a second. The cap stays above the
 	// crowd: a fan who gave up keeps their session, as a browser left open
 	// does, and under a small cap those would stop the line until -max-time.
