@@ -34,6 +34,11 @@ type APIConfig struct {
 	// AdminToken guards /api/admin/. Empty disables the admin API.
 	AdminToken string
 	Logger     *slog.Logger
+	// FaultNoRetry is a rehearsal fault, off by default: the service never
+	// asks the gateway to requeue a fan it failed (docs/rehearsal.md, "An
+	// origin that fails 2% of checkouts"), so that a sale can be played
+	// without the requeue to compare.
+	FaultNoRetry bool
 }
 
 // API is the booking service's JSON API.
@@ -43,11 +48,12 @@ type API struct {
 	adminToken string
 	log        *slog.Logger
 	mux        *http.ServeMux
+	noRetry    bool // APIConfig.FaultNoRetry
 }
 
 // NewAPI builds the API's routes.
 func NewAPI(cfg APIConfig) *API {
-	a := &API{svc: cfg.Service, auth: cfg.Auth, adminToken: cfg.AdminToken, log: cfg.Logger, mux: http.NewServeMux()}
+	a := &API{svc: cfg.Service, auth: cfg.Auth, adminToken: cfg.AdminToken, log: cfg.Logger, mux: http.NewServeMux(), noRetry: cfg.FaultNoRetry}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}

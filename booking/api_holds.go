@@ -77,7 +77,7 @@ func (a *API) postCheckout(w http.ResponseWriter, r *http.Request, customer stri
 	a.idempotent(w, r, customer, body, func(w http.ResponseWriter) {
 		o, err := a.svc.Checkout(r.Context(), customer, r.PathValue("id"))
 		if err != nil {
-			if failedOnOurSide(err) {
+			if failedOnOurSide(err) && !a.noRetry {
 				// The fan held seats and asked to pay; the payment provider
 				// or the database failed them. Their turn is not their
 				// fault to lose: the gateway lets them back in first.

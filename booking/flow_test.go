@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -431,4 +432,24 @@ func TestCheckoutFailedOnOurSideSaysRetry(t *testing.T) {
 		t.Errorf("an expired hold: %d, command %q; want a 4xx and none", r.status, r.header.Get(booking.CommandHeader))
 	}
 	h.checkInvariants()
+}
+
+// TestCheckoutFaultNoRetry: with the rehearsal fault FaultNoRetry a checkout
+// the provider failed still answers 503, but never asks for a requeue.
+func TestCheckoutFaultNoRetry(t *testing.T) {
+	h := newHarness(t, newMemStore())
+	id := h.createEvent(smallVenue())
+	var hold holdJSON
+	h.req("POST", fmt.Sprintf("/api/events/%d/holds", id), "fan", map[string]any{"zone": "FLOOR", "quantity": 1}).want(t, 201).decode(t, &hold)
+	api := booking.NewAPI(booking.APIConfig{
+		Service: h.svc, Auth: booking.NewStaticPasses(keysOf(h.key), "onsale", h.clock), FaultNoRetry: true,
+	})
+	h.fake.SetUnavailable(true)
+	req := httptest.NewRequest("POST", "/api/holds/"+hold.ID+"/checkout", nil)
+	req.Header.Set(booking.PassHeader, h.pass("fan"))
+	rec := httptest.NewRecorder()
+	api.ServeHTTP(rec, req)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get(booking.CommandHeader) != "" {
+		t.Fatalf("a failed checkout under FaultNoRetry: %d, command %q; want 503 and none", rec.Code, rec.Header().Get(booking.CommandHeader))
+	}
 }

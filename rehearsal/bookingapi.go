@@ -126,6 +126,7 @@ type roomCounters struct {
 		Claimed   uint64 `json:"claimed"`
 		Abandoned uint64 `json:"abandoned"`
 		Skipped   uint64 `json:"skipped"`
+		Requeued  uint64 `json:"requeued"`
 	} `json:"counters"`
 	Places   uint64 `json:"places"`
 	Active   int    `json:"active"`

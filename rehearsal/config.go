@@ -22,7 +22,15 @@ type Config struct {
 	// reach (waiting_idle_timeout of an hour: no place is judged in a
 	// rehearsal), and sets the two side by side.
 	CompareLiveness bool
-	Stack           StackConfig
+	// FailCheckouts is the share of checkouts the booking service fails on
+	// its side (its fake provider's rehearsal fault); 0: none.
+	FailCheckouts float64
+	// CompareRequeue plays the sale twice with FailCheckouts (2% when it is
+	// 0): the booking service's retry suppressed, then sent, and sets the
+	// fates of the fans the site failed side by side (docs/rehearsal.md,
+	// "An origin that fails 2% of checkouts").
+	CompareRequeue bool
+	Stack          StackConfig
 }
 
 // StackConfig is what the rehearsal starts: the binaries, the stores and the
@@ -37,6 +45,12 @@ type StackConfig struct {
 	Session, Grace       time.Duration
 	HoldTTL              time.Duration // the booking service's hold time
 	WaitingIdle          time.Duration // waiting_idle_timeout; 0: the room's default
+	// The booking service's rehearsal faults: the share of payments its
+	// fake provider fails and how many attempts of each; NoRetry never
+	// asks the gateway to requeue a fan it failed.
+	FailPayments float64
+	FailAttempts int
+	NoRetry      bool
 }
 
 // Validate refuses a rehearsal outside the bounds every loop of it is sized
@@ -57,6 +71,10 @@ func (c Config) Validate() error {
 		return errors.New("rehearsal: -db-background-conns must be 0 to 1000")
 	case c.Bots < 0 || c.Bots > 10_000_000:
 		return errors.New("rehearsal: -bots must be 0 to 10,000,000")
+	case !(c.FailCheckouts >= 0 && c.FailCheckouts <= 1):
+		return errors.New("rehearsal: -fail-checkouts must be a share from 0 to 1")
+	case c.CompareRequeue && c.CompareLiveness:
+		return errors.New("rehearsal: -compare-requeue and -compare-liveness are separate scenarios: pick one")
 	case c.Jitter < 0 || c.Jitter > 1 || c.Abandon < 0 || c.Late < 0 || c.Abandon+c.Late > 1:
 		return errors.New("rehearsal: -jitter, -abandon and -late are fractions")
 	}

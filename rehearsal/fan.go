@@ -44,10 +44,11 @@ const (
 	outLostPass            // the booking service stopped accepting the fan's pass
 	outError               // something unexpected; see the samples
 	outCut                 // stopped by -max-time
+	outSiteFailed          // the site failed the checkout, and the fan gave up on it
 	nOutcomes
 )
 
-var outcomeNames = [nOutcomes]string{"unfinished", "bought", "sold out while waiting", "sold out when shopping", "gave up shopping", "abandoned", "room closed", "lost pass", "errors", "cut by -max-time"}
+var outcomeNames = [nOutcomes]string{"unfinished", "bought", "sold out while waiting", "sold out when shopping", "gave up shopping", "abandoned", "room closed", "lost pass", "errors", "cut by -max-time", "failed by the site"}
 
 // fan is one simulated fan: a small state machine, stepped one request at a
 // time by whichever worker picks it up. A fan is never stepped by two
@@ -69,6 +70,15 @@ type fan struct {
 	key                                  uint64 // the pass's order_key
 	lastPos                              int64  // last position shown, -1 before any
 	posRises                             uint16 // times the position went up
+
+	// The site failing the fan's checkout (docs/rehearsal.md, "An origin
+	// that fails 2% of checkouts"), as offsets; -1 is never. failStart and
+	// failEnd are the first failed checkout's request and answer; after a
+	// requeue, requeueWait is the last request answered "wait" and
+	// readmitAt the answer that let the fan in again. lastWait and passAt
+	// keep the first admission's, for the FIFO check.
+	failStart, failEnd, requeueWait, readmitAt time.Duration
+	requeued                                   bool
 
 	shop *shopping // while admitted
 }
@@ -104,7 +114,8 @@ const (
 )
 
 func newFan(b behaviour, leaveAt uint16) fan {
-	return fan{behaviour: b, leaveAt: leaveAt, joinStart: -1, joinEnd: -1, lastWait: -1, passAt: -1, lastPos: -1}
+	return fan{behaviour: b, leaveAt: leaveAt, joinStart: -1, joinEnd: -1, lastWait: -1, passAt: -1, lastPos: -1,
+		failStart: -1, failEnd: -1, requeueWait: -1, readmitAt: -1}
 }
 
 // statusJSON is the part of the room's status a fan acts on.

@@ -108,7 +108,7 @@ func (r *rehearsal) poll(ctx context.Context, w *worker, id int32, f *fan) (time
 		r.live.waiting.Add(-1)
 		return next, true
 	}
-	if f.behaviour == lateReturner && !f.returned && f.polls >= f.leaveAt {
+	if f.behaviour == lateReturner && !f.returned && !f.requeued && f.polls >= f.leaveAt {
 		// Away for twice the grace: the room will have given the place to
 		// the next if the fan's turn came meanwhile.
 		f.returned = true
@@ -121,7 +121,11 @@ func (r *rehearsal) poll(ctx context.Context, w *worker, id int32, f *fan) (time
 func (r *rehearsal) waitOrStop(w *worker, f *fan, st statusJSON, res result) (time.Duration, bool) {
 	switch st.State {
 	case "queued", "paused", "prequeue":
-		f.lastWait = res.start
+		if f.requeued {
+			f.requeueWait = res.start
+		} else {
+			f.lastWait = res.start
+		}
 		if st.Position != nil {
 			pos := int64(min(*st.Position, 1<<62))
 			if f.lastPos >= 0 && pos > f.lastPos {
@@ -146,8 +150,15 @@ func (r *rehearsal) waitOrStop(w *worker, f *fan, st statusJSON, res result) (ti
 	return 0, r.end(f, outError, "status: unknown state "+strconv.Quote(st.State))
 }
 
-// admit records the pass and sends the fan shopping.
+// admit records the pass and sends the fan shopping; a fan let in again
+// after a requeue goes back to the checkout of the hold it kept.
 func (r *rehearsal) admit(w *worker, id int32, f *fan, at time.Duration) (time.Duration, bool) {
+	if f.requeued && f.shop != nil {
+		f.readmitAt = at
+		r.live.shopping.Add(1)
+		f.step = stepCheckout
+		return at + r.think(w), false
+	}
 	f.admitted, f.passAt = true, at
 	c, err := decodePass(f.pass)
 	if err != nil {

@@ -53,6 +53,10 @@ type rehearsal struct {
 
 	bots    atomic.Int64 // places the bots made
 	summary runSummary   // what a comparison of runs needs, set by verdict
+
+	roomRequeued uint64      // the room's count of requeues, once read
+	roomRead     bool        // whether it was read
+	baseline     *runSummary // the run without retry, beside which this one is reported
 }
 
 // orderSeen is a delivered order as its fan saw it.
@@ -105,6 +109,10 @@ func Run(ctx context.Context, c Config, release func()) error {
 		return err
 	}
 	c.Stack.Grace = c.Grace
+	if c.CompareRequeue && c.FailCheckouts == 0 {
+		c.FailCheckouts = defaultFailCheckouts
+	}
+	c.Stack.FailPayments, c.Stack.FailAttempts = c.FailCheckouts, failAttempts
 	// The report's file is made first, so that a path it cannot be written
 	// to is known before a sale is played for nothing.
 	report, err := createReport(c.Report)
@@ -114,19 +122,22 @@ func Run(ctx context.Context, c Config, release func()) error {
 	if report != nil {
 		defer report.close()
 	}
+	if c.CompareRequeue {
+		return compareRequeue(ctx, c, release, report)
+	}
 	if !c.CompareLiveness {
-		_, err := runOnce(ctx, c, release, report)
+		_, err := runOnce(ctx, c, release, report, nil)
 		return err
 	}
 	fmt.Println("=== with liveness")
-	with, err := runOnce(ctx, c, nil, report)
+	with, err := runOnce(ctx, c, nil, report, nil)
 	if err != nil || ctx.Err() != nil {
 		return err
 	}
 	without := c
 	without.Stack.WaitingIdle = time.Hour // no place is judged within a rehearsal
 	fmt.Println("\n=== without liveness (waiting_idle_timeout 1h: no place is judged)")
-	wo, err := runOnce(ctx, without, release, nil)
+	wo, err := runOnce(ctx, without, release, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -141,9 +152,14 @@ func Run(ctx context.Context, c Config, release func()) error {
 type runSummary struct {
 	soldAt             int64 // offset at which the fans' orders reached capacity; 0: never
 	abandoned, skipped uint64
+	fates              requeueFates
+	sale               saleJudgement
+	requeued           uint64 // the room's count of requeues
 }
 
-func runOnce(ctx context.Context, c Config, release func(), report *reportFile) (runSummary, error) {
+// runOnce plays one sale; baseline, when given, is a run without retry that
+// its verdict and report set the fates of the fans the site failed beside.
+func runOnce(ctx context.Context, c Config, release func(), report *reportFile, baseline *runSummary) (runSummary, error) {
 	st, err := startStack(c.Stack)
 	if err != nil {
 		return runSummary{}, err
@@ -158,7 +174,7 @@ func runOnce(ctx context.Context, c Config, release func(), report *reportFile) 
 		},
 		notes: map[string]int{}, subs: map[string]int32{}, orders: map[string]orderSeen{},
 	}
-	r.report = report
+	r.report, r.baseline = report, baseline
 	if r.eventID, r.capacity, err = st.createEvent(r.client, c.Seats, c.Standing); err != nil {
 		return runSummary{}, err
 	}

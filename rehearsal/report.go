@@ -46,6 +46,7 @@ type reportData struct {
 	Sale, FIFO         []reportRow
 	Latency            []reportLatency
 	Charts             []reportChart
+	Fates              *reportFates // the fans the site failed, when the scenario fails checkouts
 	Verdict            string
 }
 
@@ -180,6 +181,13 @@ func (r *rehearsal) renderReport(buf *bytes.Buffer, a afterRun, v verdictFigures
 			"a line kept in order stays on 0, and the band's width is the polling granularity: fans let in at one step learn of it at their next polls",
 			fifoNote + "; FIFO order kept: " + met(v.fifo.ok()), inlineSVG(fifoSVG, "fifo")},
 	}
+	if d.Fates, err = r.fatesSection(v); err != nil {
+		return err
+	}
+	if r.failsCheckouts() && r.retryOn() {
+		d.Targets = append(d.Targets, reportRow{"0 failed fans behind their place", met(v.fates.behindOK()) +
+			fmt.Sprintf(" (%d of %d the site failed; requeued first and in order)", v.fates.behind, v.fates.failed)})
+	}
 	return reportTemplate.Execute(buf, d)
 }
 
@@ -247,7 +255,19 @@ pre { background: #f6f4ef; padding: 12px; overflow-x: auto; font-size: 12px; }
 <tbody>{{range .FIFO}}<tr><th scope="row">{{.Name}}</th><td>{{.Value}}</td></tr>
 {{end}}</tbody></table>
 </section>
-<section aria-labelledby="latency-h">
+{{with .Fates}}<section aria-labelledby="fates-h">
+<h2 id="fates-h">Fans the site failed</h2>
+<table id="fates"><caption>Every fan whose checkout the booking service failed on its side, and where they ended; without and with the service's retry</caption>
+<thead><tr><th scope="col"></th>{{range .Columns}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr><th scope="row">{{.Name}}</th>{{$bad := .Bad}}{{range .Values}}<td class="num{{if $bad}} bad{{end}}">{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+{{with .Chart}}<figure id="chart-{{.ID}}">
+<figcaption id="cap-{{.ID}}">{{.Caption}}</figcaption>
+<p id="sum-{{.ID}}">{{.Summary}}</p>
+{{.SVG}}
+</figure>{{end}}
+</section>
+{{end}}<section aria-labelledby="latency-h">
 <h2 id="latency-h">Latency</h2>
 <table id="latency"><caption>Every request the fans made, from sending it to its answer; "p99 if due" counts from when the fan meant to send it</caption>
 <thead><tr><th scope="col">requests</th><th scope="col">count</th><th scope="col">p50</th><th scope="col">p99</th><th scope="col">max</th><th scope="col">p99 if due</th><th scope="col">answers</th></tr></thead>

@@ -115,6 +115,9 @@ func (r *rehearsal) hold(ctx context.Context, w *worker, id int32, f *fan) (time
 func (r *rehearsal) checkout(ctx context.Context, w *worker, id int32, f *fan) (time.Duration, bool) {
 	s := f.shop
 	res, ok := r.do(ctx, w, f, kindCheckout, http.MethodPost, r.st.base+"/api/holds/"+s.holdID+"/checkout", strings.NewReader("{}"))
+	if ok && res.status == http.StatusServiceUnavailable {
+		return r.siteFailedCheckout(f, res)
+	}
 	if next, done, handled := r.shopFailure(f, res, ok, "checkout"); handled {
 		return next, done
 	}

@@ -126,6 +126,7 @@ http://127.0.0.1:%d {
 		"-hold-ttl", c.HoldTTL.String(),
 	}
 	args = append(args, bookingDBArgs(c)...)
+	args = append(args, bookingFaultArgs(c)...)
 	if bookingRedis != "" {
 		args = append(args, "-redis-url", bookingRedis)
 	}
@@ -197,4 +198,19 @@ func idleLine(d time.Duration) string {
 		return ""
 	}
 	return "waiting_idle_timeout " + d.String()
+}
+
+// bookingFaultArgs are the booking service's rehearsal faults, none unless
+// the scenario asks for them (docs/rehearsal.md, "An origin that fails 2% of
+// checkouts").
+func bookingFaultArgs(c StackConfig) []string {
+	var args []string
+	if c.FailPayments > 0 {
+		args = append(args, "-fault-fail-payments", strconv.FormatFloat(c.FailPayments, 'g', -1, 64),
+			"-fault-fail-attempts", strconv.Itoa(max(1, c.FailAttempts)))
+	}
+	if c.NoRetry {
+		args = append(args, "-fault-no-retry")
+	}
+	return args
 }

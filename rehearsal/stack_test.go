@@ -40,11 +40,34 @@ func TestPoolSizesOutOfRangeAreRefused(t *testing.T) {
 		{func(c *Config) { c.Stack.DBMaxConns = 1001 }, "-db-max-conns"},
 		{func(c *Config) { c.Stack.DBBackgroundConns = -1 }, "-db-background-conns"},
 		{func(c *Config) { c.Stack.DBBackgroundConns = 1001 }, "-db-background-conns"},
+		{func(c *Config) { c.FailCheckouts = 1.5 }, "-fail-checkouts"},
+		{func(c *Config) { c.FailCheckouts = -0.1 }, "-fail-checkouts"},
+		{func(c *Config) { c.CompareRequeue, c.CompareLiveness = true, true }, "-compare-requeue"},
 	} {
 		c := base
 		tc.set(&c)
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.flag) {
 			t.Errorf("%+v: got %v, want an error naming %s", c.Stack, err, tc.flag)
+		}
+	}
+}
+
+// TestBookingFaultArgs: the booking service gets its rehearsal faults only
+// when the scenario asks for them.
+func TestBookingFaultArgs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    StackConfig
+		want []string
+	}{
+		{"none", StackConfig{}, nil},
+		{"failed payments", StackConfig{FailPayments: 0.02, FailAttempts: 6},
+			[]string{"-fault-fail-payments", "0.02", "-fault-fail-attempts", "6"}},
+		{"and no retry", StackConfig{FailPayments: 0.02, FailAttempts: 6, NoRetry: true},
+			[]string{"-fault-fail-payments", "0.02", "-fault-fail-attempts", "6", "-fault-no-retry"}},
+	} {
+		if got := bookingFaultArgs(tc.c); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -37,12 +37,16 @@ type verdictFigures struct {
 	lag      summary // how late steps started
 	total    int     // requests
 	p99Met   bool
+	fates    requeueFates // the fans the site failed, when the scenario fails checkouts
 }
 
 func (r *rehearsal) figures(a afterRun) verdictFigures {
 	v := verdictFigures{sale: judgeSale(r.orders, r.cfg.Standing, r.capacity, a.inv, a.invErr), p99Met: true}
 	v.fifo, v.excluded = fifoOf(r.fans)
 	v.groups, v.lag, v.total = latencyLines(r.workers)
+	v.fates = judgeFates(failedRecords(r.fans))
+	v.fates.capSetting = r.cfg.Stack.Cap
+	v.fates.capMax, v.fates.capRead = capOf(r.series)
 	for _, g := range v.groups {
 		if g.top && g.sum.p99 >= p99Target {
 			v.p99Met = false
@@ -67,6 +71,7 @@ func (r *rehearsal) verdict() error {
 	r.st.stop() // the logs are complete once the servers are gone
 	a.foyerLog, a.bookingLog = r.st.logProblems()
 	v := r.figures(a)
+	r.roomRequeued, r.roomRead = a.room.Counters.Requeued, a.roomErr == nil
 	var text bytes.Buffer
 	r.judge(io.MultiWriter(os.Stdout, &text), a, v)
 	if r.report != nil {
@@ -79,7 +84,11 @@ func (r *rehearsal) verdict() error {
 			fmt.Printf("\nreport              %s\n", r.report.path)
 		}
 	}
-	return v.sale.err
+	r.summary.fates, r.summary.sale, r.summary.requeued = v.fates, v.sale, r.roomRequeued
+	if v.sale.err != nil {
+		return v.sale.err
+	}
+	return r.requeueErr(v.fates)
 }
 
 // judge prints the verdict on the recorded run to w.
@@ -237,6 +246,10 @@ func (r *rehearsal) judge(w io.Writer, a afterRun, v verdictFigures) {
 	fmt.Fprintf(w, "  simulator: %d fans in %d workers, at most %d goroutines, Go heap now %s (of %s from the OS)\n",
 		len(r.fans), r.cfg.Workers, r.maxGor.Load(), mib(int64(mem.HeapAlloc)), mib(int64(mem.Sys)))
 
+	if r.failsCheckouts() {
+		r.printFates(w, v)
+	}
+
 	fmt.Fprintln(w, "\nlogs")
 	fmt.Fprintf(w, "  foyer               %d lines, %d warnings or errors\n", foyerLog.lines, foyerLog.problems)
 	for _, s := range foyerLog.samples {
@@ -252,6 +265,9 @@ func (r *rehearsal) judge(w io.Writer, a afterRun, v verdictFigures) {
 	fmt.Fprintf(w, "  0 oversold          %s\n", met(sale.proven()))
 	fmt.Fprintf(w, "  FIFO order kept     %s\n", met(fifo.ok()))
 	fmt.Fprintf(w, "  p99 < 50 ms         %s (%s)\n", met(v.p99Met), strings.Join(p99s, ", "))
+	if r.failsCheckouts() && r.retryOn() {
+		fmt.Fprintf(w, "  0 failed fans behind their place  %s (%d of %d the site failed; requeued first and in order)\n", met(v.fates.behindOK()), v.fates.behind, v.fates.failed)
+	}
 }
 
 func (r *rehearsal) positionRises() int {

@@ -53,6 +53,9 @@ type FakeConfig struct {
 	// is sent again (after a crash mid-send). Default: 30 s.
 	Lease  time.Duration
 	Logger *slog.Logger
+	// Faults fail a share of payments on purpose, for tests and rehearsals;
+	// none in the zero value.
+	Faults Faults
 }
 
 // Fake is an in-process payment provider. It is safe for concurrent use, and
@@ -60,6 +63,7 @@ type FakeConfig struct {
 type Fake struct {
 	cfg    FakeConfig
 	ledger Ledger
+	faults *faultState
 
 	mu          sync.Mutex
 	delivery    DeliveryOptions
@@ -86,7 +90,7 @@ func NewFake(cfg FakeConfig) *Fake {
 	if cfg.Lease <= 0 {
 		cfg.Lease = 30 * time.Second
 	}
-	return &Fake{cfg: cfg, ledger: cfg.Ledger, delivery: cfg.Delivery}
+	return &Fake{cfg: cfg, ledger: cfg.Ledger, delivery: cfg.Delivery, faults: newFaultState(cfg.Faults)}
 }
 
 // SetDelivery changes how webhooks are delivered from now on.
@@ -154,7 +158,7 @@ func claim(tx LedgerTx, op, key string, params any) (fingerprint string, prev Re
 
 // CreatePayment opens a payment the customer completes on the pay page.
 func (f *Fake) CreatePayment(ctx context.Context, p CreateParams, key string) (Payment, error) {
-	if _, down := f.options(); down {
+	if _, down := f.options(); down || f.faults.fails(key) {
 		return Payment{}, ErrUnavailable
 	}
 	var out Payment

@@ -39,6 +39,10 @@ type config struct {
 	payCopies      int
 	payOutOfOrder  bool
 	reconcileAfter time.Duration
+	// Rehearsal faults, all off by default (docs/rehearsal.md).
+	faultFailPayments float64
+	faultFailAttempts int
+	faultNoRetry      bool
 }
 
 const usageHeader = `booking: the reference booking service behind a Foyer waiting room.
@@ -77,7 +81,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	str(&c.webhookURL, "webhook-url", "BOOKING_WEBHOOK_URL", "", "where the fake provider posts its webhooks (default http://127.0.0.1<port>/api/payments/webhook)")
 	str(&c.webhookSecret, "webhook-secret", "BOOKING_WEBHOOK_SECRET", "", "secret that signs webhooks; empty makes a random one per process")
 	str(&c.ticketSecret, "ticket-secret", "BOOKING_TICKET_SECRET", "", "secret that signs ticket codes and order links; empty makes a random one per process")
-	var holdTTL, payDelay, maxPer, payCopies, reconcileAfter, dbMaxConns, dbBgConns string
+	var holdTTL, payDelay, maxPer, payCopies, reconcileAfter, dbMaxConns, dbBgConns, failPayments, failAttempts string
 	str(&dbMaxConns, "db-max-conns", "BOOKING_DB_MAX_CONNS", "0", "PostgreSQL connections per process for the fans' requests; 0 is 8 per CPU, at least 16 (processes sharing a database share its max_connections)")
 	str(&dbBgConns, "db-background-conns", "BOOKING_DB_BACKGROUND_CONNS", "0", "PostgreSQL connections per process for work no fan waits on (workers, payment webhooks), beside -db-max-conns; 0 is a quarter of it, at least 2")
 	str(&holdTTL, "hold-ttl", "BOOKING_HOLD_TTL", "5m", "how long a hold lasts, and how far checkout extends it")
@@ -85,6 +89,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	str(&payDelay, "fake-pay-delay", "BOOKING_FAKE_PAY_DELAY", "0s", "fake provider: hold every webhook back this long")
 	str(&reconcileAfter, "reconcile-after", "BOOKING_RECONCILE_AFTER", "1m", "ask the provider about an order still waiting for its payment this long after checkout")
 	str(&payCopies, "fake-pay-copies", "BOOKING_FAKE_PAY_COPIES", "1", "fake provider: deliver every webhook this many times")
+	str(&failPayments, "fault-fail-payments", "BOOKING_FAULT_FAIL_PAYMENTS", "0", "rehearsal fault: the fake provider fails this share (0 to 1) of new payments as a partial outage would, and the checkout fails on the service's side; 0 never")
+	str(&failAttempts, "fault-fail-attempts", "BOOKING_FAULT_FAIL_ATTEMPTS", "1", "rehearsal fault: how many attempts of each payment -fault-fail-payments fails before one goes through (1 to 100)")
 	boolean := func(p *bool, name, env, usage string) {
 		fs.BoolVar(p, name, false, usage+" ["+env+"]")
 		envs[name] = env
@@ -92,6 +98,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	boolean(&c.seedDemo, "seed-demo", "BOOKING_SEED_DEMO", "create the demo concert at start when there is no event yet")
 	boolean(&c.devPasses, "dev-passes", "BOOKING_DEV_PASSES", "no gateway: sign passes here and hand one to each browser at /dev/pass (never in production)")
 	boolean(&c.payOutOfOrder, "fake-pay-out-of-order", "BOOKING_FAKE_PAY_OUT_OF_ORDER", "fake provider: deliver each batch of webhooks newest first")
+	boolean(&c.faultNoRetry, "fault-no-retry", "BOOKING_FAULT_NO_RETRY", "rehearsal fault: never answer X-Waiting-Room-Command: retry, so a fan the service failed is not requeued")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHeader)
 		fs.PrintDefaults()
@@ -126,6 +133,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.payCopies, err = strconv.Atoi(payCopies); err != nil || c.payCopies < 1 || c.payCopies > 10 {
 		return c, fmt.Errorf("-fake-pay-copies %q: want 1 to 10", payCopies)
+	}
+	if c.faultFailPayments, err = strconv.ParseFloat(failPayments, 64); err != nil || !(c.faultFailPayments >= 0 && c.faultFailPayments <= 1) {
+		return c, fmt.Errorf("-fault-fail-payments %q: want a share from 0 to 1", failPayments)
+	}
+	if c.faultFailAttempts, err = strconv.Atoi(failAttempts); err != nil || c.faultFailAttempts < 1 || c.faultFailAttempts > 100 {
+		return c, fmt.Errorf("-fault-fail-attempts %q: want 1 to 100", failAttempts)
 	}
 	if c.dbMaxConns, err = strconv.Atoi(dbMaxConns); err != nil || c.dbMaxConns < 0 || c.dbMaxConns > 1000 {
 		return c, fmt.Errorf("-db-max-conns %q: want 0 (automatic) to 1000", dbMaxConns)

@@ -21,7 +21,8 @@ func TestParseConfig(t *testing.T) {
 	}
 	if c.addr != ":9000" || c.databaseURL != "" || c.holdTTL != 5*time.Minute || c.maxPerCustomer != 4 || !c.seedDemo || !c.devPasses ||
 		c.publicURL != "http://localhost:9000" || c.webhookURL != "http://127.0.0.1:9000/api/payments/webhook" || c.payCopies != 1 ||
-		c.room != "dev" || c.issuer != "foyer" || c.dbMaxConns != 0 || c.dbBgConns != 0 {
+		c.room != "dev" || c.issuer != "foyer" || c.dbMaxConns != 0 || c.dbBgConns != 0 ||
+		c.faultFailPayments != 0 || c.faultFailAttempts != 1 || c.faultNoRetry {
 		t.Fatalf("defaults = %+v", c)
 	}
 	c, err = parseConfig([]string{"-addr", ":9100", "-hold-ttl", "2m"}, env(
@@ -30,6 +31,7 @@ func TestParseConfig(t *testing.T) {
 		"BOOKING_ROOM", "onsale", "BOOKING_PUBLIC_URL", "https://tickets.example/", "BOOKING_SEED_DEMO", "true",
 		"BOOKING_FAKE_PAY_COPIES", "3", "BOOKING_FAKE_PAY_OUT_OF_ORDER", "1",
 		"BOOKING_ISSUER", "gw-eu", "BOOKING_DB_MAX_CONNS", "32", "BOOKING_DB_BACKGROUND_CONNS", "5",
+		"BOOKING_FAULT_FAIL_PAYMENTS", "0.02", "BOOKING_FAULT_FAIL_ATTEMPTS", "6", "BOOKING_FAULT_NO_RETRY", "true",
 	), io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +39,8 @@ func TestParseConfig(t *testing.T) {
 	if c.addr != ":9100" || c.holdTTL != 2*time.Minute || c.databaseURL != "postgres://db/booking" || c.redisURL != "redis://r:6379/0" ||
 		c.jwks != "http://gw/_waiting-room/jwks.json" || c.adminToken != "tok" || c.room != "onsale" ||
 		c.publicURL != "https://tickets.example" || !c.seedDemo || c.payCopies != 3 || !c.payOutOfOrder ||
-		c.issuer != "gw-eu" || c.dbMaxConns != 32 || c.dbBgConns != 5 {
+		c.issuer != "gw-eu" || c.dbMaxConns != 32 || c.dbBgConns != 5 ||
+		c.faultFailPayments != 0.02 || c.faultFailAttempts != 6 || !c.faultNoRetry {
 		t.Fatalf("flags over environment = %+v", c)
 	}
 	bad := []struct {
@@ -58,6 +61,10 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"-dev-passes", "-max-per-customer", "0"}, env(), "max-per-customer"},
 		{[]string{"-dev-passes", "-addr", "nonsense"}, env(), "addr"},
 		{[]string{"-dev-passes", "extra"}, env(), "unexpected"},
+		{[]string{"-dev-passes", "-fault-fail-payments", "1.5"}, env(), "fault-fail-payments"},
+		{[]string{"-dev-passes", "-fault-fail-payments", "NaN"}, env(), "fault-fail-payments"},
+		{[]string{"-dev-passes"}, env("BOOKING_FAULT_FAIL_PAYMENTS", "-0.1"), "fault-fail-payments"},
+		{[]string{"-dev-passes", "-fault-fail-attempts", "0"}, env(), "fault-fail-attempts"},
 		{nil, env("BOOKING_DEV_PASSES", "maybe"), "BOOKING_DEV_PASSES"},
 	}
 	for _, b := range bad {

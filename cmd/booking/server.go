@@ -108,7 +108,11 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 	a.fake = payments.NewFake(payments.FakeConfig{
 		Secret: webhookSecret, WebhookURL: cfg.webhookURL, PublicURL: cfg.publicURL, Logger: log, Ledger: ledger,
 		Delivery: payments.DeliveryOptions{Delay: cfg.payDelay, Copies: cfg.payCopies, OutOfOrder: cfg.payOutOfOrder},
+		Faults:   payments.Faults{FailShare: cfg.faultFailPayments, FailAttempts: cfg.faultFailAttempts},
 	})
+	if cfg.faultFailPayments > 0 || cfg.faultNoRetry {
+		log.Warn("rehearsal faults on: never in production", "fail_payments", cfg.faultFailPayments, "fail_attempts", cfg.faultFailAttempts, "no_retry", cfg.faultNoRetry)
+	}
 	a.svc = booking.NewService(booking.Config{
 		Store: store, Provider: a.fake, Clock: clock, HoldTTL: cfg.holdTTL, MaxPerCustomer: cfg.maxPerCustomer,
 		WebhookSecret: webhookSecret, PublicURL: cfg.publicURL, TicketSecret: ticketSecret, Logger: log,
@@ -134,7 +138,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 			log.Warn("pass keys not loaded yet", "jwks", cfg.jwks, "error", err)
 		}
 	}
-	api := booking.NewAPI(booking.APIConfig{Service: a.svc, Auth: a.passes, AdminToken: cfg.adminToken, Logger: log})
+	api := booking.NewAPI(booking.APIConfig{Service: a.svc, Auth: a.passes, AdminToken: cfg.adminToken, Logger: log, FaultNoRetry: cfg.faultNoRetry})
 	a.deps = append(a.deps, dependency{"pass_keys", a.passes.EnsureLoaded})
 	webhooks := newWebhookCounter()
 	// Every API answer says in its Server-Timing header how long it waited

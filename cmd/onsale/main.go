@@ -282,6 +282,8 @@ func rehearsalFlags(args []string) (c rehearsal.Config, cpuProfile string, err e
 	fs.IntVar(&c.Bots, "bots", 0, "places made by bots without cookies (a new visitor each request, never back), before the fans arrive")
 	fs.DurationVar(&c.Stack.WaitingIdle, "waiting-idle-timeout", 0, "the room's waiting_idle_timeout (0: its default)")
 	fs.BoolVar(&c.CompareLiveness, "compare-liveness", false, "play the sale again with liveness out of reach, and compare sell-out time and slots spent on ghosts")
+	fs.Float64Var(&c.FailCheckouts, "fail-checkouts", 0, "rehearsal fault: the share of checkouts the booking service fails on its side (its fake provider's payments), e.g. 0.02; 0: none")
+	fs.BoolVar(&c.CompareRequeue, "compare-requeue", false, "scenario: an origin that fails -fail-checkouts (default 2%) of checkouts, played without and then with its retry; compares the failed fans' fates")
 	fs.StringVar(&c.Report, "report", "", "also write an HTML report with charts (the line, latency over time, the sell-out, the order of admission) to this file")
 	fs.StringVar(&c.Stack.FoyerBin, "foyer", "", binaryUsage("foyer"))
 	fs.StringVar(&c.Stack.BookingBin, "booking", "", binaryUsage("booking"))

@@ -30,6 +30,10 @@ func TestRehearsalFlags(t *testing.T) {
 	if err != nil || c.Report != "out.html" || c.Fans != 2000 || c.Seats != 400 || c.Standing != 50 || c.Stack.Store != "redis" || c.Grace != 5*time.Second || c.Seed != 9 || prof != "cpu.out" {
 		t.Fatalf("%+v, %v", c, err)
 	}
+	c, _, err = rehearsalFlags([]string{"-compare-requeue", "-fail-checkouts", "0.05", "-fans", "20000", "-seats", "2000"})
+	if err != nil || !c.CompareRequeue || c.FailCheckouts != 0.05 || c.Fans != 20000 || c.Seats != 2000 {
+		t.Fatalf("the requeue scenario's flags: %+v, %v", c, err)
+	}
 	if _, _, err := rehearsalFlags([]string{"extra"}); err == nil {
 		t.Fatal("a stray argument was accepted")
 	}
