@@ -91,7 +91,7 @@ func failedRecords(fans []fan) ([]failedRecord, []admission) {
 //
 //   - requeued: passed by every fan behind them (a larger key) surely let
 //     in after the requeue (still told to wait, or joining, on a request
-//     sent after the requeue was answered) whose pass arrived before a
+//     sent more than viewLag after the requeue was answered) whose pass arrived before a
 //     request of theirs was still answered "wait". Strictly, as in the FIFO
 //     check: a fan let in between two of its polls learns of it at the
 //     next, and one let in before the requeue may learn of it after;
@@ -102,6 +102,12 @@ func failedRecords(fans []fan) ([]failedRecord, []admission) {
 // (they go first) or after a fan requeued after them got back in (in the
 // order requeued).
 func judgeFates(recs []failedRecord, adm []admission) requeueFates {
+	// A node tells a fan to wait from its view of the line, up to a refresh
+	// old, and one under load refreshes late: a fan the store let in just
+	// before the requeue can still be told to wait just after it. Only a
+	// wait answered later than viewLag after the requeue surely came after
+	// the fan was let in.
+	const viewLag = time.Second
 	byPass := slices.Clone(adm)
 	slices.SortFunc(byPass, func(a, b admission) int { return cmp.Compare(a.passAt, b.passAt) })
 	// passedBetween counts the first passes that arrived in (from, to), of
@@ -111,7 +117,7 @@ func judgeFates(recs []failedRecord, adm []admission) requeueFates {
 		i := sort.Search(len(byPass), func(i int) bool { return byPass[i].passAt > from })
 		n := 0
 		for ; i < len(byPass) && byPass[i].passAt < to; i++ {
-			if (any || byPass[i].key > key) && (!surely || byPass[i].notBefore > from) {
+			if (any || byPass[i].key > key) && (!surely || byPass[i].notBefore > from+viewLag) {
 				n++
 			}
 		}

@@ -10,16 +10,18 @@ func at(n float64) time.Duration { return time.Duration(n * float64(time.Second)
 // TestJudgeFates: a requeued fan let in again before the line ends on
 // their place; one kept waiting after a fan behind them surely got in (told
 // to wait after the requeue) ends behind; one let in before the requeue who
-// only learns of it afterwards does not count; a fan who gave up is passed
+// only learns of it afterwards (or is told to wait within a node's view lag
+// of it) does not count; a fan who gave up is passed
 // by every fan behind them let in after; a fan whose later try went through
 // keeps their session; and requeued fans let in out of the order requeued
 // are counted.
 func TestJudgeFates(t *testing.T) {
 	line := []admission{
-		{key: 5, passAt: at(10), notBefore: at(9)},   // the failed fan's own first pass
-		{key: 20, passAt: at(31), notBefore: at(28)}, // let in before the requeue at 30, learns after
-		{key: 21, passAt: at(34), notBefore: at(32)}, // surely let in after the requeue
-		{key: 3, passAt: at(35), notBefore: at(33)},  // ahead in line, surely after the requeue
+		{key: 5, passAt: at(10), notBefore: at(9)},     // the failed fan's own first pass
+		{key: 20, passAt: at(31), notBefore: at(28)},   // let in before the requeue at 30, learns after
+		{key: 21, passAt: at(34), notBefore: at(32)},   // surely let in after the requeue
+		{key: 22, passAt: at(33), notBefore: at(30.4)}, // told to wait within a node's view lag of it: not surely after
+		{key: 3, passAt: at(35), notBefore: at(33)},    // ahead in line, surely after the requeue
 	}
 	cases := []struct {
 		name                    string
@@ -36,7 +38,7 @@ func TestJudgeFates(t *testing.T) {
 	}, {
 		name:   "gave up: passed by every fan behind let in after",
 		recs:   []failedRecord{{key: 5, joinStart: 0, passAt: at(10), failStart: at(29), failEnd: at(30), requeueWait: -1, readmitAt: -1, gaveUp: true}},
-		behind: 1, passed: 2,
+		behind: 1, passed: 3,
 	}, {
 		name: "kept the session",
 		recs: []failedRecord{{key: 5, joinStart: 0, passAt: at(10), failStart: at(29), failEnd: at(30), requeueWait: -1, readmitAt: -1, kept: true, bought: true}},
