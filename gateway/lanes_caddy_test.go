@@ -119,45 +119,11 @@ func TestCaddyLanesFollowTheirWeights(t *testing.T) {
 			}
 		}
 	}
-	patchRoom(t, room, `{"sold_out": true}`)
-	// Both nodes learn of the sell-out within a refresh.
-	resp, body := newFan(t).get(base+"/_waiting-room/fairness", "Accept", "application/json")
-	for try := 0; resp.StatusCode == http.StatusNotFound && try < 5; try++ {
-		clock.step(t, 1)
-		resp, body = newFan(t).get(base+"/_waiting-room/fairness", "Accept", "application/json")
-	}
-	var rep waitingroom.FairnessReport
-	if resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(body), &rep) != nil || rep.Lanes == nil {
-		t.Fatalf("fairness report: %d %s", resp.StatusCode, body)
-	}
-	if c := rep.Lanes.Check; !c.OK || !c.InOrder || c.Steps == 0 || c.MaxDeviation > float64(c.MaxStep)+1 {
-		t.Fatalf("the report's lane check: %+v", c)
-	}
-	// Six a second: while every lane waits, 1 general, 2 members and 3
-	// presale each second, within one.
-	full := 0
-	for _, e := range rep.Lanes.Steps {
-		if len(e.Shares) != 3 || e.Shares[0].Waiting == 0 || e.Shares[1].Waiting < 2 || e.Shares[2].Waiting < 3 {
-			continue
-		}
-		full++
-		for i, want := range []uint64{1, 2, 3} {
-			if got := e.Shares[i].Admitted; got+1 < want || got > want+1 {
-				t.Errorf("step at %s gave lane %d %d; want %d within one", e.At, i, got, want)
-			}
-		}
-	}
-	if full < 3 {
-		t.Errorf("only %d steps with every lane waiting: %+v", full, rep.Lanes.Steps)
-	}
+	rep, body := soldOutLaneReport(t, clock, room)
+	checkLaneShares(t, rep, perLane, 3)
 	for lane, at := range admittedAt {
 		if len(at) != perLane {
 			t.Errorf("%s: %d let in, want all %d", lane, len(at), perLane)
-		}
-	}
-	for i, lane := range []string{"general", "members", "presale"} {
-		if l := rep.Lanes.Lanes[i]; l.Name != lane || l.Admitted != perLane {
-			t.Errorf("lane %d in the report: %s let in %d; want %s let in %d", i, l.Name, l.Admitted, lane, perLane)
 		}
 	}
 	path := filepath.Join(t.TempDir(), "report.json")
@@ -176,5 +142,55 @@ func TestCaddyLanesFollowTheirWeights(t *testing.T) {
 	}
 	if out, err := runRegistered(t, "verify-lanes", "--report", path); err == nil || !strings.Contains(out, "problem: step 0") {
 		t.Fatalf("verify-lanes of a tampered report: %v\n%s", err, out)
+	}
+}
+
+// soldOutLaneReport declares room sold out and reads its fairness report,
+// once a node published it (both learn of the sell-out within a refresh),
+// with the report's lanes.
+func soldOutLaneReport(t *testing.T, clock *testClock, room string) (waitingroom.FairnessReport, string) {
+	t.Helper()
+	patchRoom(t, room, `{"sold_out": true}`)
+	resp, body := newFan(t).get(base+"/_waiting-room/fairness", "Accept", "application/json")
+	for try := 0; resp.StatusCode == http.StatusNotFound && try < 5; try++ {
+		clock.step(t, 1)
+		resp, body = newFan(t).get(base+"/_waiting-room/fairness", "Accept", "application/json")
+	}
+	var rep waitingroom.FairnessReport
+	if resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(body), &rep) != nil || rep.Lanes == nil {
+		t.Fatalf("fairness report: %d %s", resp.StatusCode, body)
+	}
+	return rep, body
+}
+
+// checkLaneShares checks a report of the lanes presale=3 members=2
+// general=1, each of perLane fans: its lane check passes; in every step
+// with all three lanes waiting (at least minFull of them), 1 general, 2
+// members and 3 presale were let in, within one; every lane let in all its
+// fans.
+func checkLaneShares(t *testing.T, rep waitingroom.FairnessReport, perLane uint64, minFull int) {
+	t.Helper()
+	if c := rep.Lanes.Check; !c.OK || !c.InOrder || c.Steps == 0 || c.MaxDeviation > float64(c.MaxStep)+1 {
+		t.Fatalf("the report's lane check: %+v", c)
+	}
+	full := 0
+	for _, e := range rep.Lanes.Steps {
+		if len(e.Shares) != 3 || e.Shares[0].Waiting == 0 || e.Shares[1].Waiting < 2 || e.Shares[2].Waiting < 3 {
+			continue
+		}
+		full++
+		for i, want := range []uint64{1, 2, 3} {
+			if got := e.Shares[i].Admitted; got+1 < want || got > want+1 {
+				t.Errorf("step at %s gave lane %d %d; want %d within one", e.At, i, got, want)
+			}
+		}
+	}
+	if full < minFull {
+		t.Errorf("only %d steps with every lane waiting: %+v", full, rep.Lanes.Steps)
+	}
+	for i, lane := range []string{"general", "members", "presale"} {
+		if l := rep.Lanes.Lanes[i]; l.Name != lane || l.Admitted != perLane {
+			t.Errorf("lane %d in the report: %s let in %d; want %s let in %d", i, l.Name, l.Admitted, lane, perLane)
+		}
 	}
 }
