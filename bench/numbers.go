@@ -67,30 +67,22 @@ func Numbers(o NumbersOptions) ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redis: %w", err)
 	}
-	mem, err := goBench(o.GoTest, "./waitingroom/redisstore/", "MemoryPerWaitingFan", "1x")
-	if err != nil {
-		return nil, err
+	// The figures `go test -bench` measures, by benchmark name.
+	gb := make(map[string]map[string]float64)
+	for _, b := range []struct{ pkg, name, benchtime string }{
+		{"./waitingroom/redisstore/", "MemoryPerWaitingFan", "1x"},
+		{"./waitingroom/redisstore/", "MemoryPerAccount", "1x"},
+		{"./waitingroom/clientlimit/", "MemoryPerClient", "1x"},
+		{"./waitingroom/", "PoWVerify", "1s"},
+		{"./booking/pgstore/", "BestAvailable", "10x"},
+		{"./booking/pgstore/", "ZoneSales", "10x"},
+	} {
+		if gb[b.name], err = goBench(o.GoTest, b.pkg, b.name, b.benchtime); err != nil {
+			return nil, err
+		}
 	}
-	acct, err := goBench(o.GoTest, "./waitingroom/redisstore/", "MemoryPerAccount", "1x")
-	if err != nil {
-		return nil, err
-	}
-	perClient, err := goBench(o.GoTest, "./waitingroom/clientlimit/", "MemoryPerClient", "1x")
-	if err != nil {
-		return nil, err
-	}
-	verify, err := goBench(o.GoTest, "./waitingroom/", "PoWVerify", "1s")
-	if err != nil {
-		return nil, err
-	}
-	best, err := goBench(o.GoTest, "./booking/pgstore/", "BestAvailable", "10x")
-	if err != nil {
-		return nil, err
-	}
-	zones, err := goBench(o.GoTest, "./booking/pgstore/", "ZoneSales", "10x")
-	if err != nil {
-		return nil, err
-	}
+	mem, acct, perClient := gb["MemoryPerWaitingFan"], gb["MemoryPerAccount"], gb["MemoryPerClient"]
+	verify, best, zones := gb["PoWVerify"], gb["BestAvailable"], gb["ZoneSales"]
 
 	scale, err := Scale(ScaleOptions{Sizes: []uint64{1e4, 1e6, 1e7}})
 	if err != nil {

@@ -21,13 +21,11 @@ import (
 // snapshots, per room); that is measured over an idle interval as long as
 // each run, straight after it, and subtracted.
 func Redis(o RedisOptions) (map[string]float64, error) {
-	srv, stop, err := privateRedis("onsale-redis-")
+	srv, admin, stop, err := privateRedis("onsale-redis-")
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
-	admin := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 1})
-	defer admin.Close()
 
 	site, err := startRedisSites(o.Foyer, srv.Addr)
 	if err != nil {
@@ -129,16 +127,19 @@ func reachedOrigin(resp *http.Response) error {
 }
 
 // privateRedis starts a redis-server that nothing else uses, its files in a
-// fresh directory named after prefix; stop ends it and removes them.
-func privateRedis(prefix string) (*redisserver.Server, func(), error) {
+// fresh directory named after prefix, with a client of one connection for
+// counting commands and reading memory; stop closes the client, ends the
+// server and removes the files.
+func privateRedis(prefix string) (*redisserver.Server, *redis.Client, func(), error) {
 	dir, err := os.MkdirTemp("", prefix)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	srv, err := redisserver.Start(redisserver.Options{Dir: dir})
 	if err != nil {
 		os.RemoveAll(dir)
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return srv, func() { srv.Stop(); os.RemoveAll(dir) }, nil
+	admin := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 1})
+	return srv, admin, func() { admin.Close(); srv.Stop(); os.RemoveAll(dir) }, nil
 }

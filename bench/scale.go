@@ -57,15 +57,13 @@ type Tail struct {
 // steps, and reports what Redis holds for it, what a step and a poll cost,
 // and whether the last fan's status is right. See ScaleRun.
 func Scale(o ScaleOptions) ([]ScalePoint, error) {
-	srv, stop, err := privateRedis("onsale-scale-")
+	srv, admin, stop, err := privateRedis("onsale-scale-")
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 8})
 	defer client.Close()
-	admin := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 1})
-	defer admin.Close()
 	version, _ := redisserver.Info(context.Background(), admin, "server")
 	fmt.Printf("Scale of the line: one room per size on a private redis-server %s; places issued with Store.JoinMany, %d a call, %d calls at once\n",
 		version["redis_version"], scaleBatch, scaleJoiners)

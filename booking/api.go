@@ -39,6 +39,18 @@ type APIConfig struct {
 	// origin that fails 2% of checkouts"), so that a sale can be played
 	// without the requeue to compare.
 	FaultNoRetry bool
+	// Waitlist holds the places that come back after an event sold out
+	// (expired holds, releases) for the fans the room lets in from its
+	// waitlist: once an event had no place left, a hold needs a pass with
+	// the waitlist claim (docs/waitlist.md). The Auth must then be a
+	// WaitlistAuthenticator. Off: anyone admitted may hold any free place.
+	Waitlist bool
+}
+
+// WaitlistAuthenticator says whether a request's pass was let in from the
+// room's waitlist; Passes is one.
+type WaitlistAuthenticator interface {
+	FromWaitlist(r *http.Request) bool
 }
 
 // API is the booking service's JSON API.
@@ -48,7 +60,8 @@ type API struct {
 	adminToken string
 	log        *slog.Logger
 	mux        *http.ServeMux
-	noRetry    bool // APIConfig.FaultNoRetry
+	noRetry    bool                  // APIConfig.FaultNoRetry
+	waitlist   WaitlistAuthenticator // APIConfig.Waitlist: nil when off
 }
 
 // NewAPI builds the API's routes.
@@ -56,6 +69,9 @@ func NewAPI(cfg APIConfig) *API {
 	a := &API{svc: cfg.Service, auth: cfg.Auth, adminToken: cfg.AdminToken, log: cfg.Logger, mux: http.NewServeMux(), noRetry: cfg.FaultNoRetry}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
+	}
+	if w, ok := cfg.Auth.(WaitlistAuthenticator); ok && cfg.Waitlist {
+		a.waitlist = w
 	}
 	a.mux.HandleFunc("GET /api/events", a.customer(a.listEvents))
 	a.mux.HandleFunc("GET /api/events/{id}", a.customer(a.getEvent))
@@ -65,8 +81,8 @@ func NewAPI(cfg APIConfig) *API {
 	a.mux.HandleFunc("DELETE /api/holds/{id}", a.customer(a.deleteHold))
 	a.mux.HandleFunc("POST /api/holds/{id}/checkout", a.customer(a.postCheckout))
 	a.mux.HandleFunc("GET /api/orders/{id}", a.customer(a.getOrder))
-	a.mux.HandleFunc("GET /api"+OrderLinkPath+"{link}", a.getOrderByLink)
-	a.mux.HandleFunc("POST /api/payments/webhook", background(a.postWebhook))
+	a.mux.HandleFunc("GET /api"+OrderLinkPath+"{link}", a.public(a.getOrderByLink))
+	a.mux.HandleFunc("POST /api/payments/webhook", background(a.public(a.postWebhook)))
 	a.mux.HandleFunc("POST /api/admin/events", a.admin(a.postEvent))
 	a.mux.HandleFunc("GET /api/admin/invariants", a.admin(a.getInvariants))
 	return a
@@ -77,35 +93,46 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	jsonNotFound(a.mux).ServeHTTP(w, r)
 }
 
-type customerHandler func(w http.ResponseWriter, r *http.Request, customer string)
+// A handler answers a request, or returns the error to answer it with
+// (writeError): nothing has been written then.
+type handler func(w http.ResponseWriter, r *http.Request) error
 
-// customer authenticates the request by its admission pass.
-func (a *API) customer(h customerHandler) http.HandlerFunc {
+type customerHandler func(w http.ResponseWriter, r *http.Request, customer string) error
+
+// public serves h to anyone: the request carries its own proof (a signed
+// link, a provider's signature) or needs none.
+func (a *API) public(h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := a.auth.Customer(r)
-		if err != nil {
+		if err := h(w, r); err != nil {
 			writeError(w, a.log, err)
-			return
 		}
-		h(w, r, id)
 	}
 }
 
+// customer authenticates the request by its admission pass.
+func (a *API) customer(h customerHandler) http.HandlerFunc {
+	return a.public(func(w http.ResponseWriter, r *http.Request) error {
+		id, err := a.auth.Customer(r)
+		if err != nil {
+			return err
+		}
+		return h(w, r, id)
+	})
+}
+
 // admin checks the bearer token in constant time.
-func (a *API) admin(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (a *API) admin(h handler) http.HandlerFunc {
+	return a.public(func(w http.ResponseWriter, r *http.Request) error {
 		if a.adminToken == "" {
-			writeError(w, a.log, Errorf(KindUnauthorized, CodeUnauthorized, "the admin API is disabled: no admin token is configured"))
-			return
+			return Errorf(KindUnauthorized, CodeUnauthorized, "the admin API is disabled: no admin token is configured")
 		}
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(a.adminToken)) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="booking admin"`)
-			writeError(w, a.log, Errorf(KindUnauthorized, CodeUnauthorized, "a valid admin bearer token is required"))
-			return
+			return Errorf(KindUnauthorized, CodeUnauthorized, "a valid admin bearer token is required")
 		}
-		h(w, r)
-	}
+		return h(w, r)
+	})
 }
 
 // eventID reads the {id} path value; anything but a positive integer is an

@@ -19,47 +19,42 @@ func (a *API) view(r *http.Request, e Event) eventView {
 	return v
 }
 
-func (a *API) listEvents(w http.ResponseWriter, r *http.Request, _ string) {
+func (a *API) listEvents(w http.ResponseWriter, r *http.Request, _ string) error {
 	events, err := a.svc.cfg.Store.Events(r.Context())
 	if err != nil {
-		writeError(w, a.log, err)
-		return
+		return err
 	}
 	out := make([]eventView, 0, len(events))
 	for _, e := range events {
 		out = append(out, a.view(r, e))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"events": out})
+	return reply(w, http.StatusOK, map[string]any{"events": out})
 }
 
-func (a *API) getEvent(w http.ResponseWriter, r *http.Request, _ string) {
+func (a *API) getEvent(w http.ResponseWriter, r *http.Request, _ string) error {
 	id, err := eventID(r)
 	if err != nil {
-		writeError(w, a.log, err)
-		return
+		return err
 	}
 	e, err := a.svc.cfg.Store.Event(r.Context(), id)
 	if err != nil {
-		writeError(w, a.log, err)
-		return
+		return err
 	}
 	v := a.view(r, e)
 	if v.SoldOut {
 		w.Header().Set(CommandHeader, CommandSoldOut)
 	}
-	writeJSON(w, http.StatusOK, v)
+	return reply(w, http.StatusOK, v)
 }
 
-func (a *API) getSeats(w http.ResponseWriter, r *http.Request, _ string) {
+func (a *API) getSeats(w http.ResponseWriter, r *http.Request, _ string) error {
 	id, err := eventID(r)
 	if err != nil {
-		writeError(w, a.log, err)
-		return
+		return err
 	}
 	m, err := a.svc.SeatMap(r.Context(), id)
 	if err != nil {
-		writeError(w, a.log, err)
-		return
+		return err
 	}
 	// The map is the same for everyone and may be a second stale: let
 	// caches in front share it for that second.
@@ -67,36 +62,32 @@ func (a *API) getSeats(w http.ResponseWriter, r *http.Request, _ string) {
 	if m.SoldOut() {
 		w.Header().Set(CommandHeader, CommandSoldOut)
 	}
-	writeJSON(w, http.StatusOK, m)
+	return reply(w, http.StatusOK, m)
 }
 
-func (a *API) postEvent(w http.ResponseWriter, r *http.Request) {
+func (a *API) postEvent(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(w, r, maxAdminBody)
 	if err != nil {
-		writeError(w, a.log, err)
-		return
+		return err
 	}
-	a.idempotent(w, r, "admin", body, func(w http.ResponseWriter) {
+	return a.idempotent(w, r, "admin", body, func(w http.ResponseWriter) error {
 		var spec EventSpec
 		if err := decodeStrict(body, &spec); err != nil {
-			writeError(w, a.log, err)
-			return
+			return err
 		}
 		e, err := a.svc.CreateEvent(r.Context(), spec)
 		if err != nil {
-			writeError(w, a.log, err)
-			return
+			return err
 		}
 		w.Header().Set("Location", "/api/events/"+itoa(e.ID))
-		writeJSON(w, http.StatusCreated, map[string]any{"id": e.ID, "event": e})
+		return reply(w, http.StatusCreated, map[string]any{"id": e.ID, "event": e})
 	})
 }
 
-func (a *API) getInvariants(w http.ResponseWriter, r *http.Request) {
+func (a *API) getInvariants(w http.ResponseWriter, r *http.Request) error {
 	rep, err := a.svc.CheckInvariants(r.Context())
 	if err != nil {
-		writeError(w, a.log, err)
-		return
+		return err
 	}
 	if rep.Violations == nil {
 		rep.Violations = []string{}
@@ -105,5 +96,5 @@ func (a *API) getInvariants(w http.ResponseWriter, r *http.Request) {
 	if !rep.OK() {
 		status = http.StatusInternalServerError
 	}
-	writeJSON(w, status, map[string]any{"ok": rep.OK(), "report": rep})
+	return reply(w, status, map[string]any{"ok": rep.OK(), "report": rep})
 }

@@ -16,22 +16,26 @@ type holdBody struct {
 	Quantity int      `json:"quantity"`
 }
 
-func (a *API) postHold(w http.ResponseWriter, r *http.Request, customer string) {
+func (a *API) postHold(w http.ResponseWriter, r *http.Request, customer string) error {
 	id, err := eventID(r)
 	if err != nil {
-		writeError(w, a.log, err)
-		return
+		return err
 	}
 	body, err := readBody(w, r, maxBody)
 	if err != nil {
-		writeError(w, a.log, err)
-		return
+		return err
 	}
-	a.idempotent(w, r, customer, body, func(w http.ResponseWriter) {
+	return a.idempotent(w, r, customer, body, func(w http.ResponseWriter) error {
 		var in holdBody
 		if err := decodeStrict(body, &in); err != nil {
-			writeError(w, a.log, err)
-			return
+			return err
+		}
+		if a.waitlist != nil && a.svc.SoldOutOnce(id) && !a.waitlist.FromWaitlist(r) {
+			// Every free place now came back after the sell-out: it is
+			// the waitlist's (docs/waitlist.md).
+			a.reportSupply(r.Context(), w, id)
+			return Errorf(KindConflict, CodeWaitlistOnly,
+				"the places left came back after the event sold out and are held for fans let in from the waitlist")
 		}
 		h, err := a.svc.Hold(r.Context(), customer, id, HoldInput(in))
 		if KindOf(err) == KindConflict {
@@ -41,40 +45,36 @@ func (a *API) postHold(w http.ResponseWriter, r *http.Request, customer string) 
 			a.reportSupply(r.Context(), w, id)
 		}
 		if err != nil {
-			writeError(w, a.log, err)
-			return
+			return err
 		}
 		w.Header().Set("Location", "/api/holds/"+h.ID)
-		writeJSON(w, http.StatusCreated, h)
+		return reply(w, http.StatusCreated, h)
 	})
 }
 
-func (a *API) getHold(w http.ResponseWriter, r *http.Request, customer string) {
+func (a *API) getHold(w http.ResponseWriter, r *http.Request, customer string) error {
 	h, err := a.svc.GetHold(r.Context(), customer, r.PathValue("id"))
 	if err != nil {
-		writeError(w, a.log, err)
-		return
+		return err
 	}
-	writeJSON(w, http.StatusOK, h)
+	return reply(w, http.StatusOK, h)
 }
 
-func (a *API) deleteHold(w http.ResponseWriter, r *http.Request, customer string) {
+func (a *API) deleteHold(w http.ResponseWriter, r *http.Request, customer string) error {
 	h, err := a.svc.Release(r.Context(), customer, r.PathValue("id"))
 	if err != nil {
-		writeError(w, a.log, err)
-		return
+		return err
 	}
 	a.reportSupply(r.Context(), w, h.EventID)
-	writeJSON(w, http.StatusOK, h)
+	return reply(w, http.StatusOK, h)
 }
 
-func (a *API) postCheckout(w http.ResponseWriter, r *http.Request, customer string) {
+func (a *API) postCheckout(w http.ResponseWriter, r *http.Request, customer string) error {
 	body, err := readBody(w, r, maxBody)
 	if err != nil {
-		writeError(w, a.log, err)
-		return
+		return err
 	}
-	a.idempotent(w, r, customer, body, func(w http.ResponseWriter) {
+	return a.idempotent(w, r, customer, body, func(w http.ResponseWriter) error {
 		o, err := a.svc.Checkout(r.Context(), customer, r.PathValue("id"))
 		if err != nil {
 			if failedOnOurSide(err) && !a.noRetry {
@@ -83,11 +83,10 @@ func (a *API) postCheckout(w http.ResponseWriter, r *http.Request, customer stri
 				// fault to lose: the gateway lets them back in first.
 				w.Header().Set(CommandHeader, CommandRetry)
 			}
-			writeError(w, a.log, err)
-			return
+			return err
 		}
 		a.reportSupply(r.Context(), w, o.EventID)
-		writeJSON(w, http.StatusOK, map[string]any{"order": o, "payment": o.Payment})
+		return reply(w, http.StatusOK, map[string]any{"order": o, "payment": o.Payment})
 	})
 }
 

@@ -103,6 +103,7 @@ const (
 	CodeInvalidOrderLink = "invalid_order_link"
 	CodeSeatUnavailable  = "seat_unavailable"
 	CodeSoldOut          = "sold_out"
+	CodeWaitlistOnly     = "waitlist_only"
 	CodeOverLimit        = "over_limit"
 	CodeHoldExpired      = "hold_expired"
 	CodeHoldNotActive    = "hold_not_active"
@@ -111,7 +112,12 @@ const (
 	CodeIdempotencyBusy  = "idempotency_key_in_flight"
 	CodeUnavailable      = "service_unavailable"
 	CodePaymentFailed    = "payment_failed"
-	CodeInternal         = "internal_error"
+	// CodeOrderNotRefundable: a refund of an order that is not paid (or
+	// refund_pending), or was refunded for another reason.
+	CodeOrderNotRefundable = "order_not_refundable"
+	// CodeRefundAmountMismatch: a refund of part of a paid order.
+	CodeRefundAmountMismatch = "refund_amount_mismatch"
+	CodeInternal             = "internal_error"
 	// CodeCrossOrigin refuses a storefront form posted from another site.
 	CodeCrossOrigin = "cross_origin_request"
 )

@@ -86,7 +86,7 @@ func replayedHeaderOf(h http.Header) http.Header {
 type InvariantReport struct {
 	Events     int      `json:"events"`
 	Seats      int      `json:"seats"`
-	Tickets    int      `json:"tickets"`
+	Tickets    int      `json:"tickets"` // live ones: not cancelled by a refund
 	Violations []string `json:"violations"`
 }
 

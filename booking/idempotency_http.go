@@ -14,15 +14,13 @@ const IdempotencyHeader = "Idempotency-Key"
 // the rules. Responses below 500 are saved and replayed; a 5xx means nothing
 // was changed (every store operation is one transaction), so the claim is
 // dropped and the client may retry with the same key.
-func (a *API) idempotent(w http.ResponseWriter, r *http.Request, scope string, body []byte, run func(w http.ResponseWriter)) {
+func (a *API) idempotent(w http.ResponseWriter, r *http.Request, scope string, body []byte, run func(w http.ResponseWriter) error) error {
 	key := r.Header.Get(IdempotencyHeader)
 	if key == "" {
-		run(w)
-		return
+		return run(w)
 	}
 	if len(key) > MaxIdempotencyKeyLength {
-		writeError(w, a.log, Errorf(KindInvalid, CodeInvalidRequest, "%s must be at most %d characters", IdempotencyHeader, MaxIdempotencyKeyLength))
-		return
+		return Errorf(KindInvalid, CodeInvalidRequest, "%s must be at most %d characters", IdempotencyHeader, MaxIdempotencyKeyLength)
 	}
 	sum := sha256.New()
 	sum.Write([]byte(r.Method + " " + r.URL.Path + "\n"))
@@ -31,8 +29,7 @@ func (a *API) idempotent(w http.ResponseWriter, r *http.Request, scope string, b
 	ctx := r.Context()
 	res, err := a.svc.cfg.Store.BeginIdempotent(ctx, k, a.svc.cfg.Clock.Now())
 	if err != nil {
-		writeError(w, a.log, err)
-		return
+		return err
 	}
 	switch res.State {
 	case IdempotencyReplay:
@@ -43,13 +40,11 @@ func (a *API) idempotent(w http.ResponseWriter, r *http.Request, scope string, b
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(res.Response.Status)
 		_, _ = w.Write(res.Response.Body)
-		return
+		return nil
 	case IdempotencyMismatch:
-		writeError(w, a.log, Errorf(KindUnprocessable, CodeIdempotencyReuse, "this %s was used with other parameters", IdempotencyHeader))
-		return
+		return Errorf(KindUnprocessable, CodeIdempotencyReuse, "this %s was used with other parameters", IdempotencyHeader)
 	case IdempotencyInFlight:
-		writeError(w, a.log, Errorf(KindConflict, CodeIdempotencyBusy, "a request with this %s is still being processed", IdempotencyHeader))
-		return
+		return Errorf(KindConflict, CodeIdempotencyBusy, "a request with this %s is still being processed", IdempotencyHeader)
 	}
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 	completed := false
@@ -59,16 +54,21 @@ func (a *API) idempotent(w http.ResponseWriter, r *http.Request, scope string, b
 			_ = a.svc.cfg.Store.AbandonIdempotent(ctxWithoutCancel(r), k)
 		}
 	}()
-	run(rec)
+	if err := run(rec); err != nil {
+		// Answered through rec: a refusal below 500 is saved and replayed
+		// like any other answer.
+		writeError(rec, a.log, err)
+	}
 	if rec.status >= 500 {
-		return
+		return nil
 	}
 	saved := SavedResponse{Status: rec.status, Body: rec.body.Bytes(), Header: replayedHeaderOf(rec.header)}
 	if err := a.svc.cfg.Store.CompleteIdempotent(ctxWithoutCancel(r), k, saved); err != nil {
 		a.log.Warn("saving idempotent response", "error", err)
-		return
+		return nil
 	}
 	completed = true
+	return nil
 }
 
 // recorder passes a response through while keeping a copy for replay: its

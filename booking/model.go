@@ -146,8 +146,12 @@ type Order struct {
 	Quantity   int         `json:"quantity"`
 	CreatedAt  time.Time   `json:"created_at"`
 	PaidAt     *time.Time  `json:"paid_at,omitempty"`
-	Payment    Payment     `json:"payment"`
-	Tickets    []Ticket    `json:"tickets"`
+	// RefundReason says why a refunded order was refunded (see
+	// RefundReason); RefundedAt when.
+	RefundReason RefundReason `json:"refund_reason,omitempty"`
+	RefundedAt   *time.Time   `json:"refunded_at,omitempty"`
+	Payment      Payment      `json:"payment"`
+	Tickets      []Ticket     `json:"tickets"`
 }
 
 // PaymentStatus is our record of the provider's payment.
@@ -187,7 +191,14 @@ type Ticket struct {
 	Seat     string    `json:"seat,omitempty"`
 	Zone     string    `json:"zone,omitempty"`
 	Delivery *Delivery `json:"delivery,omitempty"`
+	// CancelledAt is set when the ticket's order was refunded: the ticket
+	// admits nobody any more and its place is for sale again. A seat has at
+	// most one ticket that is not cancelled (a live one).
+	CancelledAt *time.Time `json:"cancelled_at,omitempty"`
 }
+
+// Live reports whether the ticket still admits its holder.
+func (t Ticket) Live() bool { return t.CancelledAt == nil }
 
 // Delivery records that a ticket's signed code was issued to the customer.
 type Delivery struct {
@@ -220,7 +231,8 @@ type OutboxMessage struct {
 
 // Outbox topics.
 const (
-	TopicOrderPaid = "order.paid"
+	TopicOrderPaid     = "order.paid"
+	TopicOrderRefunded = "order.refunded"
 )
 
 // OrderPaidPayload is the body of an order.paid outbox message.
@@ -229,4 +241,15 @@ type OrderPaidPayload struct {
 	EventID    int64    `json:"event_id"`
 	CustomerID string   `json:"customer_id"`
 	TicketIDs  []string `json:"ticket_ids"`
+}
+
+// OrderRefundedPayload is the body of an order.refunded outbox message.
+type OrderRefundedPayload struct {
+	OrderID    string       `json:"order_id"`
+	EventID    int64        `json:"event_id"`
+	CustomerID string       `json:"customer_id"`
+	Reason     RefundReason `json:"reason"`
+	// TicketIDs are the tickets cancelled; Returned the places back on sale.
+	TicketIDs []string `json:"ticket_ids"`
+	Returned  int      `json:"returned"`
 }

@@ -134,6 +134,25 @@ func (p *Passes) Customer(r *http.Request) (string, error) {
 	return claims.Subject, nil
 }
 
+// FromWaitlist reports whether the request's admission pass may take places
+// that came back after the sell-out (the pass's "waitlist" claim: its holder
+// was let in from the room's waitlist, or the sale reopened since;
+// docs/PROTOCOL.md, "The waitlist claim"). A request without a valid pass
+// may not.
+func (p *Passes) FromWaitlist(r *http.Request) bool {
+	token := r.Header.Get(PassHeader)
+	if token == "" && p.Cookie != "" {
+		if c, err := r.Cookie(p.Cookie); err == nil {
+			token = c.Value
+		}
+	}
+	if token == "" || len(token) > 4096 {
+		return false
+	}
+	claims, err := p.verifier.Load().VerifyContext(r.Context(), token, p.room)
+	return err == nil && claims.Waitlist
+}
+
 // EnsureLoaded reports whether pass keys are loaded, fetching them first if
 // they are not (at most once per DefaultMinRefetch): a readiness probe calls it, so
 // a service started before its gateway becomes ready once the keys arrive.

@@ -26,6 +26,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
+// reply answers with v as JSON; a handler returns what it returns, nil, as
+// having answered.
+func reply(w http.ResponseWriter, status int, v any) error {
+	writeJSON(w, status, v)
+	return nil
+}
+
 // writeError answers with the error's kind and code. Unclassified errors are
 // logged and answered as a bare 500: their text may hold internals.
 func writeError(w http.ResponseWriter, log *slog.Logger, err error) {

@@ -51,6 +51,9 @@ type Service struct {
 
 	mu       sync.Mutex
 	seatMaps map[int64]SeatMap
+	// soldOut are the events this service saw with no place left: from
+	// then on, every free place came back (docs/waitlist.md).
+	soldOut  map[int64]bool
 	events   map[int64]Event // venues, which never change once created
 	rebuilds singleflight.Group
 }

@@ -16,7 +16,8 @@ type Stats struct {
 	// Orders and Payments count by status.
 	Orders   map[OrderStatus]int
 	Payments map[PaymentStatus]int
-	// Tickets issued, and how many of them are delivered.
+	// Tickets issued and not cancelled by a refund, and how many tickets
+	// were delivered.
 	Tickets    int
 	Deliveries int
 	// PaidWithoutTickets counts paid orders that have no ticket: always 0

@@ -62,8 +62,14 @@ type Store interface {
 	// ConfirmPayment it applies each provider event once, and it never
 	// touches an order that is no longer pending.
 	FailPayment(ctx context.Context, orderID, providerEventID string, now time.Time) (Order, error)
-	// MarkRefunded records a refund of a refund_pending order.
-	MarkRefunded(ctx context.Context, orderID string, now time.Time) (Order, error)
+	// RefundOrder records a refund, atomically: the order becomes refunded
+	// for the request's reason and its payment refunded; a paid order's
+	// tickets are cancelled, its places go back on sale (and off the
+	// customer's cap) and an order.refunded outbox message is written, all
+	// in one transaction. RefundAllowed says which orders may be refunded;
+	// a repeat for the same reason changes nothing and says so. Concurrent
+	// refunds of one order queue on it: one refunds, the others repeat.
+	RefundOrder(ctx context.Context, req RefundRequest, now time.Time) (RefundResult, error)
 	// Order returns an order with its tickets and their deliveries. An empty
 	// customerID reads any order (for workers), otherwise only the customer's.
 	Order(ctx context.Context, id, customerID string) (Order, error)

@@ -32,8 +32,24 @@ func (s *Service) PlacesLeft(ctx context.Context, eventID int64) (int, error) {
 	if old, ok := s.seatMaps[eventID]; !ok || !m.GeneratedAt.Before(old.GeneratedAt) {
 		s.seatMaps[eventID] = m
 	}
+	if m.Available == 0 && m.Capacity > 0 {
+		if s.soldOut == nil {
+			s.soldOut = map[int64]bool{}
+		}
+		s.soldOut[eventID] = true
+	}
 	s.mu.Unlock()
 	return m.Available, nil
+}
+
+// SoldOutOnce reports whether the event had no place left (neither sold nor
+// held) on any count this service made: every free place since came back,
+// from an expired or released hold. Kept by this process: a restarted
+// service learns it again at the next count of 0.
+func (s *Service) SoldOutOnce(eventID int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.soldOut[eventID]
 }
 
 // reportSupply sets the supply header on an answer about the event. A count

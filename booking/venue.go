@@ -26,20 +26,13 @@ type EventSpec struct {
 	Zones    []ZoneSpec    `json:"zones"`
 }
 
-// SectionSpec describes a block of reserved seats.
-type SectionSpec struct {
-	ID          string `json:"id"`
-	Rows        int    `json:"rows"`
-	SeatsPerRow int    `json:"seats_per_row"`
-	Price       Money  `json:"price"`
-}
+// SectionSpec describes a block of reserved seats: the fields of the Section
+// it becomes.
+type SectionSpec Section
 
-// ZoneSpec describes a general-admission area.
-type ZoneSpec struct {
-	ID       string `json:"id"`
-	Capacity int    `json:"capacity"`
-	Price    Money  `json:"price"`
-}
+// ZoneSpec describes a general-admission area: the fields of the Zone it
+// becomes.
+type ZoneSpec Zone
 
 // Validate checks the description and fills defaults. It returns a KindInvalid
 // error naming the first problem.
@@ -66,16 +59,23 @@ func (s *EventSpec) Validate() error {
 	if len(s.Sections)+len(s.Zones) > MaxSectionsOrZones {
 		return bad("a venue has at most %d sections and zones", MaxSectionsOrZones)
 	}
+	// Sections and zones share one space of ids.
 	seen := map[string]bool{}
+	useID := func(kind, id string) error {
+		if err := validID(id); err != nil {
+			return bad("%s id: %v", kind, err)
+		}
+		if seen[id] {
+			return bad("id %q is used twice", id)
+		}
+		seen[id] = true
+		return nil
+	}
 	total := 0
 	for _, sec := range s.Sections {
-		if err := validID(sec.ID); err != nil {
-			return bad("section id: %v", err)
+		if err := useID("section", sec.ID); err != nil {
+			return err
 		}
-		if seen[sec.ID] {
-			return bad("id %q is used twice", sec.ID)
-		}
-		seen[sec.ID] = true
 		if sec.Rows < 1 || sec.Rows > MaxRowsPerSection {
 			return bad("section %s: rows must be 1 to %d", sec.ID, MaxRowsPerSection)
 		}
@@ -91,13 +91,9 @@ func (s *EventSpec) Validate() error {
 		return bad("a venue has at most %d reserved seats", MaxSeatsPerEvent)
 	}
 	for _, z := range s.Zones {
-		if err := validID(z.ID); err != nil {
-			return bad("zone id: %v", err)
+		if err := useID("zone", z.ID); err != nil {
+			return err
 		}
-		if seen[z.ID] {
-			return bad("id %q is used twice", z.ID)
-		}
-		seen[z.ID] = true
 		if z.Capacity < 1 || z.Capacity > MaxZoneCapacity {
 			return bad("zone %s: capacity must be 1 to %d", z.ID, MaxZoneCapacity)
 		}

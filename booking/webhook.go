@@ -8,41 +8,48 @@ import (
 	"github.com/foyer-dev/foyer/booking/payments"
 )
 
+// WebhookResult is what applying one provider event did, for its answer.
+type WebhookResult struct {
+	// Refund is set for a charge.refunded event: the order refunded and the
+	// places it returned.
+	Refund *RefundResult
+}
+
 // HandleWebhook verifies and applies one provider event. Its error decides
 // the provider's next move: nil (2xx) ends delivery, KindInvalid (400) is a
 // forged or stale request, anything retryable makes the provider deliver
 // again later, which is how a payment that landed during a database outage is
-// not lost.
-func (s *Service) HandleWebhook(ctx context.Context, signature string, body []byte) error {
+// not lost. A refund that cannot apply (404, 409) is delivered again too:
+// one that overtook its order's payment applies once the payment has.
+func (s *Service) HandleWebhook(ctx context.Context, signature string, body []byte) (WebhookResult, error) {
 	now := s.cfg.Clock.Now()
 	if err := payments.Verify(s.cfg.WebhookSecret, signature, body, now, s.cfg.WebhookTolerance); err != nil {
-		return &Error{Kind: KindInvalid, Code: CodeInvalidSignature, Message: "the webhook signature is missing, wrong or stale", Err: err}
+		return WebhookResult{}, &Error{Kind: KindInvalid, Code: CodeInvalidSignature, Message: "the webhook signature is missing, wrong or stale", Err: err}
 	}
 	var ev payments.Event
 	if err := json.Unmarshal(body, &ev); err != nil || ev.ID == "" || ev.Type == "" {
-		return Errorf(KindInvalid, CodeInvalidJSON, "the webhook body is not an event")
+		return WebhookResult{}, Errorf(KindInvalid, CodeInvalidJSON, "the webhook body is not an event")
 	}
 	p, err := ev.Payment()
 	if err != nil {
-		return Errorf(KindInvalid, CodeInvalidJSON, "the webhook event has no payment object")
+		return WebhookResult{}, Errorf(KindInvalid, CodeInvalidJSON, "the webhook event has no payment object")
 	}
-	orderID := p.Metadata["order_id"]
-	log := s.cfg.Logger.With("event", ev.ID, "type", ev.Type, "order", orderID)
+	log := s.cfg.Logger.With("event", ev.ID, "type", ev.Type, "order", p.Metadata["order_id"])
 	switch ev.Type {
 	case payments.EventPaymentSucceeded:
-		return s.applySucceeded(ctx, ev.ID, p)
+		return WebhookResult{}, s.applySucceeded(ctx, ev.ID, p)
 	case payments.EventChargeRefunded:
-		_, err := s.cfg.Store.MarkRefunded(ctx, orderID, now)
-		if KindOf(err) == KindNotFound || KindOf(err) == KindConflict {
-			return nil
+		r, err := s.applyRefunded(ctx, p)
+		if err != nil {
+			return WebhookResult{}, err
 		}
-		return err
+		return WebhookResult{Refund: &r}, nil
 	case payments.EventPaymentFailed, payments.EventPaymentCanceled:
-		return s.applyFailed(ctx, ev.ID, p)
+		return WebhookResult{}, s.applyFailed(ctx, ev.ID, p)
 	default:
 		// processing and anything new: nothing to do.
 		log.Debug("webhook event ignored")
-		return nil
+		return WebhookResult{}, nil
 	}
 }
 
@@ -91,7 +98,7 @@ func (s *Service) refund(ctx context.Context, o Order) error {
 		}
 		return &Error{Kind: KindUnavailable, Code: CodePaymentFailed, Message: "the refund did not go through", Err: err}
 	}
-	_, err = s.cfg.Store.MarkRefunded(ctx, o.ID, s.cfg.Clock.Now())
+	_, err = s.cfg.Store.RefundOrder(ctx, RefundRequest{OrderID: o.ID, Reason: RefundPlacesLost}, s.cfg.Clock.Now())
 	return err
 }
 

@@ -109,7 +109,9 @@ func (s *Service) deliverTickets(ctx context.Context, m stream.Message) error {
 	}
 	var ds []Delivery
 	for _, t := range o.Tickets {
-		if t.Delivery == nil {
+		// A ticket a refund cancelled before it was delivered is never
+		// delivered.
+		if t.Delivery == nil && t.Live() {
 			ds = append(ds, Delivery{TicketID: t.ID, Code: TicketCode(s.cfg.TicketSecret, t), DeliveredAt: s.cfg.Clock.Now()})
 		}
 	}

@@ -280,8 +280,7 @@ func parseAccountBlock(d *caddyfile.Dispenser, h *Handler) error {
 		case !ok:
 			err = d.Errf("unrecognized account setting %q", name)
 		default:
-			v := field(a)
-			err = parseValue(d, "account "+name, v, waitingroom.NotationOf(v, waitingroom.Bounds{}))
+			err = parseValue(d, "account "+name, field(a), waitingroom.Bounds{})
 		}
 		if err != nil {
 			return err

@@ -48,10 +48,7 @@ type AdminAPI struct {
 
 // CaddyModule returns the Caddy module information.
 func (AdminAPI) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "admin.api.waiting_room",
-		New: func() caddy.Module { return new(AdminAPI) },
-	}
+	return moduleInfo[AdminAPI]("admin.api.waiting_room")
 }
 
 // Provision sets up the module.
@@ -232,12 +229,7 @@ func (a *AdminAPI) patch(w http.ResponseWriter, r *http.Request, lr liveRoom) er
 // The change is recorded in the room's audit trail with its author and note.
 func (a *AdminAPI) apply(w http.ResponseWriter, r *http.Request, lr liveRoom, o waitingroom.Overrides, names []string, note string) error {
 	room, _ := lr.lead()
-	// A store that hangs must not hold the admin endpoint: the change either
-	// lands within the bound or is reported as not made.
-	ctx, cancel := context.WithTimeout(r.Context(), patchTimeout)
-	defer cancel()
-	op := operatorOf(r, note)
-	_, err := room.Patch(waitingroom.WithOperator(ctx, op), o)
+	_, op, err := changeAs(r, note, func(ctx context.Context) (waitingroom.Settings, error) { return room.Patch(ctx, o) })
 	if err != nil {
 		return a.patchFailed(w, lr.id, err)
 	}
@@ -247,6 +239,18 @@ func (a *AdminAPI) apply(w http.ResponseWriter, r *http.Request, lr liveRoom, o 
 
 // patchTimeout bounds a change's round trips to the store.
 const patchTimeout = 10 * time.Second
+
+// changeAs makes a change through do, in the name of r's operator with note
+// (for the room's audit trail), and returns what do did and the operator. A
+// store that hangs must not hold the admin endpoint: the change either lands
+// within patchTimeout or is reported as not made.
+func changeAs[T any](r *http.Request, note string, do func(context.Context) (T, error)) (T, *waitingroom.Operator, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), patchTimeout)
+	defer cancel()
+	op := operatorOf(r, note)
+	v, err := do(waitingroom.WithOperator(ctx, op))
+	return v, op, err
+}
 
 // patchFailed answers a change the room refused or could not store.
 func (a *AdminAPI) patchFailed(w http.ResponseWriter, room string, err error) error {

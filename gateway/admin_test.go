@@ -134,7 +134,7 @@ func TestAdminShowsARoom(t *testing.T) {
 	}
 	const want = `{"title":"Big Night","new_users_per_minute":60,"total_active_users":2,"session_duration":"10m",` +
 		`"queueing_method":"fifo","queue_all":false,"event_end":"2026-06-01T22:00:00Z","shuffle_at_event_start":false,` +
-		`"admission_grace":"30s","return_window":"2m","waiting_idle_timeout":"2m","session_idle_timeout":"0s","ticket_lifetime":"12h","join_limit":"off","challenge":"off","requeue_on_origin_error":0,"codes_required":false,"lanes":"off","paused":false,"sold_out":false}`
+		`"admission_grace":"30s","return_window":"2m","waiting_idle_timeout":"2m","session_idle_timeout":"0s","ticket_lifetime":"12h","join_limit":"off","challenge":"off","requeue_on_origin_error":0,"codes_required":false,"lanes":"off","waitlist":false,"paused":false,"sold_out":false}`
 	if got.String() != want {
 		t.Errorf("settings\n got %s\nwant %s", got.String(), want)
 	}
@@ -232,7 +232,7 @@ func TestAdminPatchBadBodies(t *testing.T) {
 		{"join limit, period too long", `{"join_limit": "1/48h"}`, "invalid_setting", "join_limit"},
 		{"lanes as number", `{"lanes": 3}`, "invalid_setting", "lanes: must be a string"},
 		{"lane without weight", `{"lanes": "presale"}`, "invalid_setting", `lanes: "presale" is not <lane>=<weight>`},
-		{"lane weight zero", `{"lanes": "presale=0"}`, "invalid_setting", "lanes: lane presale: weight"},
+		{"no lane of weight", `{"lanes": "presale=0 general=0"}`, "invalid_setting", "lanes: at least one lane needs a weight above 0"},
 		{"lanes with a draw", `{"lanes": "presale=3", "queueing_method": "random"}`, "invalid_setting", "lanes: needs queueing_method fifo"},
 		{"duration in words", `{"session_duration": "ten minutes"}`, "invalid_setting", `session_duration: "ten minutes" is not a duration such as "10m"`},
 		{"days not a number", `{"session_duration": "xd5m"}`, "invalid_setting", `session_duration: "xd5m" is not a duration`},

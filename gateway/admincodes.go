@@ -98,10 +98,7 @@ func (a *AdminAPI) serveCodes(w http.ResponseWriter, r *http.Request, lr liveRoo
 			return writeError(w, http.StatusBadRequest, perr.code, perr.message)
 		}
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), patchTimeout)
-	defer cancel()
-	op := operatorOf(r, note)
-	added, err := room.AddCodes(waitingroom.WithOperator(ctx, op), batch, first)
+	added, op, err := changeAs(r, note, func(ctx context.Context) ([]waitingroom.AddedCode, error) { return room.AddCodes(ctx, batch, first) })
 	if err != nil {
 		return a.codesFailed(w, lr.id, err)
 	}

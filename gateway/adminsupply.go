@@ -59,11 +59,14 @@ func (a *AdminAPI) serveSupply(w http.ResponseWriter, r *http.Request, lr liveRo
 	if perr != nil {
 		return writeError(w, http.StatusBadRequest, perr.code, perr.message)
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), patchTimeout)
-	defer cancel()
-	op := operatorOf(r, note)
-	if _, err := room.SetSupply(waitingroom.WithOperator(ctx, op), units); err != nil {
+	sample, op, err := changeAs(r, note, func(ctx context.Context) (waitingroom.SupplySample, error) { return room.SetSupply(ctx, units) })
+	if err != nil {
 		return a.patchFailed(w, lr.id, err)
+	}
+	for _, other := range lr.rooms {
+		if other != room {
+			other.ShareSupply(sample)
+		}
 	}
 	a.logChange(lr.id, []string{supplyRoute}, op)
 	return writeJSON(w, http.StatusOK, newSupplyView(lr.id, room))

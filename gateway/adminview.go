@@ -88,13 +88,22 @@ type phaseView struct {
 	Name  string    `json:"name"`
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
+	// PrequeueStart and ShuffleAtStart are the phase's own pre-queue,
+	// when it has one (docs/configuration.md, "Phases").
+	PrequeueStart  *time.Time `json:"prequeue_start,omitempty"`
+	ShuffleAtStart bool       `json:"shuffle_at_start,omitempty"`
 }
 
 func newPhaseView(p *waitingroom.ScheduledPhase) *phaseView {
 	if p == nil {
 		return nil
 	}
-	return &phaseView{Name: p.Name, Start: p.Start.UTC(), End: p.End.UTC()}
+	v := &phaseView{Name: p.Name, Start: p.Start.UTC(), End: p.End.UTC(), ShuffleAtStart: p.ShuffleAtStart}
+	if !p.PrequeueStart.IsZero() {
+		opens := p.PrequeueStart.UTC()
+		v.PrequeueStart = &opens
+	}
+	return v
 }
 
 // shortDuration writes d as the Caddyfile would: "10m" rather than "10m0s".

@@ -4,7 +4,9 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/memstore"
@@ -136,11 +138,80 @@ const benchLaneCode = "PRESALE-BENCH"
 // and the view has every lane's counters.
 func BenchmarkStatusPollLanes(b *testing.B) {
 	store := &countingStore{Store: memstore.New()}
-	h := benchLaneHandler(b, store)
+	benchCodePollsCostNothing(b, benchLaneHandler(b, store), store)
+}
+
+// benchCodePollsCostNothing polls, b.N times, as a newcomer who joined with
+// benchLaneCode, and fails if the polls cost the store anything.
+func benchCodePollsCostNothing(b *testing.B, h *Handler, store *countingStore) {
 	join := get("/")
 	join.Header.Set("X-Waiting-Room-Code", benchLaneCode)
 	ticket := cookieFrom(serve(h, &origin{}, join), "foyer_ticket")
-	// The polls (b.N of them) cost the store nothing.
+	calls := store.calls.Load()
+	benchPollsOf(b, h, ticket)
+	b.StopTimer()
+	if n := store.calls.Load() - calls; n != 0 {
+		b.Fatalf("%d polls cost %d store calls; want none", b.N, n)
+	}
+}
+
+// BenchmarkStatusPollPhaseLanes is BenchmarkStatusPollLanes in a room whose
+// running phase sets lane weights of its own (and holds the general lane
+// back): the weights in force come from the view's settings, so the polls
+// still cost the store nothing.
+func BenchmarkStatusPollPhaseLanes(b *testing.B) {
+	store := &countingStore{Store: memstore.New()}
+	phase := waitingroom.ScheduledPhase{Name: "presale",
+		Start: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC),
+		Settings: waitingroom.OverridesOf(waitingroom.Settings{Lanes: mustLanes(b, "presale=1 vip=2 general=0")}, "lanes")}
+	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true, Lanes: benchLanes(b), Phases: waitingroom.NewPhases(phase)}}, store)
+	code := []waitingroom.NewCode{{Code: benchLaneCode, Lane: "vip", MaxUses: waitingroom.MaxCodeUses}}
+	if _, err := h.room.AddCodes(context.Background(), code, 1); err != nil {
+		b.Fatal(err)
+	}
+	benchCodePollsCostNothing(b, h, store)
+}
+
+// BenchmarkStatusPollPhasePrequeue is BenchmarkStatusPoll for a fan
+// registered in a phase's own pre-queue, drawn at the phase's start
+// (docs/configuration.md, "Phases"): whether the key is in the pre-queue,
+// and that it has no place yet, come from the node's view, so the polls
+// cost the store nothing.
+func BenchmarkStatusPollPhasePrequeue(b *testing.B) {
+	store := &countingStore{Store: memstore.New()}
+	phase := waitingroom.ScheduledPhase{Name: "general",
+		PrequeueStart: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), ShuffleAtStart: true,
+		Start: time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2100, 1, 2, 0, 0, 0, 0, time.UTC)}
+	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{Phases: waitingroom.NewPhases(phase)}}, store)
+	for range 1500 {
+		serve(h, &origin{}, get("/"))
+	}
+	ticket := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
+	if err := h.room.Tick(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	if body := benchStatusBody(h, ticket); !strings.Contains(body, `"state":"prequeue"`) || !strings.Contains(body, `"position":null`) ||
+		!strings.Contains(body, `"opens_at":"2100-01-01T00:00:00Z"`) {
+		b.Fatalf("the fan's status in the phase's pre-queue: %s; want registered, no position, until the phase's start", body)
+	}
+	if snap := h.room.Snapshot(); len(snap.PhaseRanges) != 1 || snap.PhaseRanges[0].Closed {
+		b.Fatalf("the store's phase pre-queues: %+v, want one open", snap.PhaseRanges)
+	}
+	benchPollsCostNothing(b, h, store, ticket)
+}
+
+// benchStatusBody is the status JSON the ticket gets.
+func benchStatusBody(h *Handler, ticket *http.Cookie) string {
+	req := get("/_waiting-room/status", ticket)
+	req.Header.Set("Accept", "application/json")
+	rec := httptest.NewRecorder()
+	_ = h.ServeHTTP(rec, req, &origin{})
+	return rec.Body.String()
+}
+
+// benchPollsCostNothing times the ticket's polls and fails unless they
+// made no store call.
+func benchPollsCostNothing(b *testing.B, h *Handler, store *countingStore, ticket *http.Cookie) {
 	calls := store.calls.Load()
 	benchPollsOf(b, h, ticket)
 	b.StopTimer()
@@ -153,4 +224,24 @@ func BenchmarkStatusPollLanes(b *testing.B) {
 // a room with three lanes: each redeems the presale code, then joins.
 func BenchmarkJoinLanes(b *testing.B) {
 	benchJoinsWith(b, benchLaneHandler(b, nil), benchLaneCode)
+}
+
+// BenchmarkStatusPollWaitlist is BenchmarkStatusPoll for a fan on the
+// waitlist of a sold-out room (docs/waitlist.md): the position comes from
+// the node's view as a queued fan's does, and the polls cost the store
+// nothing.
+func BenchmarkStatusPollWaitlist(b *testing.B) {
+	store := &countingStore{Store: memstore.New()}
+	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true, Waitlist: true}}, store)
+	for range 1500 {
+		serve(h, &origin{}, get("/"))
+	}
+	ticket := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
+	if _, err := h.room.Patch(context.Background(), waitingroom.OverridesOf(waitingroom.Settings{SoldOut: true}, "sold_out")); err != nil {
+		b.Fatal(err)
+	}
+	if body := benchStatusBody(h, ticket); !strings.Contains(body, `"state":"waitlist"`) {
+		b.Fatalf("the fan's status at sold out: %s; want the waitlist", body)
+	}
+	benchPollsCostNothing(b, h, store, ticket)
 }

@@ -82,15 +82,14 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case s.parse != nil:
 			err = s.parse(d, h)
 		case s.room != nil:
-			err = parseValue(d, name, s.room.Value(&h.Settings), s.room.Notation())
+			err = parseValue(d, name, s.room.Value(&h.Settings), s.room.Bounds)
 			if err == nil {
 				if err = s.room.Check(&h.Settings); err != nil {
 					err = d.Err(err.Error())
 				}
 			}
 		default:
-			v := s.field(h)
-			err = parseValue(d, name, v, waitingroom.NotationOf(v, waitingroom.Bounds{}))
+			err = parseValue(d, name, s.field(h), waitingroom.Bounds{})
 		}
 		if err != nil {
 			return err
@@ -99,13 +98,14 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-// parseValue reads the value of a line into v: one argument, several words
-// for a value written in words, none for a flag. Text that is not one line of
-// valid UTF-8 is refused here, where the error can point at the Caddyfile's
-// line (Caddy's reader turns bytes that are not UTF-8 into U+FFFD, which
-// waitingroom.CheckText refuses for this reason).
-func parseValue(d *caddyfile.Dispenser, name string, v waitingroom.Value, n waitingroom.Notation) error {
-	args := d.RemainingArgs()
+// parseValue reads the value of a line into v, as v's notation under l
+// writes it: one argument, several words for a value written in words, none
+// for a flag. Text that is not one line of valid UTF-8 is refused here, where
+// the error can point at the Caddyfile's line (Caddy's reader turns bytes
+// that are not UTF-8 into U+FFFD, which waitingroom.CheckText refuses for
+// this reason).
+func parseValue(d *caddyfile.Dispenser, name string, v waitingroom.Value, l waitingroom.Bounds) error {
+	n, args := waitingroom.NotationOf(v, l), d.RemainingArgs()
 	flag := n.Arg == ""
 	if flag && len(args) > 0 || !flag && len(args) == 0 || !n.Words && len(args) > 1 {
 		return d.ArgErr()
@@ -119,25 +119,18 @@ func parseValue(d *caddyfile.Dispenser, name string, v waitingroom.Value, n wait
 	return nil
 }
 
-// parsePreviousKeysLine reads previous_signing_keys <path>...; the line may be
-// repeated, and every path adds a key.
-func parsePreviousKeysLine(d *caddyfile.Dispenser, h *Handler) error {
-	paths := d.RemainingArgs()
-	if len(paths) == 0 {
-		return d.ArgErr()
+// parseListLine reads a line of one or more words (previous_signing_keys
+// <path>..., languages <tag>...) into the Handler's list that at gives. The
+// line may be repeated, and every word adds to the list.
+func parseListLine(at func(*Handler) *[]string) func(*caddyfile.Dispenser, *Handler) error {
+	return func(d *caddyfile.Dispenser, h *Handler) error {
+		words := d.RemainingArgs()
+		if len(words) == 0 {
+			return d.ArgErr()
+		}
+		*at(h) = append(*at(h), words...)
+		return nil
 	}
-	h.PreviousSigningKeys = append(h.PreviousSigningKeys, paths...)
-	return nil
-}
-
-// parseLanguagesLine reads languages <tag>...; the line may be repeated.
-func parseLanguagesLine(d *caddyfile.Dispenser, h *Handler) error {
-	tags := d.RemainingArgs()
-	if len(tags) == 0 {
-		return d.ArgErr()
-	}
-	h.Languages = append(h.Languages, tags...)
-	return nil
 }
 
 // parseStoreLine reads store memory | redis <url>.

@@ -138,7 +138,7 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		{`{"room": "r", "join_limit": "20 a minute"}`, "join_limit"},
 		{`{"room": "r", "join_limit": "2000000/m"}`, "join_limit"},
 		{`{"room": "r", "join_limit": "1/100ms"}`, "join_limit"},
-		{`{"room": "r", "lanes": "presale=0"}`, "lanes"},
+		{`{"room": "r", "lanes": "presale=0 general=0"}`, "lanes"},
 		{`{"room": "r", "lanes": 3}`, "lanes"},
 		{`{"room": "r", "lanes": "presale=3", "queueing_method": "random"}`, "lanes"},
 	}

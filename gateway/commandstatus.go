@@ -77,6 +77,8 @@ func describeLine(v roomView) string {
 func describeState(v roomView) string {
 	s := v.Settings
 	switch {
+	case s.SoldOut && s.Waitlist:
+		return v.Phase + ", sold out, the line a waitlist (let in as tickets come back)"
 	case s.SoldOut:
 		return v.Phase + ", sold out"
 	case s.QueueingMethod == "reject":
@@ -98,7 +100,14 @@ func describePhases(cur, next *phaseView) string {
 		parts[0] = fmt.Sprintf("%s until %s", cur.Name, rfc3339(cur.End))
 	}
 	if next != nil {
-		parts = append(parts, fmt.Sprintf("next %s from %s to %s", next.Name, rfc3339(next.Start), rfc3339(next.End)))
+		line := fmt.Sprintf("next %s from %s to %s", next.Name, rfc3339(next.Start), rfc3339(next.End))
+		if next.PrequeueStart != nil {
+			line += ", its own pre-queue from " + rfc3339(*next.PrequeueStart)
+			if next.ShuffleAtStart {
+				line += " (a fair draw at its start)"
+			}
+		}
+		parts = append(parts, line)
 	}
 	return strings.Join(parts, "; ")
 }

@@ -71,10 +71,7 @@ type ConnLimit struct {
 
 // CaddyModule returns the Caddy module information.
 func (ConnLimit) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "caddy.listeners.foyer_conn_limit",
-		New: func() caddy.Module { return new(ConnLimit) },
-	}
+	return moduleInfo[ConnLimit]("caddy.listeners.foyer_conn_limit")
 }
 
 // Provision sets the defaults and warns when the total cap is above what the

@@ -60,10 +60,7 @@ type Dashboard struct {
 
 // CaddyModule returns the Caddy module information.
 func (Dashboard) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.handlers.waiting_room_dashboard",
-		New: func() caddy.Module { return new(Dashboard) },
-	}
+	return moduleInfo[Dashboard]("http.handlers.waiting_room_dashboard")
 }
 
 // Provision joins the process's sampler, starting it if this is the first

@@ -13,34 +13,19 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
-// dashboardSites is two rooms and the dashboard behind basic_auth, as the
-// docs/operations.md shows it.
+// dashboardSites is two rooms and the dashboard behind basic_auth, as
+// docs/operations.md shows it (testdata/dashboard-sites.caddyfile).
 func dashboardSites(t *testing.T) string {
 	t.Helper()
 	hash, err := bcrypt.GenerateFromPassword([]byte(dashPassword), bcrypt.MinCost)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return `
-	http://localhost:9080 {
-		waiting_room /events/* {
-			room                 dash-a
-			title                "Night A"
-			total_active_users   1
-			new_users_per_minute 1
-		}
-		waiting_room /other/* {
-			room        dash-b
-			path_prefix /_wr-b
-		}
-		handle /ops/* {
-			basic_auth {
-				ops ` + string(hash) + `
-			}
-			waiting_room_dashboard
-		}
-		respond "origin"
-	}`
+	sites, err := os.ReadFile("testdata/dashboard-sites.caddyfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(string(sites), "{hash}", string(hash))
 }
 
 const dashPassword = "correct horse"

@@ -65,6 +65,11 @@ func (c *countingStore) DrawSeed(ctx context.Context, room string, candidate []b
 	return c.Store.DrawSeed(ctx, room, candidate, now)
 }
 
+func (c *countingStore) CommitLanes(ctx context.Context, room, phase, commitment string, now time.Time) (time.Time, error) {
+	c.calls.Add(1)
+	return c.Store.CommitLanes(ctx, room, phase, commitment, now)
+}
+
 func (c *countingStore) Overrides(ctx context.Context, room string) ([]byte, int64, error) {
 	c.calls.Add(1)
 	return c.Store.Overrides(ctx, room)

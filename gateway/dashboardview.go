@@ -64,10 +64,7 @@ type dashRoomNumbers struct {
 func newDashRoom(lr liveRoom, at time.Time, history []dashSample) dashRoom {
 	_, in := lr.lead()
 	n := lr.stats()
-	unsent := 0
-	for _, r := range lr.rooms {
-		unsent += r.Unsent()
-	}
+	unsent := lr.unsent()
 	v := newRoomView(in, n)
 	state := roomState(in, at)
 	nums := dashRoomNumbers{
@@ -121,6 +118,8 @@ func roomState(in waitingroom.Info, at time.Time) string {
 	switch {
 	case in.Snapshot.SettleUntil.After(at):
 		return "settling"
+	case s.SoldOut && s.Waitlist:
+		return "waitlist"
 	case s.SoldOut:
 		return "sold_out"
 	case s.QueueingMethod == waitingroom.Reject:
@@ -144,6 +143,7 @@ func roomState(in waitingroom.Info, at time.Time) string {
 var stateText = map[string]string{
 	"settling":     "settling after a loss of the store",
 	"sold_out":     "sold out",
+	"waitlist":     "sold out, the line a waitlist",
 	"closed":       "closed (reject)",
 	"ended":        "ended",
 	"not_yet_open": "not open yet",

@@ -38,6 +38,12 @@ const (
 	// "Phases"); its data names the phase now in force ("" for none), the
 	// one before, and the new phase's start and end.
 	EventPhaseSwitched = "waiting_room_phase_switched"
+	// EventPhasePrequeueOpened and EventPhaseDrawn: a phase's own pre-queue
+	// opened, and, for one that ends in a draw, its range of order keys was
+	// closed and drawn at the phase's start (docs/fairness.md, "A phase's
+	// draw").
+	EventPhasePrequeueOpened = "waiting_room_phase_prequeue_opened"
+	EventPhaseDrawn          = "waiting_room_phase_drawn"
 )
 
 // The events app's ID, and the keys of the events' data.
@@ -53,7 +59,7 @@ const (
 var EventNames = []string{
 	EventPaused, EventResumed, EventQueueAllOn, EventQueueAllOff, EventSoldOut, EventReopened,
 	EventPrequeueOpened, EventStarted, EventClosed, EventStoreLost, EventStoreBack, EventReseeded,
-	EventPhaseSwitched,
+	EventPhaseSwitched, EventPhasePrequeueOpened, EventPhaseDrawn,
 }
 
 // eventSink is the events app of the latest configuration that uses a room,
@@ -96,6 +102,8 @@ type eventMoment struct {
 	scheduled *waitingroom.ScheduledPhase
 	// lostAt is when this node last found the store unreachable.
 	lostAt time.Time
+	// openRange is the phase whose own pre-queue is open ("" for none).
+	openRange string
 }
 
 func eventMomentOf(r *waitingroom.Room, prev eventMoment) eventMoment {
@@ -111,6 +119,11 @@ func eventMomentOf(r *waitingroom.Room, prev eventMoment) eventMoment {
 	}
 	if prev.healthy && !m.healthy {
 		m.lostAt = in.At
+	}
+	for _, pr := range in.Snapshot.PhaseRanges {
+		if !pr.Closed {
+			m.openRange = pr.Phase
+		}
 	}
 	return m
 }
@@ -177,6 +190,28 @@ func emitRoomEvents(sink *eventSink, r *waitingroom.Room, prev, cur eventMoment)
 			extra = append(extra, "start", cur.scheduled.Start, "end", cur.scheduled.End)
 		}
 		sink.emit(EventPhaseSwitched, data(extra...))
+	}
+	if prev.openRange != cur.openRange {
+		if prev.openRange != "" {
+			emitPhaseDrawn(sink, in.Snapshot.PhaseRanges, prev.openRange, data)
+		}
+		if cur.openRange != "" {
+			for _, pr := range in.Snapshot.PhaseRanges {
+				if pr.Phase == cur.openRange && !pr.Closed {
+					sink.emit(EventPhasePrequeueOpened, data("phase", pr.Phase, "start", pr.Starts, "first_key", pr.Start, "draw", pr.Draw))
+				}
+			}
+		}
+	}
+}
+
+// emitPhaseDrawn emits EventPhaseDrawn for phase's range, once it is closed
+// and was to be drawn.
+func emitPhaseDrawn(sink *eventSink, ranges []waitingroom.PhaseRange, phase string, data func(...any) map[string]any) {
+	for _, pr := range ranges {
+		if pr.Phase == phase && pr.Closed && pr.Draw {
+			sink.emit(EventPhaseDrawn, data("phase", pr.Phase, "start", pr.Starts, "first_key", pr.Start, "draw_size", pr.Count))
+		}
 	}
 }
 

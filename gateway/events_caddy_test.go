@@ -81,7 +81,10 @@ func TestCaddyEventsReachAHandler(t *testing.T) {
 		t.Skip("starts Caddy and redis-server")
 	}
 	srv := redistest.StartServer(t, nil)
-	// A second room runs through its schedule meanwhile.
+	// A second room runs through its schedule meanwhile, in real time: its
+	// pre-queue opens seconds after the config loads, with room for a slow
+	// load on a busy machine (a room that starts mid-pre-queue announces no
+	// opening).
 	t0 := time.Now().Truncate(time.Second)
 	at := func(s int) string { return t0.Add(time.Duration(s) * time.Second).UTC().Format(time.RFC3339) }
 	recorded.Lock()
@@ -110,14 +113,14 @@ func TestCaddyEventsReachAHandler(t *testing.T) {
 					}, {
 						"handle": [
 							{"handler": "waiting_room", "room": "scheduled", "prequeue_start": %q, "event_start": %q, "event_end": %q,
-							 "phases": [{"name": "early", "start": %q, "end": %q, "new_users_per_minute": 100}]},
+							 "phases": [{"name": "early", "prequeue_start": %q, "start": %q, "end": %q, "shuffle_at_start": true, "new_users_per_minute": 100}]},
 							{"handler": "static_response", "body": "origin"}
 						]
 					}]
 				}}
 			}
 		}
-	}`, adminAddr, t.TempDir(), sitePort, sitePort, srv.Addr, at(2), at(4), at(6), at(4), at(5))
+	}`, adminAddr, t.TempDir(), sitePort, sitePort, srv.Addr, at(5), at(8), at(12), at(9), at(10), at(11))
 	tester := caddytest.NewTester(t)
 	tester.InitServer(config, "json")
 	t.Cleanup(func() { _ = unloadCaddy() })
@@ -161,6 +164,15 @@ func TestCaddyEventsReachAHandler(t *testing.T) {
 	i := 0
 	for _, name := range []string{EventPrequeueOpened, EventStarted, EventClosed} {
 		_, i = awaitEvent(t, i, name, "scheduled", 10*time.Second)
+	}
+	// The phase's own pre-queue opens at the room's start and is drawn at
+	// the phase's (docs/fairness.md, "A phase's draw").
+	opened, k := awaitEvent(t, 0, EventPhasePrequeueOpened, "scheduled", 10*time.Second)
+	if opened.data["phase"] != "early" || opened.data["draw"] != true {
+		t.Errorf("phase pre-queue opened: %v", opened.data)
+	}
+	if drawn, _ := awaitEvent(t, k, EventPhaseDrawn, "scheduled", 10*time.Second); drawn.data["phase"] != "early" || drawn.data["draw_size"] != uint64(0) {
+		t.Errorf("phase drawn: %v", drawn.data)
 	}
 	on, j := awaitEvent(t, 0, EventPhaseSwitched, "scheduled", 10*time.Second)
 	if on.data["phase"] != "early" || on.data["previous_phase"] != "" || on.data["start"] == nil {

@@ -107,6 +107,18 @@ func (d fairnessData) Range(e waitingroom.HistoryEntry) string {
 	return d.loc.T("fairness.range", "first", d.loc.Uint(e.Start), "last", d.loc.Uint(e.Start+e.Count-1))
 }
 
+// PhaseKeys writes the order keys a phase's draw covered: their range,
+// none when nobody registered, a dash while it is not drawn.
+func (d fairnessData) PhaseKeys(p waitingroom.PhaseDraw) string {
+	switch {
+	case p.FirstKey == nil || p.DrawSize == nil:
+		return "—"
+	case *p.DrawSize == 0:
+		return d.loc.Count("fairness.draw.keys", 0)
+	}
+	return d.Range(waitingroom.HistoryEntry{Start: *p.FirstKey, Count: *p.DrawSize})
+}
+
 // When writes a time of the history to the millisecond, in UTC, as a
 // <time> element: ISO 8601's order, which needs no month names, in the
 // language's digits.

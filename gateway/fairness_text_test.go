@@ -196,3 +196,27 @@ func TestCountAgreesWithItsNoun(t *testing.T) {
 		}
 	}
 }
+
+// TestFairnessPageShowsPhaseDraws: a room whose only draws are its phases'
+// shows each phase's draw (its keys, commitment, time of commitment and
+// seed) and the way to check a place, not "no draw", in every language,
+// every word from the catalog.
+func TestFairnessPageShowsPhaseDraws(t *testing.T) {
+	rep := phaseReport(time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC))
+	pd := rep.PhaseDraws[0]
+	page := fairnessPageIn(t, rep, "en")
+	for _, w := range []string{"Draws of the phases&#39; pre-queues", "<td>general</td>", "3–7", pd.Commitment, pd.Seed,
+		"2026-06-01 09:00:00.000 UTC", "foyer verify-draw"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks %q", w)
+		}
+	}
+	if strings.Contains(page, "No draw") {
+		t.Error("the page says there was no draw")
+	}
+	for _, l := range allLanguages(t).locales {
+		if page := fairnessPageIn(t, rep, l.Code); strings.Contains(page, "fairness.") || !strings.Contains(page, pd.Seed) {
+			t.Errorf("%s: a key left unworded, or the seed missing", l.Code)
+		}
+	}
+}

@@ -158,10 +158,16 @@ const (
 
 // CaddyModule returns the Caddy module information.
 func (Handler) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.handlers.waiting_room",
-		New: func() caddy.Module { return new(Handler) },
-	}
+	return moduleInfo[Handler]("http.handlers.waiting_room")
+}
+
+// moduleInfo is the information of the module of type T, whose zero value
+// Caddy provisions, under id.
+func moduleInfo[T any, PT interface {
+	*T
+	caddy.Module
+}](id caddy.ModuleID) caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: id, New: func() caddy.Module { return PT(new(T)) }}
 }
 
 // Provision sets up the handler: it reads the settings, loads or creates the

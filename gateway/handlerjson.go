@@ -3,7 +3,6 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/caddyserver/caddy/v2"
@@ -53,12 +52,12 @@ func (h *Handler) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &obj); err != nil {
 		return err
 	}
-	// Free text is checked on the raw bytes, before encoding/json turns
-	// broken UTF-8 into U+FFFD (see waitingroom.DecodeText).
+	// Free text is read as its value type, which checks the raw bytes before
+	// encoding/json would turn broken UTF-8 into U+FFFD (see waitingroom.DecodeText).
 	for _, line := range textLines() {
 		if raw, ok := obj[line.name]; ok && string(raw) != "null" {
-			if _, err := waitingroom.DecodeText(raw); err != nil {
-				return textError(line.name, err)
+			if err := waitingroom.DecodeValue(line.field(new(Handler)), waitingroom.Bounds{}, raw); err != nil {
+				return fmt.Errorf("%s: %v", line.name, err)
 			}
 		}
 	}
@@ -102,12 +101,4 @@ func configSettings() []*waitingroom.Setting {
 		}
 	}
 	return out
-}
-
-// textError names the setting whose text DecodeText refused.
-func textError(name string, err error) error {
-	if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-		return fmt.Errorf("%s: must be a string", name)
-	}
-	return fmt.Errorf("%s: %v", name, err)
 }

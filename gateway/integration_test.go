@@ -1,14 +1,12 @@
 package gateway
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"strings"
 	"testing"
 
+	"github.com/foyer-dev/foyer/internal/fantest"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
@@ -18,40 +16,16 @@ type fan struct {
 	client *http.Client
 }
 
-func newFan(t *testing.T) *fan {
-	jar, _ := cookiejar.New(nil)
-	return &fan{t: t, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-}
+func newFan(t *testing.T) *fan { return &fan{t: t, client: fantest.NewClient()} }
 
 func (f *fan) get(url string, header ...string) (*http.Response, string) {
 	f.t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := f.client.Do(req)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp, string(body)
+	return fantest.Get(f.t, f.client, url, header...)
 }
 
 func (f *fan) status(base string) waitingroom.Status {
 	f.t.Helper()
-	resp, body := f.get(base+"/_waiting-room/status", "Accept", "application/json")
-	if resp.StatusCode != http.StatusOK {
-		f.t.Fatalf("status: %d %s", resp.StatusCode, body)
-	}
-	var st waitingroom.Status
-	if err := json.Unmarshal([]byte(body), &st); err != nil {
-		f.t.Fatalf("status body %q: %v", body, err)
-	}
-	return st
+	return fantest.Status(f.t, f.client, base)
 }
 
 // capOneConfig fronts an origin that echoes the pass it was given, and ends the

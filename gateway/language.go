@@ -197,6 +197,17 @@ func (ls *langSet) lookup(code string) *locale {
 	return ls.def()
 }
 
+// Message is the room's wording of a message catalog key (static/messages,
+// overlaid by the operator's messages) in the offered language code names,
+// as the page's lang attribute writes it, or in the room's default language
+// when the room offers none such; placeholders ({s}, {when}, ...) are left as
+// written, and a key no catalog has is returned as itself. It is for a
+// program that serves pages of its own beside the room's, such as an origin
+// saying that a session ended, and wants them in the words the room's fans
+// read; the page of a variant says "<variant>.headline" as its heading. The
+// handler must be provisioned (by Caddy, or NewStandalone).
+func (h *Handler) Message(code, key string) string { return h.langs.lookup(code).T(key) }
+
 // match finds the offered language closest to a tag a fan asked for by name
 // (the menu, the cookie), or nil.
 func (ls *langSet) match(s string) *locale {

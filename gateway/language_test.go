@@ -31,15 +31,6 @@ func allLanguages(t testing.TB) *langSet {
 	return ls
 }
 
-// englishText is a variant's English wording.
-func englishText(variant string) fanText {
-	ls, err := newLangSet("", []string{"en"}, "", "foyer_lang")
-	if err != nil {
-		panic(err)
-	}
-	return ls.def().texts[variant]
-}
-
 // TestBuiltinCatalogsAreComplete: every built-in catalog has every key
 // English has and no other, the same placeholders, and every plural form its
 // language's numbers take; at least the fifteen languages docs/waiting-page.md lists.

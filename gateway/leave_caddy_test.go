@@ -3,7 +3,6 @@ package gateway
 import (
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"strings"
 	"testing"
@@ -71,9 +70,8 @@ func TestCaddyLeaveFreesThePlaceAtOnce(t *testing.T) {
 		}
 
 		// A copy of the left ticket is spent: it rejoins behind everyone.
-		jar, _ := cookiejar.New(nil)
-		jar.SetCookies(u, []*http.Cookie{{Name: "foyer_ticket", Value: copyOf}})
-		cp := &fan{t: t, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+		cp := newFan(t)
+		cp.client.Jar.SetCookies(u, []*http.Cookie{{Name: "foyer_ticket", Value: copyOf}})
 		st := cp.returnStatus(t)
 		if st.State == waitingroom.StateAdmitted || st.Position == nil || *st.Position < 1 {
 			t.Fatalf("a copy of the left ticket: %+v, want a new place behind the fan waiting", st)

@@ -113,6 +113,16 @@ func (lr liveRoom) codeAttempts() map[string]uint64 {
 	return m
 }
 
+// unsent counts the revocations the room's handles on this node took (and
+// enforce) that the store has yet to record.
+func (lr liveRoom) unsent() int {
+	n := 0
+	for _, r := range lr.rooms {
+		n += r.Unsent()
+	}
+	return n
+}
+
 func (lr liveRoom) stats() nodeStats {
 	var n nodeStats
 	for _, r := range lr.rooms {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
+
+	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 // roomCollector exports every live room's state to Prometheus. It reads the
@@ -41,41 +43,56 @@ func roomDesc(name, help string) *prometheus.Desc {
 	return prometheus.NewDesc(metricPrefix+name, help, []string{"room"}, nil)
 }
 
-// Room-wide values come from the shared store: every node reports the same
-// numbers, so aggregate them across nodes with max, not sum. Node values count
-// what happened on this node: sum them.
-var (
-	descWaiting   = roomDesc("waiting", "Estimated people waiting in line: live places only, ghosts left out (room-wide).")
-	descPlaces    = roomDesc("places", "Places in line not yet reached, ghosts included: the raw line length (room-wide).")
-	descSkipped   = roomDesc("skipped_total", "Ghost places the controller skipped without spending a slot (room-wide).")
-	descIdledOut  = roomDesc("idled_out_total", "Sessions ended by session_idle_timeout (room-wide).")
-	descActive    = roomDesc("active", "Sessions live now (room-wide).")
-	descPending   = roomDesc("pending", "Places admitted but not yet claimed (room-wide).")
-	descReturning = roomDesc("returning", "Late returners waiting for a free slot (room-wide).")
-	descAdmitted  = roomDesc("admitted_total", "Places admitted since the room was created (room-wide).")
-	descClaimed   = roomDesc("claimed_total", "Sessions opened since the room was created (room-wide).")
-	descAbandoned = roomDesc("abandoned_total", "Admitted places never claimed in time (room-wide).")
-	descETA       = roomDesc("last_in_line_eta_seconds", "Expected wait of whoever joined last; absent while the line does not move.")
-	descHealthy   = roomDesc("store_healthy", "1 while this node reaches the room's store, 0 otherwise.")
+// roomSeries are the series read from the room's view. Room-wide values come
+// from the shared store: every node reports the same numbers, so aggregate
+// them across nodes with max, not sum.
+var roomSeries = []struct {
+	desc *prometheus.Desc
+	kind prometheus.ValueType
+	of   func(in *waitingroom.Info) float64
+}{
+	{roomDesc("waiting", "Estimated people waiting in line: live places only, ghosts left out (room-wide)."), prometheus.GaugeValue, func(in *waitingroom.Info) float64 { return float64(in.Waiting) }},
+	{roomDesc("places", "Places in line not yet reached, ghosts included: the raw line length (room-wide)."), prometheus.GaugeValue, func(in *waitingroom.Info) float64 { return float64(in.Places) }},
+	{roomDesc("skipped_total", "Ghost places the controller skipped without spending a slot (room-wide)."), prometheus.CounterValue, func(in *waitingroom.Info) float64 { return float64(in.Snapshot.Skipped) }},
+	{roomDesc("idled_out_total", "Sessions ended by session_idle_timeout (room-wide)."), prometheus.CounterValue, func(in *waitingroom.Info) float64 { return float64(in.Snapshot.IdledOut) }},
+	{roomDesc("active", "Sessions live now (room-wide)."), prometheus.GaugeValue, func(in *waitingroom.Info) float64 { return float64(in.Snapshot.Active) }},
+	{roomDesc("pending", "Places admitted but not yet claimed (room-wide)."), prometheus.GaugeValue, func(in *waitingroom.Info) float64 { return float64(in.Snapshot.Pending) }},
+	{roomDesc("returning", "Late returners waiting for a free slot (room-wide)."), prometheus.GaugeValue, func(in *waitingroom.Info) float64 { return float64(in.Snapshot.Returning) }},
+	{roomDesc("admitted_total", "Places admitted since the room was created (room-wide)."), prometheus.CounterValue, func(in *waitingroom.Info) float64 { return float64(in.Snapshot.Admitted) }},
+	{roomDesc("claimed_total", "Sessions opened since the room was created (room-wide)."), prometheus.CounterValue, func(in *waitingroom.Info) float64 { return float64(in.Snapshot.Claimed) }},
+	{roomDesc("abandoned_total", "Admitted places never claimed in time (room-wide)."), prometheus.CounterValue, func(in *waitingroom.Info) float64 { return float64(in.Snapshot.Abandoned) }},
+	{roomDesc("requeued_total", "Sessions the origin failed whose fans were put back at the front (room-wide; docs/PROTOCOL.md, Requeue)."), prometheus.CounterValue, func(in *waitingroom.Info) float64 { return float64(in.Snapshot.Requeued) }},
+	{roomDesc("store_healthy", "1 while this node reaches the room's store, 0 otherwise."), prometheus.GaugeValue, func(in *waitingroom.Info) float64 { return boolGauge(in.Healthy) }},
+}
 
-	descJoins          = roomDesc("joins_total", "Visitors given a ticket by this node.")
-	descJoinsLimited   = roomDesc("joins_limited_total", "Newcomers this node refused by join_limit (no place made).")
-	descDirectAdmits   = roomDesc("direct_admits_total", "Visitors this node let straight in on joining.")
-	descPolls          = roomDesc("polls_total", "Status answers given by this node.")
-	descClaims         = roomDesc("claims_total", "Sessions opened by a claim on this node.")
-	descPassesRejected = roomDesc("passes_rejected_total", "Passes this node refused (invalid, expired or revoked).")
-	descRevokes        = roomDesc("revokes_total", "Sessions the origin ended through this node.")
-	descStoreErrors    = roomDesc("store_errors_total", "Store calls from this node that failed.")
-	descReseeds        = roomDesc("reseeds_total", "Times this node found the store had lost the room and re-seeded it.")
-	descReclaims       = roomDesc("reclaims_total", "Sessions from before a loss of the store that this node had the store take over.")
-	descChallenges     = roomDesc("challenges_total", "Proof-of-work seeds this node handed to newcomers.")
-	descAnswersRefused = roomDesc("answers_refused_total", "Answers to seeds this node refused (wrong, stale, replayed, malformed).")
-	descUnsent         = roomDesc("revocations_unsent", "Revocations this node took (and enforces) that the store has yet to record.")
-	descHeartbeats     = roomDesc("heartbeats_total", "Heartbeat flushes this node sent to the store (at most one a second).")
-	descRequeued       = roomDesc("requeued_total", "Sessions the origin failed whose fans were put back at the front (room-wide; docs/PROTOCOL.md, Requeue).")
-	descRequeues       = roomDesc("requeues_total", "Fans this node put back at the front for the origin's retry, 5xx or timeout.")
-	descRequeuesSpent  = roomDesc("requeues_refused_total", "Origin failures this node let through as they were: the ticket's requeues were spent.")
-	descCodeAttempts   = prometheus.NewDesc(metricPrefix+"code_attempts_total",
+// nodeCounters count what happened on this node, summed over the room's
+// handles: sum them across nodes.
+var nodeCounters = []struct {
+	desc *prometheus.Desc
+	of   func(n *nodeStats) uint64
+}{
+	{roomDesc("joins_total", "Visitors given a ticket by this node."), func(n *nodeStats) uint64 { return n.Joins }},
+	{roomDesc("joins_limited_total", "Newcomers this node refused by join_limit (no place made)."), func(n *nodeStats) uint64 { return n.JoinsLimited }},
+	{roomDesc("direct_admits_total", "Visitors this node let straight in on joining."), func(n *nodeStats) uint64 { return n.DirectAdmits }},
+	{roomDesc("polls_total", "Status answers given by this node."), func(n *nodeStats) uint64 { return n.Polls }},
+	{roomDesc("claims_total", "Sessions opened by a claim on this node."), func(n *nodeStats) uint64 { return n.Claims }},
+	{roomDesc("passes_rejected_total", "Passes this node refused (invalid, expired or revoked)."), func(n *nodeStats) uint64 { return n.PassesRejected }},
+	{roomDesc("revokes_total", "Sessions the origin ended through this node."), func(n *nodeStats) uint64 { return n.Revokes }},
+	{roomDesc("store_errors_total", "Store calls from this node that failed."), func(n *nodeStats) uint64 { return n.StoreErrors }},
+	{roomDesc("reseeds_total", "Times this node found the store had lost the room and re-seeded it."), func(n *nodeStats) uint64 { return n.Reseeds }},
+	{roomDesc("reclaims_total", "Sessions from before a loss of the store that this node had the store take over."), func(n *nodeStats) uint64 { return n.Reclaims }},
+	{roomDesc("heartbeats_total", "Heartbeat flushes this node sent to the store (at most one a second)."), func(n *nodeStats) uint64 { return n.Heartbeats }},
+	{roomDesc("challenges_total", "Proof-of-work seeds this node handed to newcomers."), func(n *nodeStats) uint64 { return n.Challenges }},
+	{roomDesc("answers_refused_total", "Answers to seeds this node refused (wrong, stale, replayed, malformed)."), func(n *nodeStats) uint64 { return n.AnswersRefused }},
+	{roomDesc("requeues_total", "Fans this node put back at the front for the origin's retry, 5xx or timeout."), func(n *nodeStats) uint64 { return n.Requeues }},
+	{roomDesc("requeues_refused_total", "Origin failures this node let through as they were: the ticket's requeues were spent."), func(n *nodeStats) uint64 { return n.RequeuesRefused }},
+}
+
+// The series that are not one number read from the view or the node's counts.
+var (
+	descETA          = roomDesc("last_in_line_eta_seconds", "Expected wait of whoever joined last; absent while the line does not move.")
+	descUnsent       = roomDesc("revocations_unsent", "Revocations this node took (and enforces) that the store has yet to record.")
+	descCodeAttempts = prometheus.NewDesc(metricPrefix+"code_attempts_total",
 		"Access code attempts this node answered, by result: accepted, wrong, used_up, limited (over join_limit, the code not looked at).",
 		[]string{"room", "result"}, nil)
 )
@@ -87,17 +104,22 @@ var (
 	descLaneAdmitted = prometheus.NewDesc(metricPrefix+"lane_admitted_total", "Places each priority lane let in (room-wide).", []string{"room", "lane"}, nil)
 )
 
-var allDescs = []*prometheus.Desc{
-	descWaiting, descPlaces, descActive, descPending, descReturning, descAdmitted, descClaimed,
-	descAbandoned, descSkipped, descIdledOut, descETA, descHealthy, descJoins, descJoinsLimited, descDirectAdmits, descPolls,
-	descClaims, descPassesRejected, descRevokes, descStoreErrors, descReseeds, descReclaims,
-	descUnsent, descChallenges, descAnswersRefused, descHeartbeats, descRequeued, descRequeues, descRequeuesSpent,
-	descWaitDuration, descSessionDuration, descCodeAttempts, descLaneWaiting, descLaneAdmitted,
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Describe implements prometheus.Collector.
 func (c *roomCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range allDescs {
+	for _, m := range roomSeries {
+		ch <- m.desc
+	}
+	for _, m := range nodeCounters {
+		ch <- m.desc
+	}
+	for _, d := range []*prometheus.Desc{descETA, descUnsent, descCodeAttempts, descLaneWaiting, descLaneAdmitted, descWaitDuration, descSessionDuration} {
 		ch <- d
 	}
 	for _, d := range supplyDescs {
@@ -112,51 +134,16 @@ func (c *roomCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, lr := range c.rooms() {
 		_, in := lr.lead()
 		n := lr.stats()
-		gauge := func(d *prometheus.Desc, v float64) {
-			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lr.id)
+		for _, m := range roomSeries {
+			ch <- prometheus.MustNewConstMetric(m.desc, m.kind, m.of(&in), lr.id)
 		}
-		counter := func(d *prometheus.Desc, v uint64) {
-			ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), lr.id)
+		for _, m := range nodeCounters {
+			ch <- prometheus.MustNewConstMetric(m.desc, prometheus.CounterValue, float64(m.of(&n)), lr.id)
 		}
-		gauge(descWaiting, float64(in.Waiting))
-		gauge(descPlaces, float64(in.Places))
-		counter(descSkipped, in.Snapshot.Skipped)
-		counter(descIdledOut, in.Snapshot.IdledOut)
-		gauge(descActive, float64(in.Snapshot.Active))
-		gauge(descPending, float64(in.Snapshot.Pending))
-		gauge(descReturning, float64(in.Snapshot.Returning))
-		counter(descAdmitted, in.Snapshot.Admitted)
-		counter(descClaimed, in.Snapshot.Claimed)
-		counter(descAbandoned, in.Snapshot.Abandoned)
 		if in.LastETA != nil {
-			gauge(descETA, in.LastETA.Seconds())
+			ch <- prometheus.MustNewConstMetric(descETA, prometheus.GaugeValue, in.LastETA.Seconds(), lr.id)
 		}
-		healthy := 0.0
-		if in.Healthy {
-			healthy = 1
-		}
-		gauge(descHealthy, healthy)
-		counter(descJoins, n.Joins)
-		counter(descJoinsLimited, n.JoinsLimited)
-		counter(descDirectAdmits, n.DirectAdmits)
-		counter(descPolls, n.Polls)
-		counter(descClaims, n.Claims)
-		counter(descPassesRejected, n.PassesRejected)
-		counter(descRevokes, n.Revokes)
-		counter(descStoreErrors, n.StoreErrors)
-		counter(descReseeds, n.Reseeds)
-		counter(descReclaims, n.Reclaims)
-		counter(descHeartbeats, n.Heartbeats)
-		counter(descChallenges, n.Challenges)
-		counter(descAnswersRefused, n.AnswersRefused)
-		counter(descRequeued, in.Snapshot.Requeued)
-		counter(descRequeues, n.Requeues)
-		counter(descRequeuesSpent, n.RequeuesRefused)
-		unsent := 0
-		for _, r := range lr.rooms {
-			unsent += r.Unsent()
-		}
-		gauge(descUnsent, float64(unsent))
+		ch <- prometheus.MustNewConstMetric(descUnsent, prometheus.GaugeValue, float64(lr.unsent()), lr.id)
 		for result, n := range lr.codeAttempts() {
 			ch <- prometheus.MustNewConstMetric(descCodeAttempts, prometheus.CounterValue, float64(n), lr.id, result)
 		}

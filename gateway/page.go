@@ -271,20 +271,14 @@ func checkPageKeys(file string, t *template.Template, ls *langSet) error {
 func walkT(n parse.Node, found func(string)) {
 	switch n := n.(type) {
 	case *parse.ListNode:
-		if n == nil {
-			return
-		}
-		for _, c := range n.Nodes {
-			walkT(c, found)
+		if n != nil {
+			walkAll(n.Nodes, found)
 		}
 	case *parse.ActionNode:
 		walkT(n.Pipe, found)
 	case *parse.PipeNode:
-		if n == nil {
-			return
-		}
-		for _, c := range n.Cmds {
-			walkT(c, found)
+		if n != nil {
+			walkAll(n.Cmds, found)
 		}
 	case *parse.CommandNode:
 		if len(n.Args) >= 2 {
@@ -294,22 +288,27 @@ func walkT(n parse.Node, found func(string)) {
 				}
 			}
 		}
-		for _, a := range n.Args {
-			walkT(a, found)
-		}
+		walkAll(n.Args, found)
 	case *parse.IfNode:
-		walkT(n.Pipe, found)
-		walkT(n.List, found)
-		walkT(n.ElseList, found)
+		walkBranch(&n.BranchNode, found)
 	case *parse.RangeNode:
-		walkT(n.Pipe, found)
-		walkT(n.List, found)
-		walkT(n.ElseList, found)
+		walkBranch(&n.BranchNode, found)
 	case *parse.WithNode:
-		walkT(n.Pipe, found)
-		walkT(n.List, found)
-		walkT(n.ElseList, found)
+		walkBranch(&n.BranchNode, found)
 	case *parse.TemplateNode:
 		walkT(n.Pipe, found)
 	}
+}
+
+func walkAll[N parse.Node](nodes []N, found func(string)) {
+	for _, c := range nodes {
+		walkT(c, found)
+	}
+}
+
+// walkBranch walks an if, range or with: its pipeline and both its lists.
+func walkBranch(b *parse.BranchNode, found func(string)) {
+	walkT(b.Pipe, found)
+	walkT(b.List, found)
+	walkT(b.ElseList, found)
 }

@@ -50,6 +50,7 @@ const (
 	// (docs/PROTOCOL.md, "Requeue").
 	variantRequeued    = "requeued"
 	variantSoldOut     = "sold_out"
+	variantWaitlist    = "waitlist" // sold out, the fan told their number on the waitlist (docs/waitlist.md)
 	variantClosed      = "closed"
 	variantNotOpen     = "not_open"
 	variantAdmitted    = "admitted"
@@ -87,6 +88,7 @@ var fanShapes = map[string]fanText{
 	variantQueueAllReturned:  {PositionLabel: "figure.ahead", NoETA: "eta.not_moving", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
 	variantRequeued:          {PositionLabel: "figure.ahead", NoETA: "eta.unknown", Figures: true, Progress: true, Determinate: true, KeepOpen: true},
 	variantSoldOut:           {},
+	variantWaitlist:          {PositionLabel: "figure.waitlist_number", NoETA: "eta.waitlist", Figures: true, KeepOpen: true, Live: true},
 	variantClosed:            {},
 	variantNotOpen:           {KeepOpen: true},
 	variantChallenge:         {},
@@ -145,6 +147,8 @@ func variantOf(st waitingroom.Status, unavailable bool) string {
 		return variantPaused
 	case st.State == waitingroom.StateSoldOut:
 		return variantSoldOut
+	case st.State == waitingroom.StateWaitlist:
+		return variantWaitlist
 	case st.State == waitingroom.StateClosed && st.OpensAt != nil:
 		return variantNotOpen
 	case st.State == waitingroom.StateAdmitted:
@@ -177,6 +181,9 @@ func pageViewOf(st waitingroom.Status, unavailable bool, l *locale) (pageView, f
 	switch {
 	case st.AwaitingDraw:
 		v.Position = l.T("position.next_draw")
+	case st.Position != nil && variant == variantWaitlist:
+		// The fan's number on the waitlist: the people ahead, and them.
+		v.Position = l.Uint(*st.Position + 1)
 	case st.Position != nil:
 		v.Position = l.Uint(*st.Position)
 	case variant == variantRegistered:

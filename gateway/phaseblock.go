@@ -15,6 +15,8 @@ import (
 //	phase <name> {
 //	    start <RFC 3339>
 //	    end   <RFC 3339>
+//	    prequeue_start <RFC 3339>   # optional: the phase's own pre-queue
+//	    shuffle_at_start            # optional: drawn at the start
 //	    <setting> <value>...
 //	}
 //
@@ -43,16 +45,19 @@ func parsePhaseBlock(d *caddyfile.Dispenser, h *Handler) error {
 			return d.Errf("phase %s: %s given twice", ph.Name, name)
 		}
 		names = append(names, name)
-		if name == "start" || name == "end" {
+		switch name {
+		case "start", "end", "prequeue_start":
 			var t waitingroom.Time
-			if err := parseValue(d, name, &t, waitingroom.NotationOf(&t, waitingroom.Bounds{})); err != nil {
+			if err := parseValue(d, name, &t, waitingroom.Bounds{}); err != nil {
 				return err
 			}
-			if name == "start" {
-				ph.Start = time.Time(t)
-			} else {
-				ph.End = time.Time(t)
+			*map[string]*time.Time{"start": &ph.Start, "end": &ph.End, "prequeue_start": &ph.PrequeueStart}[name] = time.Time(t)
+			continue
+		case "shuffle_at_start":
+			if d.NextArg() {
+				return d.Errf("phase %s: shuffle_at_start takes no value (it is on when written)", ph.Name)
 			}
+			ph.ShuffleAtStart = true
 			continue
 		}
 		rs, ok := waitingroom.LookupSetting(name)
@@ -62,14 +67,16 @@ func parsePhaseBlock(d *caddyfile.Dispenser, h *Handler) error {
 		if err := waitingroom.PhaseMaySet(rs); err != nil {
 			return d.Errf("phase %s: %v", ph.Name, err)
 		}
-		if err := parseValue(d, name, rs.Value(&vals), rs.Notation()); err != nil {
+		if err := parseValue(d, name, rs.Value(&vals), rs.Bounds); err != nil {
 			return err
 		}
 		if err := rs.Check(&vals); err != nil {
 			return d.Errf("phase %s: %v", ph.Name, err)
 		}
 	}
-	names = slices.DeleteFunc(names, func(n string) bool { return n == "start" || n == "end" })
+	names = slices.DeleteFunc(names, func(n string) bool {
+		return n == "start" || n == "end" || n == "prequeue_start" || n == "shuffle_at_start"
+	})
 	ph.Settings = waitingroom.OverridesOf(vals, names...)
 	probe := waitingroom.Settings{Phases: waitingroom.NewPhases(append(h.Settings.Phases.List(), ph)...)}
 	def, _ := waitingroom.LookupSetting("phases")

@@ -50,6 +50,19 @@ func TestAdminPatchBadPhases(t *testing.T) {
 		{"unknown setting", "[" + phaseJSON("a", 0, 10, `"colour":"blue"`) + "]", `phase "a": "colour" is not a setting`},
 		{"wrong type", "[" + phaseJSON("a", 0, 10, `"total_active_users":"many"`) + "]", `phase "a": total_active_users: must be a whole number`},
 		{"out of bounds", "[" + phaseJSON("a", 0, 10, `"new_users_per_minute":0`) + "]", `phase "a": new_users_per_minute: must be between 1 and`},
+		{"lanes of no weight", "[" + phaseJSON("a", 0, 10, `"lanes":"presale=0 general=0"`) + "]", `phase "a": lanes: at least one lane needs a weight above 0`},
+		{"bad lanes", "[" + phaseJSON("a", 0, 10, `"lanes":"presale"`) + "]", `phase "a": lanes: "presale" is not <lane>=<weight>`},
+		// The room's lanes are the union of the room's and every phase's.
+		{"too many lanes", "[" + phaseJSON("a", 0, 10, `"lanes":"a=1 b=1 c=1 d=1"`) + "," + phaseJSON("b", 20, 30, `"lanes":"e=1 f=1 g=1 h=1"`) + "]",
+			`phase "a": lanes: the room's and its phases' lanes together are 9, at most 8 (general included)`},
+		// A phase's own pre-queue (docs/configuration.md, "Phases").
+		{"shuffle without a pre-queue", "[" + phaseJSON("a", 0, 10, `"shuffle_at_start":true`) + "]", `phase "a": shuffle_at_start needs prequeue_start`},
+		{"shuffle not a flag", "[" + phaseJSON("a", 0, 10, `"shuffle_at_start":"yes"`) + "]", `phase "a": shuffle_at_start: must be true or false`},
+		{"pre-queue bad time", "[" + phaseJSON("a", 0, 10, `"prequeue_start":"soon"`) + "]", `phase "a": prequeue_start: "soon" is not an RFC 3339 time`},
+		{"pre-queue after the start", "[" + phaseJSON("a", 0, 10, `"prequeue_start":"2026-06-01T10:05:00Z"`) + "]",
+			`phase "a": prequeue_start 2026-06-01T10:05:00Z must be before the phase's start`},
+		{"pre-queue before the previous start", "[" + phaseJSON("a", 10, 20, "") + "," + phaseJSON("b", 30, 40, `"prequeue_start":"2026-06-01T10:05:00Z","shuffle_at_start":true`) + "]",
+			`phase "b": prequeue_start 2026-06-01T10:05:00Z must be after the start of phase "a"`},
 	}
 	e := newAdminEnv(t, nil)
 	r := e.node("concert", waitingroom.Settings{})
@@ -155,4 +168,28 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestDescribePhases: the status line names the next phase's own
+// pre-queue, and whether it ends in a draw.
+func TestDescribePhases(t *testing.T) {
+	at := func(m int) time.Time { return time.Date(2026, 6, 1, 10, m, 0, 0, time.UTC) }
+	opens := at(5)
+	for _, c := range []struct {
+		cur, next *phaseView
+		want      string
+	}{
+		{nil, nil, "none now"},
+		{&phaseView{Name: "presale", End: at(10)}, nil, "presale until 2026-06-01T10:10:00Z"},
+		{nil, &phaseView{Name: "general", Start: at(10), End: at(50)},
+			"none now; next general from 2026-06-01T10:10:00Z to 2026-06-01T10:50:00Z"},
+		{nil, &phaseView{Name: "general", Start: at(10), End: at(50), PrequeueStart: &opens},
+			"none now; next general from 2026-06-01T10:10:00Z to 2026-06-01T10:50:00Z, its own pre-queue from 2026-06-01T10:05:00Z"},
+		{&phaseView{Name: "presale", End: at(10)}, &phaseView{Name: "general", Start: at(10), End: at(50), PrequeueStart: &opens, ShuffleAtStart: true},
+			"presale until 2026-06-01T10:10:00Z; next general from 2026-06-01T10:10:00Z to 2026-06-01T10:50:00Z, its own pre-queue from 2026-06-01T10:05:00Z (a fair draw at its start)"},
+	} {
+		if got := describePhases(c.cur, c.next); got != c.want {
+			t.Errorf("describePhases(%+v, %+v) = %q, want %q", c.cur, c.next, got, c.want)
+		}
+	}
 }

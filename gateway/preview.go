@@ -131,6 +131,7 @@ var previewStates = []previewState{
 	{Name: "unavailable", About: "A newcomer while the store is away (on_store_failure closed): 503", Unavailable: true,
 		Status: waitingroom.Status{State: waitingroom.StateQueued}},
 	{Name: "sold_out", About: "Sold out", Status: waitingroom.Status{State: waitingroom.StateSoldOut, RefreshSeconds: 60}},
+	{Name: "waitlist", About: "Sold out, on the waitlist", Status: waitingroom.Status{State: waitingroom.StateWaitlist, Position: &previewPlace, RefreshSeconds: 13}},
 	{Name: "closed", About: "Closed: the sale has ended, or the room takes nobody (reject)",
 		Status: waitingroom.Status{State: waitingroom.StateClosed, RefreshSeconds: 60}},
 }

@@ -109,7 +109,7 @@ var gatewayLines = []caddyfileSetting{
 		limits: "at most " + strconv.Itoa(waitingroom.MaxVerifyingKeys) + " keys",
 		doc: "keys that still verify tickets and passes, and are published in `jwks.json`, but sign nothing: " +
 			"see [Rotating the signing key](operations.md#rotating-the-signing-key); JSON: an array of paths",
-		parse: parsePreviousKeysLine,
+		parse: parseListLine(func(h *Handler) *[]string { return &h.PreviousSigningKeys }),
 	},
 	{
 		name: "page", syntax: "page <path>", defaultDoc: "embedded page",
@@ -129,7 +129,7 @@ var gatewayLines = []caddyfileSetting{
 		name: "languages", syntax: "languages <tag>...", defaultDoc: "every catalog",
 		limits: "tags with a catalog, built in or under `messages`",
 		doc:    "the languages offered, the first the room's default (a browser that matches none reads it); JSON: an array of tags",
-		parse:  parseLanguagesLine,
+		parse:  parseListLine(func(h *Handler) *[]string { return &h.Languages }),
 	},
 	{
 		name: "messages", syntax: "messages <dir>", defaultDoc: "none",

@@ -121,8 +121,9 @@ func TestEveryRoomSettingIsConfigured(t *testing.T) {
 		}
 		h.Room = "r"
 		got, err := h.roomSettings()
-		if d.Get(got) != d.Get(h.Settings) {
-			t.Errorf("%s: the room has %v (%v), want %v", d.Name, d.Get(got), err, d.Get(h.Settings))
+		text := func(s waitingroom.Settings) string { b, _ := d.Value(&s).MarshalText(); return string(b) }
+		if text(got) != text(h.Settings) {
+			t.Errorf("%s: the room has %s (%v), want %s", d.Name, text(got), err, text(h.Settings))
 		}
 	}
 }

@@ -1,11 +1,6 @@
 package gateway
 
-import (
-	"encoding/json"
-	"fmt"
-
-	"github.com/foyer-dev/foyer/waitingroom"
-)
+import "github.com/foyer-dev/foyer/waitingroom"
 
 // settingsView is how the admin API shows a room's settings: every setting of
 // the room's table, in its order, as its value type writes itself (durations
@@ -24,17 +19,9 @@ func (v settingsView) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads what MarshalJSON writes. A setting it does not know is
 // skipped: the command line may talk to a newer node.
 func (v *settingsView) UnmarshalJSON(b []byte) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
-		return err
-	}
 	var s waitingroom.Settings
-	for _, d := range waitingroom.SettingDefs() {
-		if raw, ok := fields[d.Name]; ok {
-			if err := d.DecodeJSON(&s, raw); err != nil {
-				return fmt.Errorf("%s: %w", d.Name, err)
-			}
-		}
+	if _, err := waitingroom.DecodeSettings(b, &s, func(*waitingroom.Setting) bool { return true }); err != nil {
+		return err
 	}
 	v.Settings = s
 	return nil

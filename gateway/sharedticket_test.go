@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foyer-dev/foyer/internal/fantest"
 	"github.com/foyer-dev/foyer/internal/redistest"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
@@ -193,10 +194,5 @@ func TestCaddySharedTicketOneSession(t *testing.T) {
 
 // findJarCookie is the value of the fan's cookie name for u, or "".
 func findJarCookie(f *fan, u *url.URL, name string) string {
-	for _, c := range f.client.Jar.Cookies(u) {
-		if c.Name == name {
-			return c.Value
-		}
-	}
-	return ""
+	return fantest.Cookie(f.client, u, name)
 }

@@ -92,6 +92,42 @@ func StandaloneAdmin(rooms ...*waitingroom.Room) http.Handler {
 	})
 }
 
+// StandalonePreviews serves the dashboard's previews of the fan's pages
+// (docs/operations.md, "Previews") for the rooms of standalone handlers, as
+// waiting_room_dashboard serves them for the rooms of its process:
+// ?format=preview&room=<id> lists every state, with a link for each language
+// the room offers, and &state=<s>&lang=<l> renders one page with the room's
+// own template, catalogs and settings. A program serving rooms without Caddy
+// shows them to whoever writes its pages and catalogs; nothing a preview
+// renders reaches the room. It answers nothing but previews (no live
+// figures: those come from the sampler of a Caddy process).
+func StandalonePreviews(hs ...*Handler) http.Handler {
+	rooms := make([]*waitingroom.Room, len(hs))
+	for i, h := range hs {
+		rooms[i] = h.room
+	}
+	d := &Dashboard{
+		rooms: func() []liveRoom { return groupRooms(rooms) },
+		handlerOf: func(r *waitingroom.Room) *Handler {
+			for _, h := range hs {
+				if h.room == r {
+					return h
+				}
+			}
+			return nil
+		},
+		logger: zap.NewNop(),
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !allowMethod(w, r, http.MethodGet) {
+			return
+		}
+		if err := d.previews(w, r); err != nil {
+			_ = writeError(w, http.StatusInternalServerError, "internal", err.Error())
+		}
+	})
+}
+
 // clockNow is the handler's clock: its own when NewStandalone was given one,
 // else the process's.
 func (h *Handler) clockNow() time.Time {

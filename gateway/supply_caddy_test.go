@@ -108,13 +108,13 @@ func TestCaddySupplyFromTheOrigin(t *testing.T) {
 		}
 	}
 	elapsed := time.Since(started)
-	// The nodes' own loops go on meanwhile, each a few calls per half
-	// second: a poll that cost a round trip would add polls of them.
-	background := 2 * 4 * (int64(elapsed/(500*time.Millisecond)) + 2)
-	if extra := calls() - before; extra > background {
-		t.Fatalf("%d polls in %v cost %d Redis commands, more than the nodes' own loops (%d): polls reached the store", polls, elapsed, extra, background)
+	// The nodes' own loops go on meanwhile, a handful of calls a tick each
+	// (more while a node catches up after a busy spell): a poll that cost a
+	// round trip would add at least one call each, polls in all.
+	if extra := calls() - before; extra >= polls/2 {
+		t.Fatalf("%d polls in %v cost %d Redis commands, as many as half the polls: polls reached the store", polls, elapsed, extra)
 	} else {
-		t.Logf("%d polls in %v: %d Redis commands, all the nodes' own loops (bound %d)", polls, elapsed, extra, background)
+		t.Logf("%d polls in %v: %d Redis commands, the nodes' own loops (a poll reaching the store would add %d)", polls, elapsed, extra, polls)
 	}
 
 	// A bad supply is ignored and counted.

@@ -97,6 +97,17 @@ func checkSale(t *testing.T, py, path string) {
 	}
 }
 
+// checkSaleFinds runs the independent verifier's whole-sale checks on a
+// report that must fail them, and fails unless a problem it prints says
+// want.
+func checkSaleFinds(t *testing.T, py, path, want string) {
+	t.Helper()
+	out, err := exec.Command(py, independentVerifier, "--report", path, "--check-sale").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "problem: ") || !strings.Contains(string(out), want) {
+		t.Errorf("the whole-sale checks of %s: %v\n%s\nwant a problem saying %q", filepath.Base(path), err, out, want)
+	}
+}
+
 // keysTo lists the keys 0 to n-1.
 func keysTo(n uint64) []uint64 {
 	keys := make([]uint64, n)

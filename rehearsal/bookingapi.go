@@ -148,14 +148,25 @@ type roomCounters struct {
 
 func (s *stack) room(client *http.Client) (roomCounters, error) {
 	var rc roomCounters
-	resp, err := client.Get(s.caddyAdmin + "/waiting-room/" + rehearsalRoom)
+	return rc, getJSON(client, s.caddyAdmin+"/waiting-room/"+rehearsalRoom, "room counters", 1<<20, &rc)
+}
+
+// getJSON reads the JSON answer to a GET of url into v, at most limit
+// bytes of it; an answer other than 200 is an error naming what was asked.
+func getJSON(client *http.Client, url, what string, limit int64, v any) error {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
-		return rc, err
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		return rc, fmt.Errorf("room counters: %s: %s", resp.Status, b)
+		return fmt.Errorf("%s: %s: %s", what, resp.Status, b)
 	}
-	return rc, json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&rc)
+	return json.NewDecoder(io.LimitReader(resp.Body, limit)).Decode(v)
 }

@@ -30,7 +30,19 @@ type Config struct {
 	// fates of the fans the site failed side by side (docs/rehearsal.md,
 	// "An origin that fails 2% of checkouts").
 	CompareRequeue bool
-	Stack          StackConfig
+	// Calibration records every status answer's outcome (docs/supply.md)
+	// and judges the room's supply estimates against who was served
+	// (docs/rehearsal.md, "Calibration of the outcome").
+	Calibration bool
+	// Refunds plays the scenario "a sell-out followed by refunds"
+	// (docs/rehearsal.md): the room's waitlist on, the booking service
+	// with -waitlist, and once the sale sold out, RefundShare of the paid
+	// orders (at least minRefunds) refunded through the provider's signed
+	// charge.refunded webhook; the returned places must go to the
+	// waitlisted fans in order.
+	Refunds     bool
+	RefundShare float64
+	Stack       StackConfig
 }
 
 // StackConfig is what the rehearsal starts: the binaries, the stores and the
@@ -51,6 +63,9 @@ type StackConfig struct {
 	FailPayments float64
 	FailAttempts int
 	NoRetry      bool
+	// Waitlist turns the room's waitlist on and runs the booking service
+	// with -waitlist (docs/waitlist.md).
+	Waitlist bool
 }
 
 // Validate refuses a rehearsal outside the bounds every loop of it is sized
@@ -73,6 +88,12 @@ func (c Config) Validate() error {
 		return errors.New("rehearsal: -bots must be 0 to 10,000,000")
 	case !(c.FailCheckouts >= 0 && c.FailCheckouts <= 1):
 		return errors.New("rehearsal: -fail-checkouts must be a share from 0 to 1")
+	case c.Calibration && (c.CompareRequeue || c.CompareLiveness):
+		return errors.New("rehearsal: -calibration is a scenario of its own: not with -compare-requeue or -compare-liveness")
+	case c.Refunds && (c.Calibration || c.CompareRequeue || c.CompareLiveness):
+		return errors.New("rehearsal: -refunds is a scenario of its own: not with -calibration, -compare-requeue or -compare-liveness")
+	case c.Refunds && !(c.RefundShare > 0 && c.RefundShare <= 1):
+		return errors.New("rehearsal: -refund-share must be a share above 0, at most 1")
 	case c.CompareRequeue && c.CompareLiveness:
 		return errors.New("rehearsal: -compare-requeue and -compare-liveness are separate scenarios: pick one")
 	case c.Jitter < 0 || c.Jitter > 1 || c.Abandon < 0 || c.Late < 0 || c.Abandon+c.Late > 1:

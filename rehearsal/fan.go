@@ -45,10 +45,11 @@ const (
 	outError               // something unexpected; see the samples
 	outCut                 // stopped by -max-time
 	outSiteFailed          // the site failed the checkout, and the fan gave up on it
+	outWaitlisted          // on the waitlist until no place was left to come back
 	nOutcomes
 )
 
-var outcomeNames = [nOutcomes]string{"unfinished", "bought", "sold out while waiting", "sold out when shopping", "gave up shopping", "abandoned", "room closed", "lost pass", "errors", "cut by -max-time", "failed by the site"}
+var outcomeNames = [nOutcomes]string{"unfinished", "bought", "sold out while waiting", "sold out when shopping", "gave up shopping", "abandoned", "room closed", "lost pass", "errors", "cut by -max-time", "failed by the site", "left on the waitlist"}
 
 // fan is one simulated fan: a small state machine, stepped one request at a
 // time by whichever worker picks it up. A fan is never stepped by two
@@ -79,6 +80,14 @@ type fan struct {
 	// keep the first admission's, for the FIFO check.
 	failStart, failEnd, requeueWait, readmitAt time.Duration
 	requeued                                   bool
+
+	told told // the outcomes the room told the fan (calibration.go)
+
+	// The waitlist (refundscenario.go): the last request answered
+	// "waitlist", as an offset (-1: never), and whether the pass that let
+	// the fan in carried the waitlist claim.
+	lastWaitlist time.Duration
+	fromWaitlist bool
 
 	shop *shopping // while admitted
 }
@@ -115,7 +124,7 @@ const (
 
 func newFan(b behaviour, leaveAt uint16) fan {
 	return fan{behaviour: b, leaveAt: leaveAt, joinStart: -1, joinEnd: -1, lastWait: -1, passAt: -1, lastPos: -1,
-		failStart: -1, failEnd: -1, requeueWait: -1, readmitAt: -1}
+		failStart: -1, failEnd: -1, requeueWait: -1, readmitAt: -1, lastWaitlist: -1}
 }
 
 // statusJSON is the part of the room's status a fan acts on.
@@ -123,6 +132,7 @@ type statusJSON struct {
 	State          string  `json:"state"`
 	Position       *uint64 `json:"position"`
 	RefreshSeconds int     `json:"refresh_seconds"`
+	Outcome        string  `json:"outcome"`
 }
 
 // behaviours deals out the crowd's behaviours: abandon is the share who

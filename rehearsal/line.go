@@ -8,26 +8,24 @@ import (
 	"time"
 )
 
+// stepActions are what a fan does at each step, in the order of fanStep.
+var stepActions = [...]func(r *rehearsal, ctx context.Context, w *worker, id int32, f *fan) (time.Duration, bool){
+	stepJoin:     (*rehearsal).join,
+	stepPoll:     (*rehearsal).poll,
+	stepSeats:    (*rehearsal).seats,
+	stepHold:     (*rehearsal).hold,
+	stepCheckout: (*rehearsal).checkout,
+	stepPay:      (*rehearsal).pay,
+	stepOrder:    (*rehearsal).order,
+}
+
 // step makes the fan's next request and says when the one after is due, or
 // that the fan is done.
 func (r *rehearsal) step(ctx context.Context, w *worker, id int32, f *fan) (next time.Duration, done bool) {
-	switch f.step {
-	case stepJoin:
-		return r.join(ctx, w, id, f)
-	case stepPoll:
-		return r.poll(ctx, w, id, f)
-	case stepSeats:
-		return r.seats(ctx, w, id, f)
-	case stepHold:
-		return r.hold(ctx, w, id, f)
-	case stepCheckout:
-		return r.checkout(ctx, w, id, f)
-	case stepPay:
-		return r.pay(ctx, w, id, f)
-	case stepOrder:
-		return r.order(ctx, w, id, f)
+	if int(f.step) >= len(stepActions) {
+		return 0, r.end(f, outError, "unknown step")
 	}
-	return 0, r.end(f, outError, "unknown step")
+	return stepActions[f.step](r, ctx, w, id, f)
 }
 
 // join is the fan's first look at the event page, as an app would ask for
@@ -120,22 +118,16 @@ func (r *rehearsal) poll(ctx context.Context, w *worker, id int32, f *fan) (time
 // waitOrStop acts on a status: wait and ask again, or stop.
 func (r *rehearsal) waitOrStop(w *worker, f *fan, st statusJSON, res result) (time.Duration, bool) {
 	switch st.State {
+	case "waitlist":
+		// Sold out, the line kept as a waitlist: the fan keeps their place
+		// and waits for a place to come back, until none is left to.
+		if r.waitlistOver() {
+			return 0, r.end(f, outWaitlisted, "")
+		}
+		f.lastWaitlist = res.start
+		return r.waitAgain(w, f, st, res), false
 	case "queued", "paused", "prequeue":
-		if f.requeued {
-			f.requeueWait = res.start
-		} else {
-			f.lastWait = res.start
-		}
-		if st.Position != nil {
-			pos := int64(min(*st.Position, 1<<62))
-			if f.lastPos >= 0 && pos > f.lastPos {
-				f.posRises++
-			}
-			f.lastPos = pos
-		}
-		wait := time.Duration(max(1, st.RefreshSeconds)) * time.Second
-		wait += time.Duration(w.rng.Float64() * r.cfg.Jitter * float64(wait))
-		return res.end + wait, false
+		return r.waitAgain(w, f, st, res), false
 	case "sold_out":
 		r.live.soldOutSeen.CompareAndSwap(0, int64(res.end))
 		return 0, r.end(f, outSoldOutLine, "")
@@ -150,6 +142,30 @@ func (r *rehearsal) waitOrStop(w *worker, f *fan, st statusJSON, res result) (ti
 	return 0, r.end(f, outError, "status: unknown state "+strconv.Quote(st.State))
 }
 
+// waitAgain records a status that says wait (in line, paused, before the
+// sale or on the waitlist) and says when to ask again: the position, which
+// must never rise, and the outcome told.
+func (r *rehearsal) waitAgain(w *worker, f *fan, st statusJSON, res result) time.Duration {
+	if st.State != "waitlist" {
+		if f.requeued {
+			f.requeueWait = res.start
+		} else {
+			f.lastWait = res.start
+		}
+	}
+	r.noteOutcome(f, st.Outcome, res.start)
+	if st.Position != nil {
+		pos := int64(min(*st.Position, 1<<62))
+		if f.lastPos >= 0 && pos > f.lastPos {
+			f.posRises++
+		}
+		f.lastPos = pos
+	}
+	wait := time.Duration(max(1, st.RefreshSeconds)) * time.Second
+	wait += time.Duration(w.rng.Float64() * r.cfg.Jitter * float64(wait))
+	return res.end + wait
+}
+
 // admit records the pass and sends the fan shopping; a fan let in again
 // after a requeue goes back to the checkout of the hold it kept.
 func (r *rehearsal) admit(w *worker, id int32, f *fan, at time.Duration) (time.Duration, bool) {
@@ -160,16 +176,22 @@ func (r *rehearsal) admit(w *worker, id int32, f *fan, at time.Duration) (time.D
 		return at + r.think(w), false
 	}
 	f.admitted, f.passAt = true, at
+	f.noteLetIn(at)
 	c, err := decodePass(f.pass)
 	if err != nil {
 		r.note("pass: " + err.Error())
 	} else {
-		f.key = c.OrderKey
+		f.key, f.fromWaitlist = c.OrderKey, c.Waitlist
 		r.notePass(id, c)
 	}
 	r.live.admitted.Add(1)
 	r.live.shopping.Add(1)
 	f.shop = &shopping{want: 1 + w.rng.IntN(4)}
+	if r.cfg.Refunds {
+		// One place each: one refunded order is one fan's worth, which
+		// is what the room lets in for it (refundscenario.go).
+		f.shop.want = 1
+	}
 	f.step = stepSeats
 	return at + r.think(w), false
 }

@@ -18,6 +18,8 @@ type passClaims struct {
 	ID       string
 	Audience string
 	OrderKey uint64
+	// Waitlist: the room let the fan in from its waitlist (docs/waitlist.md).
+	Waitlist bool
 }
 
 // maxPassSize bounds the token we are willing to decode.
@@ -27,6 +29,7 @@ const maxPassSize = 4 << 10
 type passPayload struct {
 	jwt.RegisteredClaims
 	OrderKey *uint64 `json:"order_key"`
+	Waitlist bool    `json:"waitlist"`
 }
 
 // decodePass reads the claims of a compact JWT (header.payload.signature).
@@ -42,7 +45,7 @@ func decodePass(token string) (passClaims, error) {
 	if p.OrderKey == nil {
 		return passClaims{}, errors.New("pass has no order_key")
 	}
-	c := passClaims{Subject: p.Subject, ID: p.ID, OrderKey: *p.OrderKey}
+	c := passClaims{Subject: p.Subject, ID: p.ID, OrderKey: *p.OrderKey, Waitlist: p.Waitlist}
 	// "aud" is a string or an array of strings (RFC 7519, 4.1.3); a pass is
 	// for one room.
 	switch len(p.Audience) {

@@ -26,8 +26,8 @@ func (r *rehearsal) notePass(fan int32, c passClaims) {
 }
 
 // recordOrder keeps a delivered order's places, to count tickets per seat.
-func (r *rehearsal) recordOrder(o orderJSON, revoked bool) {
-	seen := orderSeen{revoked: revoked}
+func (r *rehearsal) recordOrder(o orderJSON, revoked, fromWaitlist bool) {
+	seen := orderSeen{revoked: revoked, fromWaitlist: fromWaitlist, amount: o.Amount, currency: o.Currency, paymentID: o.Payment.ProviderPaymentID}
 	if o.PaidAt != nil {
 		seen.paidAt = *o.PaidAt
 	}

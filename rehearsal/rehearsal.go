@@ -54,6 +54,12 @@ type rehearsal struct {
 	bots    atomic.Int64 // places the bots made
 	summary runSummary   // what a comparison of runs needs, set by verdict
 
+	calib       calibLive    // the outcomes told, by second (calibration.go)
+	calibration *calibration // the calibration scenario's count, once judged
+
+	refunds      *refunds         // the refund scenario's refunds (refundscenario.go)
+	refundJudged *refundJudgement // and its verdict, once judged
+
 	roomRequeued uint64      // the room's count of requeues, once read
 	roomRead     bool        // whether it was read
 	baseline     *runSummary // the run without retry, beside which this one is reported
@@ -65,6 +71,12 @@ type orderSeen struct {
 	zones   []string
 	paidAt  time.Time
 	revoked bool // the pass was cleared on the answer that showed the tickets
+
+	// What a refund of the order needs (refundscenario.go): its amount as
+	// the API wrote it, its currency and the provider's payment id; whether
+	// its fan was let in from the waitlist, and whether it was refunded.
+	amount, currency, paymentID string
+	fromWaitlist, refunded      bool
 }
 
 // liveCounters follow the sale while it runs, for the progress lines.
@@ -113,6 +125,7 @@ func Run(ctx context.Context, c Config, release func()) error {
 		c.FailCheckouts = defaultFailCheckouts
 	}
 	c.Stack.FailPayments, c.Stack.FailAttempts = c.FailCheckouts, failAttempts
+	c.Stack.Waitlist = c.Refunds
 	// The report's file is made first, so that a path it cannot be written
 	// to is known before a sale is played for nothing.
 	report, err := createReport(c.Report)
@@ -175,6 +188,9 @@ func runOnce(ctx context.Context, c Config, release func(), report *reportFile, 
 		notes: map[string]int{}, subs: map[string]int32{}, orders: map[string]orderSeen{},
 	}
 	r.report, r.baseline = report, baseline
+	if c.Refunds {
+		r.refunds = &refunds{}
+	}
 	if r.eventID, r.capacity, err = st.createEvent(r.client, c.Seats, c.Standing); err != nil {
 		return runSummary{}, err
 	}

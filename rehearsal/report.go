@@ -47,6 +47,8 @@ type reportData struct {
 	Latency            []reportLatency
 	Charts             []reportChart
 	Fates              *reportFates // the fans the site failed, when the scenario fails checkouts
+	Calibration        *reportCalibration
+	Refunds            *reportRefunds
 	Verdict            string
 }
 
@@ -184,6 +186,21 @@ func (r *rehearsal) renderReport(buf *bytes.Buffer, a afterRun, v verdictFigures
 	if d.Fates, err = r.fatesSection(v); err != nil {
 		return err
 	}
+	if c := r.calibration; c != nil {
+		svg, err := toldChart(r.toldSeries())
+		if err != nil {
+			return fmt.Errorf("outcomes chart: %w", err)
+		}
+		d.Calibration = &reportCalibration{Rows: c.rows(), Chart: &reportChart{ID: "told",
+			Caption: "The outcome told in each status answer, second by second (docs/supply.md)",
+			Summary: fmt.Sprintf("%d fans told an outcome; %d told unlikely, %d of them got tickets", c.fans, c.told[2], c.toldServed[2]),
+			SVG:     inlineSVG(svg, "told")}}
+		d.Targets = append(d.Targets, reportRow{"outcome calibrated", met(c.ok)})
+	}
+	if j := r.refundJudged; j != nil {
+		d.Refunds = &reportRefunds{Rows: j.rows()}
+		d.Targets = append(d.Targets, reportRow{"refunded places sold again to the waitlist, in order", met(j.ok)})
+	}
 	if r.failsCheckouts() && r.retryOn() {
 		d.Targets = append(d.Targets, reportRow{"0 failed fans behind their place", met(v.fates.behindOK()) +
 			fmt.Sprintf(" (%d of %d the site failed; requeued first and in order)", v.fates.behind, v.fates.failed)})
@@ -261,11 +278,20 @@ pre { background: #f6f4ef; padding: 12px; overflow-x: auto; font-size: 12px; }
 <thead><tr><th scope="col"></th>{{range .Columns}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr><th scope="row">{{.Name}}</th>{{$bad := .Bad}}{{range .Values}}<td class="num{{if $bad}} bad{{end}}">{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table>
-{{with .Chart}}<figure id="chart-{{.ID}}">
-<figcaption id="cap-{{.ID}}">{{.Caption}}</figcaption>
-<p id="sum-{{.ID}}">{{.Summary}}</p>
-{{.SVG}}
-</figure>{{end}}
+{{with .Chart}}{{template "figure" .}}{{end}}
+</section>
+{{end}}{{with .Calibration}}<section aria-labelledby="calibration-h">
+<h2 id="calibration-h">Calibration of the outcome</h2>
+<table id="calibration"><caption>Every fan's status answers, by the outcome told and whether the fan got tickets; beside it, the fairness report's account</caption>
+<tbody>{{range .Rows}}<tr><th scope="row">{{.Name}}</th><td>{{.Value}}</td></tr>
+{{end}}</tbody></table>
+{{with .Chart}}{{template "figure" .}}{{end}}
+</section>
+{{end}}{{with .Refunds}}<section aria-labelledby="refunds-h">
+<h2 id="refunds-h">Refunds after the sell-out</h2>
+<table id="refunds"><caption>Paid orders refunded through the provider's signed webhook once the sale sold out, and where their places went: to the fans the room let in from its waitlist; beside it, the fairness report's account of the waitlist</caption>
+<tbody>{{range .Rows}}<tr><th scope="row">{{.Name}}</th><td>{{.Value}}</td></tr>
+{{end}}</tbody></table>
 </section>
 {{end}}<section aria-labelledby="latency-h">
 <h2 id="latency-h">Latency</h2>
@@ -289,4 +315,8 @@ pre { background: #f6f4ef; padding: 12px; overflow-x: auto; font-size: 12px; }
 </main>
 </body>
 </html>
-`))
+{{define "figure"}}<figure id="chart-{{.ID}}">
+<figcaption id="cap-{{.ID}}">{{.Caption}}</figcaption>
+<p id="sum-{{.ID}}">{{.Summary}}</p>
+{{.SVG}}
+</figure>{{end}}`))

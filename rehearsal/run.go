@@ -25,6 +25,11 @@ func (r *rehearsal) run(parent context.Context) {
 	r.live.perSecond = make([]atomic.Int64, int(c.MaxTime/time.Second)+2)
 	r.cpuBySec = make([]float64, len(r.live.perSecond))
 	r.otherBySec = make([]float64, len(r.live.perSecond))
+	if c.Calibration {
+		for k := range r.calib.bySec {
+			r.calib.bySec[k] = make([]atomic.Int64, len(r.live.perSecond))
+		}
+	}
 
 	timed, cancelTimed := context.WithTimeout(parent, c.MaxTime)
 	defer cancelTimed()
@@ -78,8 +83,12 @@ func (r *rehearsal) run(parent context.Context) {
 	watchDone := make(chan struct{})
 	var watchers sync.WaitGroup
 	watchers.Go(func() { r.watch(watchDone) })
+	if r.refunds != nil {
+		watchers.Go(func() { r.refunder(ctx) })
+	}
 
 	wg.Wait()
+	finish() // the fans are done: so is the refunder
 	close(watchDone)
 	watchers.Wait()
 	r.procs.sample()

@@ -50,13 +50,17 @@ func judgeSale(orders map[string]orderSeen, standing, capacity int, inv invarian
 	return j
 }
 
-// countTickets counts, from the orders the fans saw delivered, seats with
+// countTickets counts, from the orders the fans saw delivered and kept (not
+// refunded), seats with
 // more than one ticket and zone places beyond a zone's capacity (the zone
 // capacity is the venue's standing places).
 func countTickets(orders map[string]orderSeen, standing int) (seatsOver, zoneOver, tickets int) {
 	perSeat := map[string]int{}
 	perZone := map[string]int{}
 	for _, o := range orders {
+		if o.refunded {
+			continue // its places were sold again: the refund scenario's
+		}
 		for _, s := range o.seats {
 			perSeat[s]++
 		}

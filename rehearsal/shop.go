@@ -36,7 +36,10 @@ func (r *rehearsal) seats(ctx context.Context, w *worker, id int32, f *fan) (tim
 		return 0, r.endShop(f, outError, "seats answered "+strconv.Itoa(res.status))
 	}
 	if m.Available == 0 {
-		if m.Capacity > 0 && m.Sold >= m.Capacity {
+		// A fan let in from the waitlist was let in for a place that came
+		// back: one sold-out map (a hold's race with theirs) is not the
+		// end of it, and they look again like the others below.
+		if m.Capacity > 0 && m.Sold >= m.Capacity && !f.fromWaitlist {
 			return 0, r.endShop(f, outSoldOutShop, "")
 		}
 		// The last places are held by others, who may let them go: look
@@ -163,9 +166,14 @@ func (r *rehearsal) pay(ctx context.Context, w *worker, id int32, f *fan) (time.
 
 // orderJSON is the part of an order the fan checks.
 type orderJSON struct {
-	ID      string     `json:"id"`
-	Status  string     `json:"status"`
-	PaidAt  *time.Time `json:"paid_at"`
+	ID       string     `json:"id"`
+	Status   string     `json:"status"`
+	PaidAt   *time.Time `json:"paid_at"`
+	Amount   string     `json:"amount"`
+	Currency string     `json:"currency"`
+	Payment  struct {
+		ProviderPaymentID string `json:"provider_payment_id"`
+	} `json:"payment"`
 	Tickets []struct {
 		ID       string    `json:"id"`
 		Seat     string    `json:"seat"`
@@ -195,7 +203,7 @@ func (r *rehearsal) order(ctx context.Context, w *worker, id int32, f *fan) (tim
 			delivered = delivered && t.Delivery != nil
 		}
 		if delivered {
-			r.recordOrder(o, res.passCleared)
+			r.recordOrder(o, res.passCleared, f.fromWaitlist)
 			return 0, r.endShop(f, outBought, "")
 		}
 	case "pending_payment":

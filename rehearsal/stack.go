@@ -34,7 +34,10 @@ type stack struct {
 	bookingURL string // the booking service itself, for the admin API
 	caddyAdmin string // Caddy's admin endpoint, for the room's counters
 	adminToken string
-	storeName  string
+	// webhookSecret signs the payment provider's webhooks: the booking
+	// service's fake provider's, and the refunds the rehearsal sends.
+	webhookSecret []byte
+	storeName     string
 
 	stopped                bool
 	foyerLogs, bookingLogs logSummary // read once the servers are gone
@@ -87,6 +90,9 @@ func startStack(c StackConfig) (_ *stack, err error) {
 	token := make([]byte, 16)
 	_, _ = rand.Read(token)
 	s.adminToken = hex.EncodeToString(token)
+	s.webhookSecret = make([]byte, 16)
+	_, _ = rand.Read(s.webhookSecret)
+	s.webhookSecret = []byte("whsec_" + hex.EncodeToString(s.webhookSecret))
 
 	// The site is behind the room, the pay page included, as in the demo
 	// stack: a fan needs a pass for everything but the room's own endpoints
@@ -109,10 +115,11 @@ http://127.0.0.1:%d {
 		session_duration %s
 		admission_grace %s
 		%s
+		%s
 	}
 	reverse_proxy 127.0.0.1:%d
 }
-`, ports[2], ports[0], rehearsalRoom, storeLine, c.Rate, c.Cap, c.Session, c.Grace, idleLine(c.WaitingIdle), ports[1])
+`, ports[2], ports[0], rehearsalRoom, storeLine, c.Rate, c.Cap, c.Session, c.Grace, idleLine(c.WaitingIdle), waitlistLine(c.Waitlist), ports[1])
 	if s.foyer, err = serverproc.StartFoyer(c.FoyerBin, cfg, s.base+"/_waiting-room/jwks.json"); err != nil {
 		return nil, err
 	}
@@ -124,6 +131,9 @@ http://127.0.0.1:%d {
 		"-public-url", s.base,
 		"-admin-token", s.adminToken,
 		"-hold-ttl", c.HoldTTL.String(),
+	}
+	if c.Waitlist {
+		args = append(args, "-waitlist")
 	}
 	args = append(args, bookingDBArgs(c)...)
 	args = append(args, bookingFaultArgs(c)...)
@@ -138,7 +148,8 @@ http://127.0.0.1:%d {
 	s.booking.Stdout, s.booking.Stderr = s.bookingOut, s.bookingOut
 	// Only what the booking service needs: no DATABASE_URL or REDIS_URL of
 	// the caller's leaking in behind our flags.
-	s.booking.Env = []string{"HOME=" + s.dir, "PATH=" + os.Getenv("PATH")}
+	// The webhook secret goes in the environment, out of the process list.
+	s.booking.Env = []string{"HOME=" + s.dir, "PATH=" + os.Getenv("PATH"), "BOOKING_WEBHOOK_SECRET=" + string(s.webhookSecret)}
 	serverproc.Detach(s.booking)
 	if err := s.booking.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", c.BookingBin, err)
@@ -198,6 +209,14 @@ func idleLine(d time.Duration) string {
 		return ""
 	}
 	return "waiting_idle_timeout " + d.String()
+}
+
+// waitlistLine is the room's waitlist line, when the scenario asks for it.
+func waitlistLine(on bool) string {
+	if !on {
+		return ""
+	}
+	return "waitlist"
 }
 
 // bookingFaultArgs are the booking service's rehearsal faults, none unless

@@ -68,12 +68,28 @@ func (r *rehearsal) verdict() error {
 		r.pg.sample()
 		a.pool, a.poolErr = r.st.bookingPool(r.client)
 	}
+	if r.cfg.Calibration {
+		rep, err := r.fairnessSupply()
+		c := r.calibrate(rep, err)
+		r.calibration = &c
+	}
+	if r.refunds != nil {
+		rep, err := r.fairnessWaitlist()
+		j := r.judgeRefunds(rep, err)
+		r.refundJudged = &j
+	}
 	r.st.stop() // the logs are complete once the servers are gone
 	a.foyerLog, a.bookingLog = r.st.logProblems()
 	v := r.figures(a)
 	r.roomRequeued, r.roomRead = a.room.Counters.Requeued, a.roomErr == nil
 	var text bytes.Buffer
 	r.judge(io.MultiWriter(os.Stdout, &text), a, v)
+	if r.calibration != nil {
+		r.calibration.print(io.MultiWriter(os.Stdout, &text))
+	}
+	if r.refundJudged != nil {
+		r.refundJudged.print(io.MultiWriter(os.Stdout, &text))
+	}
 	if r.report != nil {
 		if err := r.writeReport(a, v, text.String()); err != nil {
 			fmt.Fprintf(os.Stderr, "onsale: the report was not written: %v\n", err)
@@ -87,6 +103,15 @@ func (r *rehearsal) verdict() error {
 	r.summary.fates, r.summary.sale, r.summary.requeued = v.fates, v.sale, r.roomRequeued
 	if v.sale.err != nil {
 		return v.sale.err
+	}
+	if c := r.calibration; c != nil && !c.ok {
+		return fmt.Errorf("%w: %d of %d told unlikely got tickets, %d served after unlikely without at risk (%d excused by a rise), the fairness report %s",
+			errCalibration, c.toldServed[2], c.told[2], c.skips, c.skipsExcused, reportState(c))
+	}
+	if j := r.refundJudged; j != nil {
+		if err := j.err(); err != nil {
+			return err
+		}
 	}
 	return r.requeueErr(v.fates)
 }

@@ -90,7 +90,7 @@ ready Foyer "$foyer_pid" "http://127.0.0.1:$FOYER_PORT/_waiting-room/jwks.json" 
 # The booking service trusts the passes Foyer signs, through its JWKS, for the
 # Caddyfile's room (demo) and issuer (the default, foyer) only.
 # Its /metrics and /readyz are on 127.0.0.1:$BOOKING_OPS_PORT, out of the gateway's reach.
-"$BIN/booking" -addr "127.0.0.1:$BOOKING_PORT" -ops-addr "127.0.0.1:$BOOKING_OPS_PORT" -seed-demo -admin-token dev-admin -room demo \
+"$BIN/booking" -addr "127.0.0.1:$BOOKING_PORT" -ops-addr "127.0.0.1:$BOOKING_OPS_PORT" -seed-demo -admin-token dev-admin -room demo -waitlist \
 	-jwks "http://127.0.0.1:$FOYER_PORT/_waiting-room/jwks.json" \
 	-public-url "http://localhost:$FOYER_PORT" >"$RUN_DIR/booking.log" 2>&1 &
 booking_pid=$!

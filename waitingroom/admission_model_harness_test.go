@@ -2,8 +2,11 @@ package waitingroom_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"net/netip"
 	"os"
 	"slices"
@@ -66,8 +69,13 @@ type decision struct {
 	// Accepted is set when the pass cookie was good: the request goes on
 	// to the origin with Pass.
 	Accepted bool
-	// Pass is the accepted pass, or the admission NewPass carries.
+	// Pass is the accepted pass (as forwarded: with Resigned, the claims
+	// it carries), or the admission NewPass carries.
 	Pass waitingroom.Pass
+	// Resigned is the accepted pass signed again, with the waitlist claim
+	// added (the sale reopened after a waitlist); "" when it went as it
+	// came.
+	Resigned string
 	// NewPass is a pass handed out with this answer.
 	NewPass string
 	Status  waitingroom.Status
@@ -104,6 +112,9 @@ func (n *modelNode) admit(ctx context.Context, a arrival) (decision, error) {
 	if d.Pass != "" && !d.NewPass {
 		return decision{Accepted: true, Pass: d.Admission, Status: n.room.AdmittedStatus(d.Admission)}, nil
 	}
+	if tr := d.Transition; d.NewPass && tr != nil && tr.From == waitingroom.TicketInSession && tr.Event == waitingroom.EventPass {
+		return decision{Accepted: true, Pass: d.Admission, Resigned: d.Pass, Status: n.room.AdmittedStatus(d.Admission)}, nil
+	}
 	out := decision{Status: d.Status, Ticket: d.Ticket, Rejoined: d.Rejoined}
 	if d.NewPass {
 		out.Pass, out.NewPass = d.Admission, d.Pass
@@ -133,6 +144,10 @@ func (n *modelNode) patch(ctx context.Context, setting string, on bool) error {
 		s.Paused = on
 	case "queue_all":
 		s.QueueAll = on
+	case "sold_out":
+		// The room runs with the waitlist on: sold out, the line becomes
+		// the waitlist (docs/waitlist.md).
+		s.SoldOut = on
 	default:
 		return fmt.Errorf("the model does not patch %q", setting)
 	}
@@ -164,6 +179,7 @@ const (
 	opRequeue                     // the origin fails a fan's session (retry): the fan goes back to the front
 	opAddPhase                    // the operator adds a phase after the others, starting at least 2 s from now (admin API)
 	opCodeJoin                    // a new fan arrives with an access code (docs/codes.md)
+	opSupply                      // the origin reports the supply (X-Waiting-Room-Supply) through a node (docs/waitlist.md)
 )
 
 // The model room's access codes (docs/codes.md): one of many uses, one of a
@@ -183,7 +199,8 @@ type modelStep struct {
 	Account string // opJoin: "" for none
 	Copy    int
 	Seconds int
-	Setting string // opOperator: "paused" or "queue_all"
+	Setting string // opOperator: "paused", "queue_all" or "sold_out"
+	Units   uint64 // opSupply: the units left
 	On      bool
 	Code    string // opCodeJoin, opPoll: the access code sent; "" for none
 	// Phase is opAddPhase's phase, its From and To counted from the end of
@@ -223,10 +240,12 @@ func (s modelStep) String() string {
 		return fmt.Sprintf("come-back fan=%d node=%d", s.Fan, s.Node)
 	case opStoreLost:
 		return "store-lost"
+	case opSupply:
+		return fmt.Sprintf("supply node=%d units=%d", s.Node, s.Units)
 	case opRequeue:
 		return fmt.Sprintf("requeue fan=%d node=%d", s.Fan, s.Node)
 	case opAddPhase:
-		return fmt.Sprintf("add-phase node=%d [+%s,+%s) after the last, cap=%d rate=%d", s.Node, s.Phase.From, s.Phase.To, s.Phase.Cap, s.Phase.Rate)
+		return fmt.Sprintf("add-phase node=%d [+%s,+%s) after the last, cap=%d rate=%d prequeue=%s", s.Node, s.Phase.From, s.Phase.To, s.Phase.Cap, s.Phase.Rate, s.Phase.Prequeue)
 	}
 	return fmt.Sprintf("op%d", int(s.Op))
 }
@@ -244,19 +263,33 @@ type modelSettings struct {
 	// change the cap and the rate as time passes: the runs' waits cross
 	// their switches.
 	Phases []modelPhase
+	// Seeds picks the draw seeds the nodes propose (a phase's draw orders
+	// its pre-queue by the one the store keeps): drawn with the sequence,
+	// so that a failing one replays exactly.
+	Seeds uint32
 }
 
 // modelPhase is a scheduled phase from From to To after the run's start,
-// setting the cap and the rate where not 0.
+// setting the cap and the rate where not 0, with its own pre-queue, drawn
+// at its start, opening Prequeue before it (0: none).
 type modelPhase struct {
 	From, To  time.Duration
 	Cap, Rate int
+	Prequeue  time.Duration
+}
+
+// seedSource is where node i's draw seeds come from.
+func (c modelSettings) seedSource(i int) io.Reader {
+	var key [32]byte
+	key[0] = byte(i)
+	binary.LittleEndian.PutUint32(key[8:], c.Seeds)
+	return rand.NewChaCha8(key)
 }
 
 func (c modelSettings) String() string {
 	s := fmt.Sprintf("cap=%d rate=%d/min return_window=%s waiting_idle_timeout=%s requeue_on_origin_error=%d", c.Cap, c.Rate, c.ReturnWindow, c.WaitingIdle, c.Requeues)
 	for i, p := range c.Phases {
-		s += fmt.Sprintf(" phase%d=[+%s,+%s) cap=%d rate=%d", i, p.From, p.To, p.Cap, p.Rate)
+		s += fmt.Sprintf(" phase%d=[+%s,+%s) cap=%d rate=%d prequeue=%s", i, p.From, p.To, p.Cap, p.Rate, p.Prequeue)
 	}
 	return s
 }
@@ -280,10 +313,14 @@ func (p modelPhase) scheduled(name string, at time.Time) waitingroom.ScheduledPh
 	if p.Rate > 0 {
 		names = append(names, "new_users_per_minute")
 	}
-	return waitingroom.ScheduledPhase{
+	ph := waitingroom.ScheduledPhase{
 		Name: name, Start: at.Add(p.From), End: at.Add(p.To),
 		Settings: waitingroom.OverridesOf(waitingroom.Settings{TotalActiveUsers: p.Cap, NewUsersPerMinute: p.Rate}, names...),
 	}
+	if p.Prequeue > 0 {
+		ph.PrequeueStart, ph.ShuffleAtStart = ph.Start.Add(-p.Prequeue), true
+	}
+	return ph
 }
 
 // room is the settings of the room a run drives: a small cap, so that the
@@ -301,6 +338,9 @@ func (c modelSettings) room() waitingroom.Settings {
 		WaitingIdleTimeout:   c.WaitingIdle,
 		RequeueOnOriginError: c.Requeues,
 		Phases:               c.phases(),
+		// Off until the operator sets sold_out: then the line is a
+		// waitlist, let in as the supply the origin reports comes back.
+		Waitlist: true,
 	}
 }
 
@@ -431,10 +471,12 @@ func knownHoles() map[string]bool {
 // rateSpan is the span over which invariant 7 counts admissions.
 const rateSpan = 5 * time.Second
 
-// admissionCount is the store's count of admissions at a time.
+// admissionCount is the store's count of admissions at a time, and whether
+// the controller's step of that second had run by then.
 type admissionCount struct {
-	at time.Time
-	n  uint64
+	at      time.Time
+	n       uint64
+	stepped bool
 }
 
 // passLeeway is how far past its end the room still honours a pass: the
@@ -547,6 +589,11 @@ type subjectRec struct {
 	requeuedOrder int
 	requeuedAt    time.Time
 	lastAsked     time.Time
+	// passedBy, while set, is a visitor requeued after this one and let in
+	// again while this one still asked: the controller's step lets the
+	// requeued in in order, so this one was let in at that step or before,
+	// and is never told to wait at the front again (invariant 9).
+	passedBy string
 }
 
 // modelFan is one fan's browser.
@@ -619,6 +666,9 @@ type admissionModel struct {
 	requeueSeq int
 	handNode   int  // the node whose answer handPass records
 	paused     bool // the operator's last word on paused
+	// stepped is the second (Unix) of the nodes' last ticks: its
+	// controller step has run (invariant 7).
+	stepped int64
 	// tickServing is serving as the store had it after the nodes' last
 	// ticks: as far as their views go.
 	tickServing uint64
@@ -686,7 +736,7 @@ func newAdmissionModel(tb modelTB, cfg modelSettings, roomID string, stores [2]w
 		return nil, err
 	}
 	for i, s := range stores {
-		r, err := waitingroom.NewRoom(waitingroom.Config{ID: roomID, Settings: cfg.room(), Store: s, Key: key, Now: m.clock.Now})
+		r, err := waitingroom.NewRoom(waitingroom.Config{ID: roomID, Settings: cfg.room(), Store: s, Key: key, Now: m.clock.Now, SeedSource: cfg.seedSource(i)})
 		if err != nil {
 			return nil, err
 		}
@@ -804,6 +854,9 @@ func (m *admissionModel) do(s modelStep) {
 		m.request(s, f, arrival{Client: f.client, Account: f.account, Ticket: f.ticket, Pass: f.passCookie(now), Kind: kindStatus}, true)
 	case opStoreLost:
 		m.storeLost()
+	case opSupply:
+		m.nodes[s.Node].room.NoteSupply(s.Units)
+		m.tb.Logf("step %d: %s", m.steps, s)
 	case opAddPhase:
 		m.addPhase(s, now)
 	default:
@@ -932,6 +985,7 @@ func (m *admissionModel) tickAll() {
 		}
 		m.tickSeq[n.index] = m.event
 	}
+	m.stepped = m.clock.Now().Unix()
 }
 
 // request sends one arrival through a node and judges the answer. own says
@@ -1055,6 +1109,14 @@ func (m *admissionModel) observe() {
 			snap.Active, snap.Pending, limit, m.until(now), m.storeHeld)
 	}
 	m.storeHeld = held
+	// Invariant 11, as the store tells it: while a phase's pre-queue is
+	// open, the line stops before its first key.
+	for _, pr := range snap.PhaseRanges {
+		if !pr.Closed && snap.Serving > pr.Start {
+			m.fatalf("invariant 11: serving %d at +%s, past key %d, the first of phase %s's pre-queue, open until +%s",
+				snap.Serving, m.until(now), pr.Start, pr.Phase, m.until(pr.Starts))
+		}
+	}
 	for _, rv := range snap.Revocations {
 		if rv.Visitor == "" {
 			continue
@@ -1097,6 +1159,79 @@ func (m *admissionModel) observe() {
 	m.snap = snap
 	m.checkAdmittedOnce(snap)
 	m.checkRate(now, snap)
+	m.checkWaitlist(snap)
+}
+
+// resigned records an accepted pass signed again: the same session's, with
+// the waitlist claim added, which the browser keeps from then on. Invariant
+// 12 holds for what went to the origin.
+func (m *admissionModel) resigned(f *modelFan, node int, token string, d decision, own bool) {
+	m.tb.Helper()
+	if d.Resigned == "" {
+		m.checkWaitlistClaim(node, d.Pass, false)
+		return
+	}
+	rec := m.passes[token]
+	was := rec.pass
+	if !d.Pass.Waitlist || was.Waitlist || d.Pass.ID != was.ID || d.Pass.Subject != was.Subject || d.Pass.OrderKey != was.OrderKey || !sameEnd(d.Pass.ExpiresAt, was.ExpiresAt) {
+		m.fatalf("invariant 12: node %d signed the pass of %s (jti %s) again as %+v; want the same pass with the waitlist claim added", node, m.who(was.Subject), m.jti(was.ID), d.Pass)
+	}
+	m.tb.Logf("  the pass of %s (jti %s) was signed again with the waitlist claim", m.who(was.Subject), m.jti(was.ID))
+	m.checkWaitlistClaim(node, d.Pass, false)
+	m.passes[d.Resigned] = &passRec{pass: d.Pass, handedAt: m.clock.Now(), fan: f, session: rec.session}
+	if own {
+		f.pass, f.passExp = d.Resigned, d.Pass.ExpiresAt
+	}
+}
+
+// checkWaitlistClaim is invariant 12, for a pass node handed out (handed) or
+// sent on to the origin: against the view it answered from, which no tick
+// has refreshed since. A pass sent on keeps a claim it was given between a
+// reopening and the next sell-out (docs/waitlist.md, "Limits").
+func (m *admissionModel) checkWaitlistClaim(node int, p waitingroom.Pass, handed bool) {
+	m.tb.Helper()
+	switch w := m.nodes[node].room.Snapshot().Waitlist; {
+	case handed && w.On() && p.Waitlist && p.OrderKey < w.From:
+		m.fatalf("invariant 12: node %d handed %s a pass with the waitlist claim for place %d, let in before the waitlist began at %d",
+			node, m.who(p.Subject), p.OrderKey, w.From)
+	case !w.On() && !w.Ended.IsZero() && !p.Waitlist:
+		m.fatalf("invariant 12: node %d handed %s a pass without the waitlist claim after the waitlist ended at +%s (the sale reopened)",
+			node, m.who(p.Subject), m.until(w.Ended))
+	}
+}
+
+// checkWaitlist is invariant 10: while the line is a waitlist, the units
+// the room let fans in for and still owes never exceed the supply last
+// reported, so that no unit that came back reaches two fans; and every
+// step of the history that let fans in from it owed at most the supply it
+// went by, reaching places in order (docs/waitlist.md).
+func (m *admissionModel) checkWaitlist(snap waitingroom.Snapshot) {
+	w := snap.Waitlist
+	if !w.On() {
+		return
+	}
+	var supply uint64
+	if n := len(snap.Supply); n > 0 {
+		supply = snap.Supply[n-1].Units
+	}
+	if w.Owed > supply {
+		m.fatalf("invariant 10: the waitlist owes %d units, %d reported left", w.Owed, supply)
+	}
+	hist, err := m.truth.History(m.ctx, m.roomID, 0, waitingroom.MaxHistoryPage)
+	if err != nil {
+		m.fatalf("reading the history: %v", err)
+	}
+	next := uint64(0)
+	for _, e := range hist {
+		if e.Kind != waitingroom.HistoryWaitlist || e.Waitlist == nil {
+			continue
+		}
+		if e.Waitlist.Owed > e.Waitlist.Supply || e.Start < next {
+			m.fatalf("invariant 10: a waitlist step at +%s let places %d-%d in owing %d units of %d, after places up to %d",
+				m.until(e.At), e.Start, e.Start+e.Count-1, e.Waitlist.Owed, e.Waitlist.Supply, next)
+		}
+		next = e.Start + e.Count
+	}
 }
 
 // checkAdmittedOnce holds that a re-created room lets in no place again
@@ -1111,7 +1246,7 @@ func (m *admissionModel) checkAdmittedOnce(snap waitingroom.Snapshot) {
 	loss := m.losses[len(m.losses)-1]
 	for q := range m.places {
 		sr := m.subjects[q.visitor]
-		if q.key >= snap.Serving && sr != nil && sr.hadPass && !sr.first.After(loss.at) {
+		if m.lineOrder(q.key) >= snap.Serving && sr != nil && sr.hadPass && !sr.first.After(loss.at) {
 			m.hole(holeE, "after the loss at +%s serving is %d, behind place %d, whose holder (visitor %s) was let in at +%s",
 				m.until(loss.at), snap.Serving, q.key, m.who(q.visitor), m.until(sr.first))
 		}
@@ -1140,6 +1275,10 @@ func (m *admissionModel) checkAdmittedOnce(snap waitingroom.Snapshot) {
 // idled-out session). Over any rateSpan a step earns that span's worth of
 // budget, and the room holds at most one second's worth (one visitor's at
 // least) banked before it: MaxCatchUpTicks never makes a burst beyond that.
+// The budget is granted a second at a time, at the second's first step: a
+// span that begins in a second before its step (a request came first) holds
+// that second's grant too, on top of what was banked, which a walk-in or a
+// returner may have taken in the moment before the step (docs/line.md).
 func (m *admissionModel) checkRate(now time.Time, snap waitingroom.Snapshot) {
 	m.tb.Helper()
 	n := snap.Admitted + snap.Returned + m.countBase
@@ -1152,13 +1291,17 @@ func (m *admissionModel) checkRate(now time.Time, snap waitingroom.Snapshot) {
 		first := m.admissions[0]
 		rate := m.maxRate(first.at.Add(-time.Second), now)
 		perSecond := float64(rate) / 60
-		limit := uint64(max(perSecond, 1) + perSecond*rateSpan.Seconds())
+		span := rateSpan.Seconds()
+		if !first.stepped {
+			span++
+		}
+		limit := uint64(max(perSecond, 1) + perSecond*span)
 		if n-first.n > limit {
 			m.fatalf("invariant 7: %d fans let in from +%s to +%s (%d of them back at the front in all), over %d at %d/min",
 				n-first.n, m.until(first.at), m.until(now), snap.Returned, limit, rate)
 		}
 	}
-	m.admissions = append(m.admissions, admissionCount{at: now, n: n})
+	m.admissions = append(m.admissions, admissionCount{at: now, n: n, stepped: m.stepped >= now.Unix()})
 }
 
 // capAt is the cap in force at now, a phase's (docs/configuration.md,
@@ -1169,12 +1312,18 @@ func (m *admissionModel) checkRate(now time.Time, snap waitingroom.Snapshot) {
 func (m *admissionModel) capAt(now time.Time) int { return m.settings.At(now).TotalActiveUsers }
 
 // maxRate is the highest new_users_per_minute in force from from to to,
-// phases included.
+// phases included. The rate changes only where a phase starts or ends, so
+// it is read at the span's ends and at every switch within it: a phase's
+// end as much as a start, for where a slower phase ends the room's own
+// rate (or the next phase's, after a gap) is back, and the store's step
+// accrues at it (docs/configuration.md, "Phases").
 func (m *admissionModel) maxRate(from, to time.Time) int {
 	rate := max(m.settings.At(from).NewUsersPerMinute, m.settings.At(to).NewUsersPerMinute)
 	for _, p := range m.settings.Phases.List() {
-		if p.Start.After(from) && !p.Start.After(to) {
-			rate = max(rate, m.settings.At(p.Start).NewUsersPerMinute)
+		for _, at := range []time.Time{p.Start, p.End} {
+			if at.After(from) && !at.After(to) {
+				rate = max(rate, m.settings.At(at).NewUsersPerMinute)
+			}
 		}
 	}
 	return rate
@@ -1227,6 +1376,17 @@ func (m *admissionModel) liveSessionOf(v string, now time.Time) *sessionRec {
 
 // inLine reports whether a place still stands in line: it was not spent,
 // and nobody was let in on it.
+// lineOrder is where key k stands in the line: the place a phase's draw
+// gave it (docs/fairness.md, "A phase's draw"), as either node knows it, or k.
+func (m *admissionModel) lineOrder(k uint64) uint64 {
+	for _, n := range m.nodes {
+		if o, drawn := n.room.LineOrder(k); drawn {
+			return o
+		}
+	}
+	return k
+}
+
 func (m *admissionModel) inLine(p *placeRec) bool {
 	return !p.spent && !m.subject(p.id.visitor).hadPass
 }
@@ -1250,6 +1410,7 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 	now := m.clock.Now()
 	if d.Accepted {
 		m.checkAccepted(node, a.Pass, d.Pass)
+		m.resigned(f, node, a.Pass, d, own)
 		return
 	}
 	var presented *cookieRec
@@ -1354,6 +1515,7 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 		}
 	}
 	if d.NewPass != "" {
+		m.checkWaitlistClaim(node, d.Pass, true)
 		m.claimingAgain, m.handNode = superseded != nil, node
 		s := m.handPass(f, d, own)
 		m.claimingAgain = false
@@ -1388,11 +1550,11 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 					last = o
 				}
 			}
-			if last != nil && last.id.key < m.snap.Serving && now.Sub(last.lastMark) > m.lookback {
+			if last != nil && m.lineOrder(last.id.key) < m.snap.Serving && now.Sub(last.lastMark) > m.lookback {
 				last.spent = true
 			}
 		}
-		if st := d.Status.State; st == waitingroom.StateQueued || st == waitingroom.StatePaused || st == waitingroom.StatePrequeue {
+		if st := d.Status.State; st == waitingroom.StateQueued || st == waitingroom.StatePaused || st == waitingroom.StatePrequeue || st == waitingroom.StateWaitlist {
 			p.lastMark, p.waiting = now, !d.Status.Returned
 		}
 		if d.SetTicket != "" {
@@ -1404,9 +1566,15 @@ func (m *admissionModel) judge(f *modelFan, node int, a arrival, d decision, own
 				f.ticket = d.SetTicket
 			}
 		}
+		// Invariant 11: a fan registered in a phase's pre-queue (the model
+		// room has no pre-queue of its own) is shown no position until
+		// the phase's draw places them.
+		if own && d.Status.State == waitingroom.StatePrequeue && d.Status.Position != nil {
+			m.fatalf("invariant 11: fan %d (key %d) in a phase's pre-queue was shown position %d before the draw", f.index, q.key, *d.Status.Position)
+		}
 		// Invariant 5: the position shown for one place never rises between
 		// two polls of the ticket the browser holds (README, "What it does").
-		if own && d.Status.Position != nil && (d.Status.State == waitingroom.StateQueued || d.Status.State == waitingroom.StatePaused) {
+		if own && d.Status.Position != nil && (d.Status.State == waitingroom.StateQueued || d.Status.State == waitingroom.StatePaused || d.Status.State == waitingroom.StateWaitlist) {
 			pos := *d.Status.Position
 			if f.hasPos && f.chain == q && pos > f.lastPos {
 				m.fatalf("invariant 5: fan %d's position at place %d rose from %d to %d", f.index, q.key, f.lastPos, pos)
@@ -1504,6 +1672,7 @@ func (m *admissionModel) handPass(f *modelFan, d decision, own bool) *sessionRec
 	if !sameEnd(s.exp, p.ExpiresAt) {
 		m.fatalf("invariant 2: two passes of session jti %s end at +%s and +%s", m.jti(p.ID), m.until(s.exp), m.until(p.ExpiresAt))
 	}
+	m.checkPhasePrequeue(d.Ticket.Key, now)
 	m.passes[d.NewPass] = &passRec{pass: p, handedAt: now, fan: f, session: s}
 	if own {
 		f.pass, f.passExp = d.NewPass, p.ExpiresAt
@@ -1515,6 +1684,22 @@ func (m *admissionModel) handPass(f *modelFan, d decision, own bool) *sessionRec
 // whole seconds, and a session taken over from its pass (a reclaim after a
 // loss) ends as the pass says.
 func sameEnd(a, b time.Time) bool { return a.Unix() == b.Unix() }
+
+// checkPhasePrequeue holds invariant 11 for a pass handed out for order
+// key key: nobody who registered in a phase's pre-queue is let in before
+// the phase's start, which draws them.
+func (m *admissionModel) checkPhasePrequeue(key uint64, now time.Time) {
+	snap, err := m.truth.Snapshot(m.ctx, m.roomID, now, 0)
+	if err != nil {
+		m.fatalf("reading the store: %v", err)
+	}
+	for _, pr := range snap.PhaseRanges {
+		if pr.Holds(key) && now.Before(pr.Starts) {
+			m.fatalf("invariant 11: key %d, registered in phase %s's pre-queue, was let in at +%s, before the phase's start at +%s",
+				key, pr.Phase, m.until(now), m.until(pr.Starts))
+		}
+	}
+}
 
 // checkAccepted holds invariant 6: a pass the room lets through belongs to
 // a live session.
@@ -1702,10 +1887,11 @@ func (m *admissionModel) requeue(f *modelFan, p waitingroom.Pass, node int) {
 func (m *admissionModel) askedRequeued(d decision, presented *cookieRec) {
 	m.tb.Helper()
 	if presented != nil && d.Rejoined {
-		// They stopped asking for the returner window: the place at the
-		// front is lost.
+		// They stopped asking for the returner window, or were let in
+		// again and did not come within the grace: the place at the front
+		// is lost.
 		if sr := m.subjects[presented.place.visitor]; sr != nil {
-			sr.requeuedOrder = 0
+			sr.requeuedOrder, sr.passedBy = 0, ""
 		}
 	}
 	if !d.Status.Requeued {
@@ -1718,6 +1904,10 @@ func (m *admissionModel) askedRequeued(d decision, presented *cookieRec) {
 	}
 	if sr != nil {
 		sr.lastAsked = m.clock.Now()
+		if sr.passedBy != "" && len(m.losses) == 0 {
+			m.fatalf("invariant 9: visitor %s (requeued %s) was told to wait at the front after %s, requeued after them, was let in again",
+				m.who(v), m.until(sr.requeuedAt), m.who(sr.passedBy))
+		}
 	}
 }
 
@@ -1726,10 +1916,13 @@ func (m *admissionModel) askedRequeued(d decision, presented *cookieRec) {
 // the controller's step that drops them.
 const requeueSlack = waitingroom.ReturnerWindow - 2*time.Second
 
-// letInRequeued checks invariant 9 as the requeued visitor v is let in
-// again: requeued fans go in the order they were requeued, so nobody
-// requeued before v may still be waiting at the front, asking. The session
-// v is let into is a new one, whose length session_duration counts from now
+// letInRequeued checks invariant 9 as the requeued visitor v comes for
+// their new session: requeued fans are let in in the order they were
+// requeued (by the controller's step, or by a claim once nobody requeued
+// before still waits), so everyone requeued before v and still asking at
+// the front was let in too, at the same step or before: none of them may
+// be told to wait at the front again (askedRequeued). The session v is let
+// into is a new one, whose length session_duration counts from now
 // (invariant 3 bounds it from here).
 func (m *admissionModel) letInRequeued(v string, sr *subjectRec) {
 	m.tb.Helper()
@@ -1738,11 +1931,10 @@ func (m *admissionModel) letInRequeued(v string, sr *subjectRec) {
 		if w == v || o.requeuedOrder == 0 || o.requeuedOrder > sr.requeuedOrder {
 			continue
 		}
-		if now.Sub(o.lastAsked) < requeueSlack && len(m.losses) == 0 {
-			m.fatalf("invariant 9: visitor %s (requeued %s) was let in ahead of %s, requeued before them and asking %s ago",
-				m.who(v), m.until(sr.requeuedAt), m.who(w), now.Sub(o.lastAsked))
+		if now.Sub(o.lastAsked) < requeueSlack && o.passedBy == "" {
+			o.passedBy = v
 		}
 	}
-	sr.requeuedOrder = 0
+	sr.requeuedOrder, sr.passedBy = 0, ""
 	sr.first = now
 }

@@ -48,11 +48,29 @@ import (
 //  8. the origin's failure of a session (retry) requeues a ticket at most
 //     requeue_on_origin_error times (once while 0), never refuses one under
 //     that bound while the session is live, and the store counts each;
-//  9. requeued fans are let in in the order they were requeued: none ahead
-//     of a fan requeued before them who still asks at the front. A requeued
+//  9. requeued fans are let in in the order they were requeued, by the
+//     controller's step or by their claim: once one comes for the new
+//     session, none requeued before them who still asked at the front is
+//     told to wait there again (they were let in too). A requeued
 //     fan's new session counts session_duration from when they are let in
 //     again (invariant 3), and each requeue allows one more return at the
-//     front (invariant 4).
+//     front (invariant 4);
+//  10. with the room sold out (the operator) and the waitlist on, the line
+//     is a waitlist (positions still never rise, invariant 5) let in only as
+//     the supply the origin reports comes back: the units owed never exceed
+//     the supply last reported, and every step of the history owed at most
+//     the supply it went by, reaching places in order;
+//  11. a phase's own pre-queue (phases drawn with one) holds the line: while
+//     it is open the store's serving stays at or before its first key, none
+//     of its fans is handed a pass before the phase's start, and none is
+//     shown a position before the draw places them;
+//  12. the waitlist claim: while a node sees the line as a waitlist, a pass
+//     it hands out carries the claim only for a place at or past where the
+//     waitlist began (never one let in before the sell-out; a pass handed
+//     out between a reopening and this sell-out keeps it), and once it
+//     has seen the waitlist end (the operator reopened the sale) every pass
+//     it hands out or sends on to the origin carries it (a session's pass
+//     without it is signed again with it, and is otherwise the same).
 //
 // Across a loss of the store (docs/operations.md, "When Redis comes back empty") the
 // invariants hold with these carve-outs, each what docs/operations.md promises then:
@@ -372,6 +390,52 @@ var admissionRegressions = []admissionRegression{
 		},
 	},
 	{
+		// Between two phases of 30/min the room's own 60/min is in force
+		// for three seconds. Two fans are let in on the spot and one from
+		// the line in that gap; the second walk-in's session fails on the
+		// site's side, and once the first phase of 30/min has banked a
+		// visitor's worth the step lets it in again: 4 admissions in 5 s,
+		// within what 60/min allows over the span. Invariant 7 once read
+		// the rate only at the span's ends and at the phases starting in
+		// it, 30/min, and failed on it.
+		name: "rate_of_the_gap_between_two_phases_is_in_force",
+		cfg: modelSettings{Cap: 4, Rate: 60, ReturnWindow: waitingroom.DefaultReturnWindow, WaitingIdle: waitingroom.DefaultWaitingIdleTimeout, Requeues: 1,
+			Phases: []modelPhase{{From: 10 * time.Second, To: 20 * time.Second, Rate: 30}, {From: 23 * time.Second, To: 60 * time.Second, Rate: 30}}},
+		steps: []modelStep{
+			{Op: opWait, Seconds: 20},
+			{Op: opJoin, Node: 0},
+			{Op: opJoin, Node: 1},
+			{Op: opWait, Seconds: 2},
+			{Op: opJoin, Node: 0},
+			{Op: opRequeue, Fan: 2, Node: 0},
+			{Op: opWait, Seconds: 2},
+			{Op: opPoll, Fan: 2, Node: 1},
+		},
+	},
+	{
+		// Four fans in session at 30/min have their sessions failed by the
+		// site at once: their four slots and budget are kept, and the step
+		// lets them in again one visitor's worth of budget at a time,
+		// every two seconds, never four at once. Invariant 7 counts each
+		// one let in again (returned) against the rate: a store that let
+		// the requeued in on the kept slots alone, without the budget,
+		// fails it here.
+		name: "requeued_fans_are_let_in_again_within_the_rate",
+		cfg:  modelSettings{Cap: 4, Rate: 30, ReturnWindow: waitingroom.DefaultReturnWindow, WaitingIdle: waitingroom.DefaultWaitingIdleTimeout, Requeues: 1},
+		steps: []modelStep{
+			{Op: opJoin, Node: 0}, {Op: opJoin, Node: 1}, {Op: opJoin, Node: 0}, {Op: opJoin, Node: 1},
+			{Op: opWait, Seconds: 8},
+			{Op: opPoll, Fan: 1, Node: 1}, {Op: opPoll, Fan: 2, Node: 0}, {Op: opPoll, Fan: 3, Node: 1},
+			{Op: opWait, Seconds: 10},
+			{Op: opRequeue, Fan: 0, Node: 0}, {Op: opRequeue, Fan: 1, Node: 1},
+			{Op: opRequeue, Fan: 2, Node: 0}, {Op: opRequeue, Fan: 3, Node: 1},
+			{Op: opWait, Seconds: 1},
+			{Op: opPoll, Fan: 0, Node: 0}, {Op: opPoll, Fan: 1, Node: 1},
+			{Op: opWait, Seconds: 8},
+			{Op: opPoll, Fan: 0, Node: 0}, {Op: opPoll, Fan: 1, Node: 1}, {Op: opPoll, Fan: 2, Node: 0}, {Op: opPoll, Fan: 3, Node: 1},
+		},
+	},
+	{
 		// Code holders (docs/codes.md): the code of many uses makes a
 		// place on either node; the single-use code makes one place, and
 		// is refused as used up on the other node; a wrong code makes
@@ -525,14 +589,19 @@ func admissionProperty(t *rapid.T, open modelOpener) *admissionModel {
 		ReturnWindow: rapid.SampledFrom([]time.Duration{waitingroom.DefaultReturnWindow, 30 * time.Second}).Draw(t, "return_window"),
 		WaitingIdle:  rapid.SampledFrom([]time.Duration{waitingroom.DefaultWaitingIdleTimeout, time.Minute}).Draw(t, "waiting_idle_timeout"),
 		Requeues:     rapid.SampledFrom([]int{0, 2}).Draw(t, "requeue_on_origin_error"),
+		Seeds:        rapid.Uint32().Draw(t, "seeds"),
 	}
 	// Up to two phases, one after the other, each changing the cap, the
 	// rate or both for a while: the waits cross their switches.
 	at := time.Duration(0)
 	for range rapid.IntRange(0, 2).Draw(t, "phases") {
-		at += time.Duration(rapid.IntRange(5, 120).Draw(t, "phase_gap")) * time.Second
+		gap := rapid.IntRange(5, 120).Draw(t, "phase_gap")
+		at += time.Duration(gap) * time.Second
 		p := modelPhase{From: at, Cap: rapid.SampledFrom([]int{0, 1, 2, 5}).Draw(t, "phase_cap"),
 			Rate: rapid.SampledFrom([]int{0, 30, 60, 600}).Draw(t, "phase_rate")}
+		// Its own pre-queue, drawn at its start, opening after the
+		// previous phase (docs/configuration.md, "Phases"), or none.
+		p.Prequeue = time.Duration(rapid.IntRange(0, gap-1).Draw(t, "phase_prequeue")) * time.Second
 		at += time.Duration(rapid.IntRange(5, 180).Draw(t, "phase_length")) * time.Second
 		p.To = at
 		cfg.Phases = append(cfg.Phases, p)
@@ -644,16 +713,25 @@ func (m *admissionModel) actions() map[string]func(*rapid.T) {
 			m.do(modelStep{Op: opRequeue, Fan: f, Node: node(t)})
 		},
 		"operator": func(t *rapid.T) {
-			setting := rapid.SampledFrom([]string{"paused", "queue_all"}).Draw(t, "setting")
+			setting := rapid.SampledFrom([]string{"paused", "queue_all", "sold_out"}).Draw(t, "setting")
 			m.do(modelStep{Op: opOperator, Setting: setting, On: rapid.Bool().Draw(t, "on"), Node: node(t)})
+		},
+		"supply": func(t *rapid.T) {
+			// The origin reports what is left: units come back (expired
+			// holds, releases, refunds) or are taken.
+			m.do(modelStep{Op: opSupply, Node: node(t), Units: uint64(rapid.IntRange(0, 6).Draw(t, "units"))})
 		},
 		"addPhase": func(t *rapid.T) {
 			if m.settings.Phases.Len() >= waitingroom.MaxPhases {
 				t.SkipNow()
 			}
-			from := time.Duration(rapid.IntRange(0, 60).Draw(t, "phase_gap")) * time.Second
+			gap := rapid.IntRange(0, 60).Draw(t, "phase_gap")
+			from := time.Duration(gap) * time.Second
 			p := modelPhase{From: from, To: from + time.Duration(rapid.IntRange(5, 120).Draw(t, "phase_length"))*time.Second,
 				Cap: rapid.SampledFrom([]int{0, 1, 2, 5}).Draw(t, "phase_cap"), Rate: rapid.SampledFrom([]int{0, 30, 60, 600}).Draw(t, "phase_rate")}
+			// A pre-queue opening within the gap, after the last phase's
+			// start and the operator's change.
+			p.Prequeue = time.Duration(rapid.IntRange(0, gap).Draw(t, "phase_prequeue")) * time.Second
 			m.do(modelStep{Op: opAddPhase, Node: node(t), Phase: p})
 		},
 		"quiet": func(t *rapid.T) {

@@ -104,6 +104,9 @@ func (r *Room) Admit(ctx context.Context, a Arrival) (Decision, error) {
 		if p, err := r.CheckPass(a.Pass); err == nil {
 			if !r.mustReclaim(p) {
 				d := Decision{Transition: machine[TicketInSession][EventPass], Pass: a.Pass, Admission: p}
+				if tok, q, ok := r.claimReturns(p); ok {
+					d.Pass, d.Admission, d.NewPass = tok, q, true
+				}
 				if a.Kind != RequestPage {
 					d.Status = r.AdmittedStatus(p)
 					d.Status.DrawIndex = r.keyOf(a.Ticket, p)
@@ -382,6 +385,9 @@ func (r *Room) poll(ctx context.Context, a *arrival, t Ticket) (Visit, error) {
 	} else if st.Reconnecting {
 		ev = EventStoreAway
 	}
+	if st.State == StateWaitlist {
+		from = TicketWaitlisted
+	}
 	if ev == EventPoll && a.code != "" {
 		// A code sent with a ticket is not used: the fan keeps the place
 		// they hold (docs/codes.md).
@@ -471,6 +477,11 @@ func (r *Room) claimed(ctx context.Context, a *arrival, v *view, tr *Transition,
 			if res.Status == Held {
 				// Held with everyone, and first in when it admits again.
 				vis.Status.State = StatePaused
+				if v.settings.SoldOut {
+					// Sold out with the waitlist on: held at the
+					// front of the waitlist until the sale reopens.
+					vis.Status.State = StateWaitlist
+				}
 				vis.Status.RefreshSeconds = v.maxRefresh()
 			}
 		}

@@ -61,14 +61,7 @@ func ParseChallenge(text string) (Challenge, error) {
 func (c Challenge) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
 // UnmarshalText reads what ParseChallenge reads.
-func (c *Challenge) UnmarshalText(b []byte) error {
-	v, err := ParseChallenge(string(b))
-	if err != nil {
-		return err
-	}
-	*c = v
-	return nil
-}
+func (c *Challenge) UnmarshalText(b []byte) error { return parseInto(c, b, ParseChallenge) }
 
 // ChallengeOffer is the puzzle a newcomer's status carries in the challenge
 // state: find a decimal nonce such that SHA-256(seed bytes || ASCII nonce)

@@ -83,7 +83,7 @@ func lanesWord(lanes []string) string {
 func (r *Room) AddCodes(ctx context.Context, batch []NewCode, firstLine int) ([]AddedCode, error) {
 	// Without lanes a code's place is in the one line, the general lane.
 	lanes := []string{GeneralLane}
-	if l := r.settings().Lanes; l.On() {
+	if l := r.settings().RoomLanes(); l.On() {
 		lanes = lanes[:0]
 		for _, x := range l.List() {
 			lanes = append(lanes, x.Name)

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
+	"io"
 	"math/bits"
 )
 
@@ -57,6 +59,19 @@ func NewDrawSeed() []byte {
 	seed := make([]byte, DrawSeedSize)
 	if _, err := rand.Read(seed); err != nil {
 		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return seed
+}
+
+// newDrawSeed is the seed this node proposes for a draw: from the room's
+// seed source when it was given one.
+func (r *Room) newDrawSeed() []byte {
+	if r.seedSource == nil {
+		return NewDrawSeed()
+	}
+	seed := make([]byte, DrawSeedSize)
+	if _, err := io.ReadFull(r.seedSource, seed); err != nil {
+		panic(fmt.Sprintf("waitingroom: the room's seed source failed: %v", err))
 	}
 	return seed
 }

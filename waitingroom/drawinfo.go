@@ -42,6 +42,14 @@ type DrawInfo struct {
 	// them (docs/fairness.md, "Priority lanes"). Absent without lanes.
 	Lanes           string `json:"lanes,omitempty"`
 	LanesCommitment string `json:"lanes_commitment,omitempty"`
+	// LanePhases are the room's phases with the lanes' weights in force in
+	// each and their commitment, made before the phase starts
+	// (lanecommit.go); absent without lanes or phases.
+	LanePhases []PhaseLaneCommitment `json:"lane_phases,omitempty"`
+	// PhaseDraws are the draws of the phases' own pre-queues
+	// (phasedraw.go): each phase's commitment before its pre-queue opens,
+	// its seed and range once it started. Absent without them.
+	PhaseDraws []PhaseDraw `json:"phase_draws,omitempty"`
 }
 
 // DrawEpoch is one rolling draw of the random method as the draw endpoint
@@ -76,9 +84,12 @@ func (r *Room) DrawInfo() DrawInfo {
 	v := r.view.Load()
 	s := v.settings
 	info := DrawInfo{Room: r.id, Enabled: v.draws()}
-	if s.Lanes.On() {
-		info.Lanes = s.Lanes.String()
+	if l := s.RoomLanes(); l.On() {
+		// The room's own weights over all its lanes; a phase's are its own
+		// (docs/fairness.md, "Priority lanes").
+		info.Lanes = l.String()
 		info.LanesCommitment = LaneCommitment(info.Lanes)
+		info.LanePhases = phaseLaneCommitments(s, r.laneCommitTimes())
 	}
 	if !info.Enabled {
 		return info
@@ -93,6 +104,7 @@ func (r *Room) DrawInfo() DrawInfo {
 		info.EventStart = &e
 	}
 	info.Epochs = drawEpochs(v.snap.Epochs)
+	info.PhaseDraws = r.phaseDrawInfo(s, v.snap.PhaseRanges)
 	r.mu.Lock()
 	seed, at, d := r.seed, r.seedAt, r.draw
 	r.mu.Unlock()

@@ -32,3 +32,18 @@ func (r *Room) AnswerAs(ctx context.Context, a Arrival, seed, nonce string) (Vis
 func arrivalOf(a Arrival) *arrival {
 	return &arrival{client: a.Client, account: a.Account, hasAccount: a.HasAccount}
 }
+
+// PhaseLanesOf is the lanes report's phases for s, as the fairness report
+// makes them (phaselanes.go), with the commitments r made.
+func PhaseLanesOf(r *Room, s Settings, lanes []LaneAdmissions) []PhaseLanes {
+	return phaseLanes(s, r.laneCommitTimes(), lanes)
+}
+
+// LineOrder is where key k stands in the line as this node's view has it:
+// the place a phase's draw gave it, or k itself.
+func (r *Room) LineOrder(k uint64) (uint64, bool) {
+	if p, ok := r.view.Load().phasePlace(k); ok {
+		return p, true
+	}
+	return k, false
+}

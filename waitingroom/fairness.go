@@ -32,6 +32,9 @@ type FairnessReport struct {
 	// order keys [start, start+count) among the same places, with the seed
 	// EpochSeed(seed, epoch).
 	Epochs []HistoryEntry `json:"epochs"`
+	// PhaseDraws are the draws of the phases' own pre-queues, each with
+	// its own seed (phasedraw.go).
+	PhaseDraws []PhaseDraw `json:"phase_draws,omitempty"`
 
 	// Admissions (kind "admit") are the places the line reached, in order:
 	// places [start, start+count) at the time given. A range covers every
@@ -58,6 +61,10 @@ type FairnessReport struct {
 	// their check (lanecheck.go); absent in a room without lanes, whose
 	// admissions are all the general lane's, above.
 	Lanes *LanesReport `json:"lanes,omitempty"`
+	// Waitlist, when the line became a waitlist at sold out, is its
+	// account: each return of the supply and the places it reached
+	// (fairnesswaitlist.go); absent otherwise.
+	Waitlist *WaitlistReport `json:"waitlist,omitempty"`
 }
 
 // FairnessCounts are the room's totals when the report was made. Every place
@@ -146,13 +153,20 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 		rep.Complete = false
 	}
 	rep.Supply = CalibrateSupply(supply, snap.Claimed)
+	rep.Waitlist = waitlistReport(hist)
 	rep.Counts = FairnessCounts{
 		Issued: snap.Seq, Serving: snap.Serving, Admitted: snap.Admitted, Skipped: snap.Skipped,
 		Claimed: snap.Claimed, Lapsed: snap.Abandoned, Unclaimed: uint64(max(0, snap.Pending)),
 		Returned: snap.Returned, IdledOut: snap.IdledOut, Requeued: snap.Requeued,
 	}
 
-	rep.Lanes = lanesReport(s.Lanes, snap, rep.Admissions, laneHist)
+	// Every phase's lane weights are committed by now; one committed only
+	// now (the phase was set after it started) is dated now, and the lane
+	// check says so.
+	if err := r.syncLaneCommits(ctx, now); err != nil {
+		return FairnessReport{}, err
+	}
+	rep.Lanes = lanesReport(s, r.laneCommitTimes(), snap, rep.Admissions, laneHist)
 	if err := r.addAuditTrail(ctx, &rep); err != nil {
 		return FairnessReport{}, err
 	}
@@ -169,6 +183,9 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 			n := d.Size()
 			rep.DrawSize = &n
 		}
+	}
+	if rep.PhaseDraws = r.phaseDrawInfo(s, snap.PhaseRanges); len(rep.PhaseDraws) > 0 {
+		rep.Algorithm = DrawAlgorithm
 	}
 	return rep, nil
 }
@@ -192,6 +209,14 @@ type HistoryEntry struct {
 	// Shares, for a HistoryLanes entry, are the step's split between the
 	// priority lanes, by lane number (laneshistory.go).
 	Shares []LaneShare `json:"shares,omitempty"`
+	// Waitlist, for a HistoryWaitlist entry, is the fans and units the
+	// step let in from the waitlist (waitlist.go); Number is then the
+	// supply sample it went by.
+	Waitlist *WaitlistStep `json:"-"`
+	// Weights, for a HistoryLanes entry, are the lanes' weights the step
+	// split by (Lanes.String), those of the phase then in force; "" in a
+	// history written before steps recorded them.
+	Weights string `json:"weights,omitempty"`
 }
 
 // HistoryKind says what a history entry records.

@@ -149,14 +149,7 @@ func (l JoinLimit) bounds() error {
 func (l JoinLimit) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 
 // UnmarshalText reads the limit as ParseJoinLimit does.
-func (l *JoinLimit) UnmarshalText(b []byte) error {
-	v, err := ParseJoinLimit(string(b))
-	if err != nil {
-		return err
-	}
-	*l = v
-	return nil
-}
+func (l *JoinLimit) UnmarshalText(b []byte) error { return parseInto(l, b, ParseJoinLimit) }
 
 // JoinLimitedError refuses a newcomer whose address has taken its share of
 // new places: no place is made and nothing is stored.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 )
 
 // Verifiable lanes (docs/fairness.md, "Priority lanes"): the lanes' weights
@@ -29,6 +30,10 @@ type LanesReport struct {
 	Lanes []LaneAdmissions `json:"lanes"`
 	// Steps are the controller steps' splits (kind "lanes"), oldest first.
 	Steps []HistoryEntry `json:"steps"`
+	// Phases are the room's phases with the weights in force in each and
+	// what each lane let in during it (phaselanes.go); absent in a room
+	// without phases, where Weights are in force throughout.
+	Phases []PhaseLanes `json:"phases,omitempty"`
 	// Check is CheckLanes of the above, as the room made it.
 	Check LaneCheck `json:"check"`
 }
@@ -87,13 +92,31 @@ func CheckLanes(rep LanesReport) LaneCheck {
 		problem("the commitment does not match the weights %q", lanes.String())
 	}
 	weights := lanes.Weights()
+	inForce := phaseWeights(rep, lanes, problem)
 	var after []int64
 	var run laneRun
+	var prev string
 	for k, e := range rep.Steps {
 		if len(e.Shares) != len(weights) {
 			problem("step %d has %d shares for %d lanes", k, len(e.Shares), len(weights))
 			continue
 		}
+		// Each step is replayed with the weights in force at its time:
+		// the phase's then, else the room's. A step that names other
+		// weights was split by weights nobody published.
+		spec := inForce(e.At)
+		if e.Weights != "" && e.Weights != spec {
+			problem("step %d at %s split by %q, the weights in force then are %q", k, e.At.UTC().Format(time.RFC3339), e.Weights, spec)
+		}
+		stepLanes, _ := ParseLanes(spec)
+		w := stepLanes.Weights()
+		if len(w) != len(weights) {
+			w = weights
+		}
+		if spec != prev && k > 0 {
+			run = laneRun{} // new weights start a new run
+		}
+		prev = spec
 		credit, waiting, got := make([]int64, len(weights)), make([]uint64, len(weights)), make([]uint64, len(weights))
 		var total uint64
 		for i, sh := range e.Shares {
@@ -105,13 +128,13 @@ func CheckLanes(rep LanesReport) LaneCheck {
 				c.Restarts++
 			}
 		}
-		replay := SplitAdmissions(weights, credit, waiting, total)
+		replay := SplitAdmissions(w, credit, waiting, total)
 		if !slices.Equal(replay, got) {
 			problem("step %d at %s gave %v, the weights give %v", k, e.At.UTC().Format("15:04:05"), got, replay)
 		}
 		after = credit
 		c.Steps++
-		run.step(&c, weights, waiting, got, total)
+		run.step(&c, w, waiting, got, total)
 	}
 	for i, l := range rep.Lanes {
 		// From the first admission recorded: a store that lost its data
@@ -150,7 +173,7 @@ func (r *laneRun) step(c *LaneCheck, weights []int, waiting, got []uint64, total
 	set := make([]bool, len(weights))
 	whole := total > 0
 	for i := range weights {
-		set[i] = waiting[i] > 0
+		set[i] = waiting[i] > 0 && weights[i] > 0 // a lane of weight 0 takes no part
 		if set[i] && waiting[i] <= got[i] {
 			whole = false // the lane emptied: it took less than it might
 		}
@@ -185,7 +208,8 @@ func (r *laneRun) step(c *LaneCheck, weights []int, waiting, got []uint64, total
 // lanes (or, should they be off now, the weights the store last split by),
 // the general lane's admissions and the history's lane entries; nil for a
 // room that never had lanes.
-func lanesReport(lanes Lanes, snap Snapshot, general, hist []HistoryEntry) *LanesReport {
+func lanesReport(s Settings, commits map[string]time.Time, snap Snapshot, general, hist []HistoryEntry) *LanesReport {
+	lanes := s.RoomLanes()
 	if !lanes.On() {
 		l, err := ParseLanes(snap.LaneSpec)
 		if err != nil || !l.On() {
@@ -217,6 +241,7 @@ func lanesReport(lanes Lanes, snap Snapshot, general, hist []HistoryEntry) *Lane
 			rep.Lanes[lane].Admissions = append(rep.Lanes[lane].Admissions, e)
 		}
 	}
+	rep.Phases = phaseLanes(s, commits, rep.Lanes)
 	rep.Check = CheckLanes(*rep)
 	return rep
 }

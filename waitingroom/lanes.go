@@ -1,6 +1,7 @@
 package waitingroom
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -65,9 +66,12 @@ func ParseLanes(s string) (Lanes, error) {
 		if !laneNamePattern.MatchString(name) {
 			return Lanes{}, fmt.Errorf("lane name %q must be 1–32 of a-z, 0-9, _ and -", name)
 		}
+		// A weight of 0 keeps the lane's fans in their places and lets none
+		// of them in while it is in force: a phase's lanes hold back a lane
+		// that way (docs/line.md, "Priority lanes").
 		n, err := strconv.Atoi(weight)
-		if err != nil || n < 1 || n > MaxLaneWeight {
-			return Lanes{}, fmt.Errorf("lane %s: weight %q must be a whole number from 1 to %d", name, weight, MaxLaneWeight)
+		if err != nil || n < 0 || n > MaxLaneWeight {
+			return Lanes{}, fmt.Errorf("lane %s: weight %q must be a whole number from 0 to %d", name, weight, MaxLaneWeight)
 		}
 		if slices.ContainsFunc(l, func(x Lane) bool { return x.Name == name }) {
 			return Lanes{}, fmt.Errorf("lane %s is named twice", name)
@@ -80,18 +84,71 @@ func ParseLanes(s string) (Lanes, error) {
 	if len(l) > MaxLanes {
 		return Lanes{}, fmt.Errorf("at most %d lanes (general included), got %d", MaxLanes, len(l))
 	}
-	slices.SortFunc(l, func(a, b Lane) int {
-		switch {
-		case a.Name == GeneralLane:
-			return -1
-		case b.Name == GeneralLane:
-			return 1
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
+	if !slices.ContainsFunc(l, func(x Lane) bool { return x.Weight > 0 }) {
+		return Lanes{}, errors.New("at least one lane needs a weight above 0, or nobody is ever let in")
+	}
+	slices.SortFunc(l, compareLanes)
 	out := Lanes{n: len(l)}
 	copy(out.lane[:], l)
 	return out, nil
+}
+
+// compareLanes is the lanes' canonical order: general first, then by name.
+func compareLanes(a, b Lane) int {
+	switch {
+	case a.Name == b.Name:
+		return 0
+	case a.Name == GeneralLane:
+		return -1
+	case b.Name == GeneralLane:
+		return 1
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
+// unionLanes are the lanes any of sets names, in canonical order, with the
+// weights of the first set naming each (see Settings.RoomLanes). Lanes
+// beyond MaxLanes are dropped: validation reports them.
+func unionLanes(sets ...Lanes) Lanes {
+	var out Lanes
+	for _, set := range sets {
+		for _, ln := range set.List() {
+			if out.Index(ln.Name) >= 0 {
+				continue
+			}
+			if out.n == MaxLanes {
+				break
+			}
+			out.lane[out.n] = ln
+			out.n++
+		}
+	}
+	slices.SortFunc(out.lane[:out.n], compareLanes)
+	return out
+}
+
+// weighed are the lanes of room with the weights l gives them: 0 for a lane
+// l does not name, and the general lane's 1 when l is off (a phase's "lanes
+// off" lets in the general lane alone).
+func (l Lanes) weighed(room Lanes) Lanes {
+	out := room
+	for i := range out.List() {
+		out.lane[i].Weight = 0
+		if j := l.Index(out.lane[i].Name); j >= 0 {
+			out.lane[i].Weight = l.lane[j].Weight
+		} else if l.n == 0 && i == 0 {
+			out.lane[i].Weight = 1
+		}
+	}
+	return out
+}
+
+// Weight is the lane's weight, 0 for a lane it does not name.
+func (l Lanes) Weight(name string) int {
+	if i := l.Index(name); i >= 0 {
+		return l.lane[i].Weight
+	}
+	return 0
 }
 
 // List is the lanes in order: general first, then by name.
@@ -147,14 +204,7 @@ func (l Lanes) Weights() []int {
 
 func (l Lanes) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 
-func (l *Lanes) UnmarshalText(b []byte) error {
-	v, err := ParseLanes(string(b))
-	if err != nil {
-		return err
-	}
-	*l = v
-	return nil
-}
+func (l *Lanes) UnmarshalText(b []byte) error { return parseInto(l, b, ParseLanes) }
 
 func (l Lanes) check(Bounds) error {
 	_, err := ParseLanes(l.String())
@@ -163,7 +213,7 @@ func (l Lanes) check(Bounds) error {
 
 func (Lanes) notation(Bounds) Notation {
 	return Notation{Arg: "<lane>=<weight>...", Words: true,
-		Limits: fmt.Sprintf("up to %d lanes named with `a-z`, `0-9`, `_`, `-`; weights 1–%d", MaxLanes, MaxLaneWeight),
+		Limits: fmt.Sprintf("up to %d lanes named with `a-z`, `0-9`, `_`, `-` (the room's and its phases' together); weights 0–%d, one above 0", MaxLanes, MaxLaneWeight),
 		CLI:    "'<lane>=<weight> ...'|off", JSON: `a string such as "presale=3 members=2 general=1", or "off"`,
 		Patch: "(`\"presale=3 general=1\"`; `\"off\"` removes them)"}
 }
@@ -184,7 +234,8 @@ func LaneOfPlace(place uint64) (lane int, n uint64) {
 // of the weights of the lanes that took part. An empty lane takes no part,
 // so no admission is spent on it and its credit stands still. credit is
 // the state the store keeps between steps, updated in place, so that every
-// node and every step agree; over any run of steps in which the same lanes
+// node and every step agree; a lane of weight 0 takes no part either (it
+// admits nobody while that weight is in force); over any run of steps in which the same lanes
 // wait, each lane's admissions stay within one of its weighted share. It
 // returns each lane's admissions, which sum to n unless fewer wait.
 func SplitAdmissions(weights []int, credit []int64, waiting []uint64, n uint64) []uint64 {
@@ -193,7 +244,7 @@ func SplitAdmissions(weights []int, credit []int64, waiting []uint64, n uint64) 
 		var total int64
 		best := -1
 		for i, w := range weights {
-			if waiting[i] <= got[i] {
+			if w == 0 || waiting[i] <= got[i] {
 				continue
 			}
 			credit[i] += int64(w)

@@ -3,6 +3,7 @@ package waitingroom_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,13 +22,18 @@ import (
 //  2. within each lane, fans are let in in the order they joined it;
 //  3. the position shown to a fan never rises, in any lane;
 //  4. over the whole sequence, the store's record of every step's split
-//     replays under the weights and each lane's share stays within one
-//     admission step of its weight while the same lanes wait
-//     (waitingroom.CheckLanes, as the fairness report makes it).
+//     replays under the weights in force at the step and each lane's share
+//     stays within one admission step of its weight while the same lanes
+//     wait (waitingroom.CheckLanes, as the fairness report makes it).
+//
+// Up to two scheduled phases set the lanes' weights of their own (a weight
+// of 0, or a lane left out, admits nobody in the phase; a phase may bring a
+// lane the room's own lanes lack), or leave the room's in force: fans keep
+// their places across every switch, so 2 and 3 hold through them.
 //
 // Lanes add no state or event to the admission table (a lane is chosen on
-// joining, TicketNew on EventArrive), so this runs beside
-// TestAdmissionModel rather than in it.
+// joining, TicketNew on EventArrive; a phase's weights change no state), so
+// this runs beside TestAdmissionModel rather than in it.
 func TestLanesModel(t *testing.T) {
 	for _, b := range modelBackends {
 		t.Run(b.name, func(t *testing.T) {
@@ -58,6 +64,34 @@ func lanesProperty(t *rapid.T, open modelOpener) {
 	cap := rapid.IntRange(1, 12).Draw(t, "cap")
 	rate := rapid.SampledFrom([]int{60, 180, 360, 600}).Draw(t, "rate")
 	settings := waitingroom.Settings{TotalActiveUsers: cap, NewUsersPerMinute: rate, Lanes: lanes, SessionDuration: time.Minute}
+	// Up to two phases, one after the other, each setting the lanes'
+	// weights (some of them 0) or leaving the room's.
+	var phases []waitingroom.ScheduledPhase
+	at := clk.Now()
+	for i := range rapid.IntRange(0, 2).Draw(t, "phases") {
+		// From a second after the room starts: the nodes commit each
+		// phase's weights as they start, which must be before the phase.
+		at = at.Add(time.Duration(rapid.IntRange(1, 20).Draw(t, "phase_gap")) * time.Second)
+		ph := waitingroom.ScheduledPhase{Name: fmt.Sprintf("p%d", i), Start: at}
+		at = at.Add(time.Duration(rapid.IntRange(2, 40).Draw(t, "phase_length")) * time.Second)
+		ph.End = at
+		if rapid.Bool().Draw(t, "phase_sets_lanes") {
+			var spec []string
+			for _, name := range []string{"general", "members", "presale", "vip"} {
+				if w := rapid.IntRange(-1, 3).Draw(t, "phase_weight_"+name); w >= 0 {
+					spec = append(spec, fmt.Sprintf("%s=%d", name, w))
+				}
+			}
+			pl, err := waitingroom.ParseLanes(strings.Join(spec, " "))
+			if err != nil {
+				t.Skip("weights that admit nobody: ", err)
+			}
+			ph.Settings = waitingroom.OverridesOf(waitingroom.Settings{Lanes: pl}, "lanes")
+		}
+		phases = append(phases, ph)
+	}
+	settings.Phases = waitingroom.NewPhases(phases...)
+	lanes = settings.RoomLanes()
 	key, err := waitingroom.GenerateSigningKey()
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +139,7 @@ func lanesProperty(t *rapid.T, open modelOpener) {
 	}
 	t.Repeat(map[string]func(*rapid.T){
 		"join": func(t *rapid.T) {
-			lane := rapid.SampledFrom([]string{"", "general", "members", "presale", "nosuchlane"}).Draw(t, "lane")
+			lane := rapid.SampledFrom([]string{"", "general", "members", "presale", "vip", "nosuchlane"}).Draw(t, "lane")
 			f := &laneModelFan{lane: lane}
 			d, err := nodes[rapid.IntRange(0, 1).Draw(t, "node")].Admit(ctx, waitingroom.Arrival{Kind: waitingroom.RequestStatus, Lane: lane})
 			if err != nil {
@@ -186,6 +220,17 @@ func lanesProperty(t *rapid.T, open modelOpener) {
 		lane, n := waitingroom.LaneOfPlace(e.Start)
 		e.Start = n
 		rep.Lanes[lane].Admissions = append(rep.Lanes[lane].Admissions, e)
+	}
+	rep.Phases = waitingroom.PhaseLanesOf(nodes[0], settings, rep.Lanes)
+	// Nobody was let in from a lane of weight 0 by a step of a phase.
+	for _, p := range rep.Phases {
+		for i, l := range p.Lanes {
+			for _, e := range rep.Steps {
+				if p.Weights != "" && e.At.After(p.Start) && e.At.Before(p.End) && l.Weight == 0 && e.Shares[i].Admitted > 0 {
+					t.Fatalf("phase %s: a step at %s let in %d from lane %s of weight 0", p.Name, e.At, e.Shares[i].Admitted, l.Name)
+				}
+			}
+		}
 	}
 	if c := waitingroom.CheckLanes(rep); !c.OK {
 		t.Fatalf("the lanes check: %+v", c)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -14,6 +15,7 @@ func TestParseLanes(t *testing.T) {
 		"off":                           "off",
 		"presale=3 members=2 general=1": "general=1 members=2 presale=3",
 		"presale=3":                     "general=1 presale=3",
+		"presale=0":                     "general=1 presale=0",
 		"general=4 a-b_9=1000":          "general=4 a-b_9=1000",
 	} {
 		l, err := ParseLanes(in)
@@ -25,9 +27,10 @@ func TestParseLanes(t *testing.T) {
 	for in, want := range map[string]string{
 		"presale":                         `"presale" is not <lane>=<weight>, such as presale=3`,
 		"Presale=3":                       `lane name "Presale" must be 1–32 of a-z, 0-9, _ and -`,
-		"presale=0":                       `lane presale: weight "0" must be a whole number from 1 to 1000`,
-		"presale=1001":                    `lane presale: weight "1001" must be a whole number from 1 to 1000`,
-		"presale=x":                       `lane presale: weight "x" must be a whole number from 1 to 1000`,
+		"general=0":                       `at least one lane needs a weight above 0, or nobody is ever let in`,
+		"presale=0 general=0":             `at least one lane needs a weight above 0, or nobody is ever let in`,
+		"presale=1001":                    `lane presale: weight "1001" must be a whole number from 0 to 1000`,
+		"presale=x":                       `lane presale: weight "x" must be a whole number from 0 to 1000`,
 		"a=1 a=2":                         "lane a is named twice",
 		"a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1": "at most 8 lanes (general included), got 9",
 	} {
@@ -121,7 +124,7 @@ func TestCheckLanes(t *testing.T) {
 	for s := range 20 {
 		before := slices.Clone(credit)
 		got := SplitAdmissions(weights, credit, waiting, uint64(7+s%5))
-		rep.Steps = append(rep.Steps, LaneStep(before, waiting, got, at))
+		rep.Steps = append(rep.Steps, LaneStep(lanes.String(), before, waiting, got, at))
 		for i, k := range got {
 			if k > 0 {
 				rep.Lanes[i].Admissions = append(rep.Lanes[i].Admissions, HistoryEntry{Kind: HistoryAdmit, Start: next[i], Count: k, At: at})
@@ -163,5 +166,137 @@ func TestCheckLanes(t *testing.T) {
 	bad.Lanes[2].Admissions = ad
 	if c := CheckLanes(bad); c.OK || c.InOrder {
 		t.Errorf("places out of order pass: %+v", c)
+	}
+}
+
+// TestCheckLanesPhases: a lanes report of two phases with weights of their
+// own passes CheckLanes when every step was split by the weights of the
+// phase in force at it and each commitment predates its phase; a step
+// split by other weights, a commitment dated at its phase's start, or a
+// commitment that does not match the weights fail it. A report whose
+// steps do not name their weights (written before they did) is replayed
+// with the weights in force.
+func TestCheckLanesPhases(t *testing.T) {
+	t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
+	room, _ := ParseLanes("presale=3 general=1")
+	presale, _ := ParseLanes("presale=1 general=0")
+	public, _ := ParseLanes("presale=1 general=2")
+	committed := t0.Add(-time.Minute)
+	phase := func(name string, from, to int, w Lanes) PhaseLanes {
+		c := committed
+		return PhaseLanes{PhaseLaneCommitment: PhaseLaneCommitment{Name: name, Start: t0.Add(time.Duration(from) * time.Second),
+			End: t0.Add(time.Duration(to) * time.Second), Weights: w.String(), Commitment: LaneCommitment(w.String()), CommittedAt: &c}}
+	}
+	build := func() LanesReport {
+		rep := LanesReport{Weights: room.String(), Commitment: LaneCommitment(room.String()),
+			Phases: []PhaseLanes{phase("presale", 0, 5, presale), phase("public", 5, 3600, public)}}
+		for _, l := range room.List() {
+			rep.Lanes = append(rep.Lanes, LaneAdmissions{Name: l.Name, Weight: l.Weight})
+		}
+		waiting, next := []uint64{60, 60}, []uint64{0, 0}
+		var credit []int64
+		spec := ""
+		for s := range 12 {
+			at := t0.Add(time.Duration(s) * time.Second)
+			w := presale
+			if s >= 5 {
+				w = public
+			}
+			if w.String() != spec {
+				spec, credit = w.String(), make([]int64, 2) // new weights, a new round robin
+			}
+			before := slices.Clone(credit)
+			got := SplitAdmissions(w.Weights(), credit, waiting, 3)
+			rep.Steps = append(rep.Steps, LaneStep(spec, before, waiting, got, at))
+			for i, k := range got {
+				if k > 0 {
+					rep.Lanes[i].Admissions = append(rep.Lanes[i].Admissions, HistoryEntry{Kind: HistoryAdmit, Start: next[i], Count: k, At: at})
+				}
+				next[i] += k
+				waiting[i] -= k
+			}
+		}
+		return rep
+	}
+	if c := CheckLanes(build()); !c.OK || c.Steps != 12 {
+		t.Fatalf("a fair report: %+v", c)
+	}
+	old := build()
+	for i := range old.Steps {
+		old.Steps[i].Weights = ""
+	}
+	if c := CheckLanes(old); !c.OK {
+		t.Fatalf("a report whose steps name no weights: %+v", c)
+	}
+	for name, tc := range map[string]struct {
+		tamper func(*LanesReport)
+		want   string
+	}{
+		"a step split by other weights": {func(r *LanesReport) { r.Steps[6].Weights = room.String() }, `step 6 at 2026-06-01T10:00:06Z split by "general=1 presale=3", the weights in force then are "general=2 presale=1"`},
+		"a commitment at the start": {func(r *LanesReport) { at := r.Phases[1].Start; r.Phases[1].CommittedAt = &at },
+			"phase public: the weights were committed at 2026-06-01T10:00:05Z, not before the phase started at 2026-06-01T10:00:05Z"},
+		"no commitment time":       {func(r *LanesReport) { r.Phases[0].CommittedAt = nil }, "phase presale: no time of commitment"},
+		"weights not committed to": {func(r *LanesReport) { r.Phases[0].Commitment = LaneCommitment(room.String()) }, "phase presale: the commitment"},
+		"the general lane let in in the presale": {func(r *LanesReport) { r.Steps[1].Shares[0].Admitted, r.Steps[1].Shares[1].Admitted = 1, 2 },
+			"step 1 at 10:00:01 gave [1 2], the weights give [0 3]"},
+	} {
+		rep := build()
+		tc.tamper(&rep)
+		if c := CheckLanes(rep); c.OK || !slices.ContainsFunc(c.Problems, func(p string) bool { return strings.Contains(p, tc.want) }) {
+			t.Errorf("%s: %+v, want a problem mentioning %q", name, c, tc.want)
+		}
+	}
+}
+
+// TestClaimsAheadCountsTheOtherLanes: the supply's reach is counted in
+// claims (docs/supply.md), so a fan's outcome counts, beside the people
+// ahead in their own lane, the other lanes' admissions meanwhile by their
+// share of the weights, each at most what that lane has waiting.
+func TestClaimsAheadCountsTheOtherLanes(t *testing.T) {
+	lanes, err := ParseLanes("presale=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &view{showUp: 1}
+	v.settings.Lanes = lanes
+	// 100 waiting in the general lane, 20 in presale (lane 1).
+	v.snap.Seq, v.snap.Serving = 100, 0
+	v.snap.Lanes = []LaneCounters{{}, {Seq: 30, Serving: 10}}
+	for _, c := range []struct {
+		what        string
+		place       uint64
+		ahead, want uint64
+	}{
+		// A general fan with 4 ahead: while 5 general go in, presale gets
+		// 15, of its 20.
+		{"general, 4 ahead", 4, 4, 4 + 15},
+		// Further back, presale runs dry: its 20 at most.
+		{"general, 50 ahead", 50, 50, 50 + 20},
+		// A presale fan with 5 ahead: while 6 presale go in, general
+		// gets 2.
+		{"presale, 5 ahead", LanePlace(1, 15), 5, 5 + 2},
+		{"presale, at the front", LanePlace(1, 10), 0, 0 + 1},
+	} {
+		if got := v.claimsAhead(c.place, c.ahead); got != c.want {
+			t.Errorf("%s: %d claims ahead, want %d", c.what, got, c.want)
+		}
+	}
+	// In a phase that holds presale back (weight 0), a presale fan waits
+	// for every general fan waiting; a general fan for nobody in presale.
+	held, _ := ParseLanes("presale=0 general=1")
+	v.settings.Phases = NewPhases(ScheduledPhase{Name: "public", Start: time.Unix(0, 0), End: time.Unix(1<<40, 0),
+		Settings: OverridesOf(Settings{Lanes: held}, "lanes")})
+	v.settings = v.settings.At(time.Unix(1, 0))
+	if got := v.claimsAhead(LanePlace(1, 15), 5); got != 5+100 {
+		t.Errorf("presale held back, 5 ahead: %d claims ahead, want 105", got)
+	}
+	if got := v.claimsAhead(4, 4); got != 4 {
+		t.Errorf("general with presale held back, 4 ahead: %d claims ahead, want 4", got)
+	}
+	v.settings = Settings{}
+	// Without lanes, the people ahead are the claims ahead.
+	v.settings.Lanes = Lanes{}
+	if got := v.claimsAhead(4, 4); got != 4 {
+		t.Errorf("without lanes: %d claims ahead, want 4", got)
 	}
 }

@@ -1,5 +1,7 @@
 package waitingroom
 
+import "math"
+
 // Positions in the priority lanes (docs/line.md, "Priority lanes"), from the
 // node's view with no store call, as the general lane's are: a fan's
 // position counts the places ahead in their own lane, and their wait is
@@ -49,18 +51,19 @@ func (v *view) lanesWaiting() uint64 {
 
 // laneWait turns places to go in a place's lane into places of the whole
 // line gone in meanwhile: a lane gets its weight's share of the admissions
-// among the lanes where fans wait. Places as they are without lanes.
+// among the lanes where fans wait. Places as they are without lanes; +Inf
+// (no estimate) in a lane that admits nobody in the phase in force, whose
+// fans wait for a phase that gives it a weight.
 func (v *view) laneWait(place uint64, places float64) float64 {
-	lanes := v.settings.Lanes
-	if !lanes.On() {
+	list, own, ok := v.laneOf(place)
+	if !ok {
 		return places
 	}
-	own, _ := LaneOfPlace(place)
-	if own >= lanes.Len() {
-		return places
+	if list[own].Weight == 0 {
+		return math.Inf(1)
 	}
 	var total int
-	for i, ln := range lanes.List() {
+	for i, ln := range list {
 		waiting := v.snap.Seq > v.snap.Serving
 		if i > 0 {
 			c := v.laneCounters(i)
@@ -70,7 +73,56 @@ func (v *view) laneWait(place uint64, places float64) float64 {
 			total += ln.Weight
 		}
 	}
-	return places * float64(total) / float64(lanes.List()[own].Weight)
+	return places * float64(total) / float64(list[own].Weight)
+}
+
+// laneOf is the lanes in force and place's lane among them; ok is false in a
+// room without lanes now, or for a place of a lane the room no longer has:
+// such a place waits as in a line without lanes.
+func (v *view) laneOf(place uint64) (list []Lane, own int, ok bool) {
+	lanes := v.settings.LanesInForce()
+	own, _ = LaneOfPlace(place)
+	if !lanes.On() || own >= lanes.Len() {
+		return nil, 0, false
+	}
+	return lanes.List(), own, true
+}
+
+// claimsAhead turns ahead, the people ahead of a place in its own lane, into
+// the claims the line will make before the place's own (docs/supply.md, "The
+// estimate"): while the place's lane lets in ahead and the place itself,
+// every other lane with someone waiting is let in its weight's share of as
+// many, at most the places it has waiting now. Ahead as it is without lanes.
+func (v *view) claimsAhead(place, ahead uint64) uint64 {
+	list, own, ok := v.laneOf(place)
+	if !ok {
+		return ahead
+	}
+	// A lane of weight 0 in the phase in force admits nobody meanwhile: the
+	// lanes that admit let in all they have waiting first.
+	turns := math.Inf(1)
+	if list[own].Weight > 0 {
+		turns = float64(ahead+1) / float64(list[own].Weight)
+	}
+	claims := ahead
+	for i, ln := range list {
+		if i == own || ln.Weight == 0 {
+			continue
+		}
+		var waiting uint64
+		if i == 0 {
+			waiting = v.people(v.ahead(v.snap.Seq))
+		} else {
+			c := v.laneCounters(i)
+			waiting = c.Seq - min(c.Seq, c.Serving)
+		}
+		if math.IsInf(turns, 1) {
+			claims += waiting
+			continue
+		}
+		claims += min(waiting, uint64(math.Ceil(turns*float64(ln.Weight))))
+	}
+	return claims
 }
 
 // raiseMaxKey notes a key this node handed out: the general lane's keys are
@@ -93,7 +145,7 @@ type LaneInfo struct {
 
 // laneInfo is Info.Lanes: nil in a room without lanes.
 func (v *view) laneInfo() []LaneInfo {
-	lanes := v.settings.Lanes
+	lanes := v.settings.LanesInForce()
 	if !lanes.On() {
 		return nil
 	}

@@ -42,6 +42,8 @@ func (r *Room) Leave(ctx context.Context, a Arrival) (*Transition, error) {
 			from = TicketWaiting
 			if st, _ := r.view.Load().status(t, r.now()); st.State == StateAdmitted {
 				from = TicketAtFront
+			} else if st.State == StateWaitlist {
+				from = TicketWaitlisted
 			}
 		}
 	} else if hasPass {

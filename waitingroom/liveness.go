@@ -54,24 +54,24 @@ type beats struct {
 
 func (b *beats) place(p uint64) {
 	b.mu.Lock()
-	if b.places == nil {
-		b.places = make(map[uint64]struct{})
-	}
-	if len(b.places) < maxBeatsHeld {
-		b.places[p] = struct{}{}
-	}
+	noteBeat(&b.places, p)
 	b.mu.Unlock()
 }
 
 func (b *beats) session(visitor string) {
 	b.mu.Lock()
-	if b.sessions == nil {
-		b.sessions = make(map[string]struct{})
-	}
-	if len(b.sessions) < maxBeatsHeld {
-		b.sessions[visitor] = struct{}{}
-	}
+	noteBeat(&b.sessions, visitor)
 	b.mu.Unlock()
+}
+
+// noteBeat adds k to the set, unless it holds maxBeatsHeld already.
+func noteBeat[K comparable](set *map[K]struct{}, k K) {
+	if *set == nil {
+		*set = make(map[K]struct{})
+	}
+	if len(*set) < maxBeatsHeld {
+		(*set)[k] = struct{}{}
+	}
 }
 
 // take returns what was gathered, if a flush is due at now.
@@ -131,7 +131,7 @@ func (r *Room) flushBeats(ctx context.Context, now time.Time) error {
 // key gave them one, else their key (a fan awaiting the random method's draw).
 func (r *Room) markWaiting(t Ticket, st Status) {
 	switch {
-	case st.State != StateQueued && st.State != StatePaused && st.State != StatePrequeue:
+	case st.State != StateQueued && st.State != StatePaused && st.State != StatePrequeue && st.State != StateWaitlist:
 	case st.Position == nil:
 		r.beats.place(t.Key) // not placed yet
 	default:

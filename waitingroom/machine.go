@@ -40,12 +40,14 @@ const (
 	TicketRevoked                       // the origin ended the session
 	TicketReclaiming                    // holds a pass from before a loss of the store, its session not yet taken over
 	TicketRequeued                      // the site failed the session: waits first at the front with the place
+	TicketWaitlisted                    // holds a place while the sale is sold out with the waitlist on
 	ticketStates
 )
 
 var ticketStateNames = [ticketStates]string{
 	"new", "challenged", "waiting", "at the front", "in session", "idled out",
 	"lapsed", "skipped", "returned", "turn passed", "finished", "revoked", "reclaiming", "requeued",
+	"waitlisted",
 }
 
 func (s TicketState) String() string { return nameOf(ticketStateNames[:], s, "state") }
@@ -99,6 +101,17 @@ const (
 	EventCodeRequired // a newcomer without a code while codes_required is on
 	// A scheduled phase starts or ends (docs/configuration.md, "Phases").
 	EventPhaseSwitch // the settings in effect change at a phase's start or end, on every node at once
+	// The controller's step letting a requeued fan in again (docs/PROTOCOL.md,
+	// "Requeue").
+	EventRequeueLetIn // the step lets requeued fans in, first and in the order requeued, before the line
+	// The waitlist (docs/waitlist.md).
+	EventWaitlistSoldOut // sold out (origin, operator, or a supply of 0) while the waitlist is on
+	EventSupplyReturns   // a supply report above what the waitlist owes: units came back
+	EventReopen          // the operator turns sold_out off
+	EventWaitlistOff     // the operator turns the waitlist off while the sale is sold out
+	// A phase's own pre-queue (docs/configuration.md, "Phases").
+	EventPhasePrequeueOpens // a phase's prequeue_start comes: its pre-queue opens, the line held before its first key
+	EventPhaseDraw          // the phase starts: its pre-queue's range of keys is drawn with the phase's seed
 	events
 )
 
@@ -110,6 +123,9 @@ var eventNames = [events]string{
 	"requeue", "requeue refused", "claim: requeued",
 	"code", "code accepted", "code refused", "code required",
 	"phase switch",
+	"let in again",
+	"sold out, waitlist on", "supply returns", "reopen", "waitlist off",
+	"phase pre-queue opens", "phase draw",
 }
 
 func (e Event) String() string { return nameOf(eventNames[:], e, "event") }
@@ -204,7 +220,7 @@ var Transitions = []Transition{
 	{TicketReturned, EventPoll, TicketReturned, ActionClaim, "returners go first in each step's budget and into the next free slot: never above new_users_per_minute or the cap"},
 
 	// In session.
-	{TicketInSession, EventPass, TicketInSession, ActionForward, "checked locally: no store call"},
+	{TicketInSession, EventPass, TicketInSession, ActionForward, "checked locally: no store call; once the sale reopened after a waitlist, a pass without the waitlist claim is signed again with it (same id, subject and end)"},
 	{TicketInSession, EventTicketAfterPass, TicketInSession, ActionClaim, "the store returns the live session"},
 	{TicketInSession, EventClaimOpened, TicketInSession, ActionReissue, "the same session's pass again (same id, subject, end): never a second place or session"},
 	{TicketInSession, EventIdleTimeout, TicketIdledOut, ActionStore, "the slot frees; every node refuses the session's passes"},
@@ -273,11 +289,12 @@ var Transitions = []Transition{
 	{TicketIdledOut, EventClaimRequeued, TicketRequeued, ActionHold, "resumed, then failed by the site: held first at the front"},
 	{TicketReturned, EventClaimRequeued, TicketRequeued, ActionHold, "let in, then failed by the site: held first at the front"},
 	{TicketRequeued, EventPoll, TicketRequeued, ActionClaim, "each look is a claim: requeued fans go in before the line and every other returner, in the order they were requeued"},
-	{TicketRequeued, EventClaimRequeued, TicketRequeued, ActionHold, "a fan requeued before still waits, or no budget or slot is free, or the room admits nobody"},
-	{TicketRequeued, EventClaimOpened, TicketInSession, ActionReissue, "let in first: a new session of session_duration, the failed one not counted against it"},
+	{TicketRequeued, EventRequeueLetIn, TicketAtFront, ActionStore, "each step lets the requeued who asked within the returner window in first, in the order requeued, before the line, within new_users_per_minute and the cap: the slot kept for each stays theirs, pending for admission_grace, counted as returned; the next look claims it"},
+	{TicketRequeued, EventClaimRequeued, TicketRequeued, ActionHold, "a fan requeued before still waits, or no budget or slot is free, or the room admits nobody: the next step lets them in"},
+	{TicketRequeued, EventClaimOpened, TicketInSession, ActionReissue, "let in first (by the step, or by the claim once nobody requeued before waits): a new session of session_duration from the claim, the failed one not counted against it"},
 	{TicketRequeued, EventClaimPassed, TicketTurnPassed, ActionRejoin, "stopped asking for the returner window (45 s): the place at the front is lost"},
-	{TicketRequeued, EventClaimFinished, TicketFinished, ActionRejoin, "the store no longer holds the place at the front (it went with the returner window): a new place at the back"},
-	{TicketRequeued, EventLeave, TicketFinished, ActionLeave, "the place at the front, its slot and its budget go back to the line"},
+	{TicketRequeued, EventClaimFinished, TicketFinished, ActionRejoin, "the store no longer holds the place at the front (it went with the returner window, or the step let them in and they did not come within admission_grace: counted as lapsed): a new place at the back"},
+	{TicketRequeued, EventLeave, TicketFinished, ActionLeave, "the place at the front, its slot and its budget go back to the line (let in already: the pending slot, the admission counted as lapsed)"},
 
 	// Access codes (docs/codes.md): a code makes a place in its lane, one
 	// place per use; a fan who holds a place keeps it and the code is not
@@ -297,6 +314,36 @@ var Transitions = []Transition{
 	{TicketInSession, EventPhaseSwitch, TicketInSession, ActionForward, "sessions run on to their end: under a lower cap nobody new is let in until the live sessions fall below it"},
 	{TicketReturned, EventPhaseSwitch, TicketReturned, ActionHold, "still first for the next slot, within the new phase's rate and cap"},
 	{TicketRequeued, EventPhaseSwitch, TicketRequeued, ActionHold, "still first at the front, in the order requeued, within the new phase's rate and cap"},
+	// A phase's own pre-queue: the keys given from its prequeue_start to
+	// its start are held, then drawn with the phase's seed at its start;
+	// everyone before keeps their place (docs/configuration.md, "Phases").
+	{TicketNew, EventPhasePrequeueOpens, TicketWaiting, ActionJoin, "the newcomer registers in the phase's pre-queue: an order key, no position (places are drawn at the phase's start), never let in on the spot or before the start, even with the line ahead empty"},
+	{TicketWaiting, EventPhasePrequeueOpens, TicketWaiting, ActionStore, "a place given before the pre-queue opened is kept and goes on being let in, in order, under the phase in force; the line stops before the pre-queue's first key"},
+	{TicketAtFront, EventPhasePrequeueOpens, TicketAtFront, ActionStore, "the admission stands, its grace runs on"},
+	{TicketWaiting, EventPhaseDraw, TicketWaiting, ActionStore, "the first step at or after the phase's start closes the pre-queue's range and the seed is revealed: its fans take the drawn places and see positions from then on; places outside the range do not move, and later newcomers queue behind it, first come"},
+
+	// The waitlist (docs/waitlist.md): at sold out with the waitlist on, the
+	// line keeps its places and goes in, in order, as units come back.
+	{TicketWaiting, EventWaitlistSoldOut, TicketWaitlisted, ActionShowPlace, "the place is kept: the page says sold out, the fan's number on the waitlist, and that tickets may come back"},
+	{TicketNew, EventWaitlistSoldOut, TicketNew, ActionJoin, "newcomers still get a place, at the back of the waitlist; nobody is let in on the spot"},
+	{TicketWaitlisted, EventPoll, TicketWaitlisted, ActionShowPlace, "the position on the waitlist from this node's view, no store call; it never rises between two looks"},
+	{TicketWaitlisted, EventArrive, TicketWaitlisted, ActionShowPlace, "a join sent with a ticket is a poll: no second place"},
+	{TicketWaitlisted, EventAnswer, TicketWaitlisted, ActionShowPlace, "as a poll"},
+	{TicketWaitlisted, EventCode, TicketWaitlisted, ActionShowPlace, "a code sent with a ticket is not used"},
+	{TicketWaitlisted, EventStoreAway, TicketWaitlisted, ActionShowPlace, "the place is kept, shown as reconnecting; nobody is let in"},
+	{TicketWaitlisted, EventNodeRestart, TicketWaitlisted, ActionShowPlace, "the ticket holds the place: any node answers it"},
+	{TicketWaitlisted, EventSupplyReturns, TicketAtFront, ActionStore, "the store's step lets the front of the waitlist in, in order, as many as the units back serve (units a fan from the estimate, one before it is measured), within the rate and the cap; the units are owed until a fall of the supply pays them or the session could have ended, so each unit back reaches one fan; the pass says waitlist"},
+	{TicketWaitlisted, EventPause, TicketWaitlisted, ActionShowPlace, "paused or queue_all: the waitlist keeps its places, nobody is let in, whatever comes back"},
+	{TicketWaitlisted, EventPhaseSwitch, TicketWaitlisted, ActionStore, "the next step lets in at the new phase's rate and cap, still only as far as the units back serve"},
+	{TicketWaitlisted, EventGhostSkipped, TicketSkipped, ActionStore, "a place unseen for waiting_idle_timeout is passed over without a slot or a unit, as in any line"},
+	{TicketWaitlisted, EventLeave, TicketFinished, ActionLeave, "the place is given up at once: the units it would have had go to the next fan"},
+	{TicketWaitlisted, EventStoreLost, TicketWaitlisted, ActionStore, "the re-seed keeps the place; the waitlist begins again owing nothing, and lets in only on a supply reported after the loss"},
+	{TicketWaitlisted, EventReopen, TicketWaiting, ActionStore, "the sale is open again: the line moves at the rate, the waitlist's accounts are closed, and every pass issued from then on carries the waitlist claim (what is left is anyone's)"},
+	{TicketWaitlisted, EventWaitlistOff, TicketWaiting, ActionShowRoom, "the sold-out page, as without a waitlist; the store keeps the place, so turning the waitlist on again shows it"},
+	{TicketAtFront, EventWaitlistSoldOut, TicketAtFront, ActionClaim, "let in before the sell-out: the admission stands within its grace, without the waitlist claim"},
+	{TicketInSession, EventWaitlistSoldOut, TicketInSession, ActionForward, "sessions run on to check out; a session let in from the waitlist carries the waitlist claim"},
+	{TicketReturned, EventWaitlistSoldOut, TicketReturned, ActionHold, "held at the front of the waitlist, as when paused: first in when the sale reopens"},
+	{TicketRequeued, EventWaitlistSoldOut, TicketRequeued, ActionHold, "held first at the front, as when paused: first in when the sale reopens"},
 }
 
 // machine is Transitions indexed by state and event, built once: a look-up on

@@ -98,19 +98,12 @@ func (o Overrides) MarshalJSON() ([]byte, error) {
 // know, or one given as null, is left out, so that overrides written by a
 // newer node still apply here.
 func (o *Overrides) UnmarshalJSON(b []byte) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
+	var out Overrides
+	read, err := DecodeSettings(b, &out.vals, func(d *Setting) bool { return d.Runtime })
+	if err != nil {
 		return err
 	}
-	var out Overrides
-	for _, d := range settingDefs {
-		raw, ok := fields[d.Name]
-		if !ok || !d.Runtime || string(raw) == "null" {
-			continue
-		}
-		if err := d.DecodeJSON(&out.vals, raw); err != nil {
-			return fmt.Errorf("%s: %w", d.Name, err)
-		}
+	for _, d := range read {
 		out.set |= d.bit
 	}
 	*o = out
@@ -167,6 +160,12 @@ func (r *Room) Patch(ctx context.Context, patch Overrides) (Settings, error) {
 		merged := current.Merge(patch)
 		eff := merged.Apply(r.base)
 		if err := eff.Validate(); err != nil {
+			return Settings{}, err
+		}
+		if err := checkLanesKept(current.Apply(r.base), eff, r.now()); err != nil {
+			return Settings{}, err
+		}
+		if err := checkPrequeuesKept(current.Apply(r.base), eff, r.now()); err != nil {
 			return Settings{}, err
 		}
 		out, err := json.Marshal(merged)

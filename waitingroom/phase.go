@@ -35,10 +35,23 @@ func (s Settings) PhaseAt(now time.Time) Phase {
 // admitting reports whether the controller may move serving forward.
 func (s Settings) admitting(now time.Time) bool {
 	s = s.At(now)
-	if s.Paused || s.SoldOut || s.QueueAll || s.QueueingMethod == Reject {
+	return !s.SoldOut && s.admittingAtAll(now)
+}
+
+// admittingAtAll is admitting before sold out is taken into account: whether
+// a waitlist may let anyone in now.
+func (s Settings) admittingAtAll(now time.Time) bool {
+	if s.Paused || s.QueueAll || s.QueueingMethod == Reject {
 		return false
 	}
 	return s.PhaseAt(now) == Live
+}
+
+// waitlisting reports whether the line is a waitlist at now: sold out with
+// the waitlist on (docs/waitlist.md).
+func (s Settings) waitlisting(now time.Time) bool {
+	s = s.At(now)
+	return s.SoldOut && s.Waitlist && s.QueueingMethod != Reject && s.PhaseAt(now) != Ended
 }
 
 // drawn reports whether the room places visitors by a draw: the pre-queue's, or
@@ -48,7 +61,7 @@ func (s Settings) drawn() bool { return s.ShuffleAtEventStart || s.QueueingMetho
 // limitsAt are the Limits store calls run with.
 func (s Settings) limitsAt(now time.Time) Limits {
 	s = s.At(now) // the phase in force at the call's instant (phases.go)
-	return Limits{
+	lim := Limits{
 		Rate:         s.NewUsersPerMinute,
 		Cap:          s.TotalActiveUsers,
 		Session:      s.SessionDuration,
@@ -62,8 +75,49 @@ func (s Settings) limitsAt(now time.Time) Limits {
 		SessionIdle:  s.SessionIdleTimeout,
 		JoinLimit:    s.JoinLimit,
 		Requeues:     s.requeues(),
-		Lanes:        s.Lanes,
+		Lanes:        s.LanesInForce(),
+		PhaseQueue:   s.Unphased().Phases.prequeueAt(now),
 	}
+	if s.waitlisting(now) {
+		lim.Waitlist = true
+		if s.admittingAtAll(now) {
+			lim.WaitlistUnits = 1 // the room sets the estimate's (waitlistUnits)
+		}
+	}
+	return lim
+}
+
+// RoomLanes are the room's lanes (docs/line.md, "Priority lanes"): every
+// lane the room's own lanes or any of its phases' name, in canonical order,
+// so that a lane's number, and with it every place, is the same in every
+// phase. The weights are the room's own (0 for a lane only phases name).
+func (s Settings) RoomLanes() Lanes {
+	room := s.Unphased()
+	if room.Phases.Len() == 0 {
+		return room.Lanes
+	}
+	sets := []Lanes{room.Lanes}
+	for _, ph := range room.Phases.list.phases {
+		if ph.Settings.Has("lanes") {
+			sets = append(sets, ph.Settings.Values().Lanes)
+		}
+	}
+	u := unionLanes(sets...)
+	if !u.On() {
+		return room.Lanes
+	}
+	return room.Lanes.weighed(u)
+}
+
+// LanesInForce are the room's lanes with the weights in force in s (the
+// phase laid over s, if it sets lanes, else the room's): off when the room
+// has none.
+func (s Settings) LanesInForce() Lanes {
+	room := s.RoomLanes()
+	if !room.On() || room == s.Lanes {
+		return room
+	}
+	return s.Lanes.weighed(room)
 }
 
 // requeues bounds the requeues of one ticket (docs/PROTOCOL.md, "Requeue"):
@@ -76,5 +130,5 @@ func (s Settings) requeues() int { return max(1, s.RequeueOnOriginError) }
 func (s Settings) placesOpen(now time.Time) bool {
 	s = s.At(now)
 	p := s.PhaseAt(now)
-	return !s.SoldOut && s.QueueingMethod != Reject && p != NotYetOpen && p != Ended
+	return (!s.SoldOut || s.Waitlist) && s.QueueingMethod != Reject && p != NotYetOpen && p != Ended
 }

@@ -29,7 +29,11 @@ const MaxPhases = 8
 type ScheduledPhase struct {
 	Name       string
 	Start, End time.Time
-	Settings   Overrides
+	// PrequeueStart opens the phase's own pre-queue, before Start (zero:
+	// none), and ShuffleAtStart draws it at Start (phasequeue.go).
+	PrequeueStart  time.Time
+	ShuffleAtStart bool
+	Settings       Overrides
 }
 
 // Active reports whether the phase is in force at now.
@@ -195,10 +199,6 @@ var notInPhase = map[string]string{
 	"prequeue_start": "is the room's schedule, in which phases run: set it for the room",
 	"event_start":    "is the room's schedule, in which phases run: set it for the room",
 	"event_end":      "is the room's schedule, in which phases run: set it for the room",
-	// The fairness report's lane check replays every step with the
-	// room's one set of weights (docs/fairness.md, "Priority lanes"): a
-	// phase's own weights would fail it on a fair sale.
-	"lanes": "hold for the whole sale, so that the published lane check replays every step with them: set them for the room",
 }
 
 // PhaseMaySet says why a phase may not set d, or nil when it may: any
@@ -261,6 +261,7 @@ func (p Phases) check(Bounds) error {
 			}
 		}
 	}
+	errs = append(errs, p.checkPrequeue()...)
 	for _, u := range p.list.unknown {
 		errs = append(errs, errors.New(u))
 	}
@@ -273,7 +274,9 @@ func (p Phases) check(Bounds) error {
 // once.
 func (p Phases) validateIn(s Settings) []error {
 	var errs []error
+	lanes := s.RoomLanes().On()
 	s.Phases = Phases{}
+	errs = append(errs, p.validatePrequeues(s, lanes)...)
 	for _, ph := range p.List() {
 		if m := ph.Settings.Values().QueueingMethod; ph.Settings.Has("queueing_method") && (m == Random) != (s.QueueingMethod == Random) {
 			// A first-come place is its key, and the random method draws
@@ -283,6 +286,23 @@ func (p Phases) validateIn(s Settings) []error {
 			errs = append(errs, settingErr("phases", "phase %q: queueing_method %s: a phase cannot switch the room (%s) between first come and "+
 				"draws, which would move fans already in line at the switch; make the room's own queueing_method random to run random phases",
 				ph.Name, m, s.QueueingMethod))
+		}
+		if ph.Settings.Has("lanes") {
+			// The room's lanes are the union of the room's and every
+			// phase's, numbered once for the whole sale (Settings.RoomLanes).
+			names := map[string]bool{GeneralLane: true}
+			for _, l := range s.Lanes.List() {
+				names[l.Name] = true
+			}
+			for _, other := range p.List() {
+				for _, l := range other.Settings.Values().Lanes.List() {
+					names[l.Name] = true
+				}
+			}
+			if len(names) > MaxLanes {
+				errs = append(errs, settingErr("phases", "phase %q: lanes: the room's and its phases' lanes together are %d, at most %d (general included)",
+					ph.Name, len(names), MaxLanes))
+			}
 		}
 		if err := ph.Settings.Apply(s).Validate(); err != nil {
 			for _, e := range unjoin(err) {
@@ -303,9 +323,14 @@ func unjoin(err error) []error {
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
+// phaseOwnKeys are a phase object's keys that are the phase's own, not
+// settings it lays over the room's.
+var phaseOwnKeys = map[string]bool{"name": true, "start": true, "end": true, "prequeue_start": true, "shuffle_at_start": true}
+
 // MarshalJSON writes the phases as an array of objects: name, start, end,
-// then the settings the phase sets, in the table's order and the admin
-// API's notation.
+// its pre-queue (prequeue_start, shuffle_at_start) if it has one, then the
+// settings the phase sets, in the table's order and the admin API's
+// notation.
 func (p Phases) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('[')
@@ -318,6 +343,12 @@ func (p Phases) MarshalJSON() ([]byte, error) {
 			return nil, fmt.Errorf("phase %q: %w", ph.Name, err)
 		}
 		fmt.Fprintf(&buf, `{"name":%q,"start":%q,"end":%q`, ph.Name, rfc3339(ph.Start), rfc3339(ph.End))
+		if !ph.PrequeueStart.IsZero() {
+			fmt.Fprintf(&buf, `,"prequeue_start":%q`, rfc3339(ph.PrequeueStart))
+		}
+		if ph.ShuffleAtStart {
+			buf.WriteString(`,"shuffle_at_start":true`)
+		}
 		if inner := bytes.TrimSuffix(bytes.TrimPrefix(sets, []byte("{")), []byte("}")); len(inner) > 0 {
 			buf.WriteByte(',')
 			buf.Write(inner)
@@ -357,9 +388,21 @@ func (p *Phases) UnmarshalJSON(b []byte) error {
 			}
 			*end.at = time.Time(t)
 		}
+		if raw, ok := obj["prequeue_start"]; ok {
+			var t Time
+			if err := json.Unmarshal(raw, &t); err != nil {
+				return fmt.Errorf("phase %q: prequeue_start: %v", ph.Name, err)
+			}
+			ph.PrequeueStart = time.Time(t)
+		}
+		if raw, ok := obj["shuffle_at_start"]; ok {
+			if err := json.Unmarshal(raw, &ph.ShuffleAtStart); err != nil {
+				return fmt.Errorf("phase %q: shuffle_at_start: must be true or false", ph.Name)
+			}
+		}
 		names := make([]string, 0, len(obj))
 		for name := range obj {
-			if name != "name" && name != "start" && name != "end" {
+			if !phaseOwnKeys[name] {
 				names = append(names, name)
 			}
 		}
@@ -410,13 +453,14 @@ func (p *Phases) UnmarshalText(b []byte) error {
 
 func (Phases) notation(Bounds) Notation {
 	return Notation{
-		Arg:   "<name> { start <RFC 3339>; end <RFC 3339>; <setting> <value>... }",
+		Arg:   "<name> { start <RFC 3339>; end <RFC 3339>; [prequeue_start <RFC 3339>; shuffle_at_start;] <setting> <value>... }",
 		CLI:   `'[{"name":"presale","start":"<RFC 3339>","end":"<RFC 3339>","<setting>":<value>}]'`,
 		Note:  "the whole list; empty (<setting>=) removes every phase",
 		JSON:  `an array of phases, such as [{"name":"presale","start":"2026-12-01T10:00:00Z","end":"2026-12-01T11:00:00Z","new_users_per_minute":100}]`,
 		Patch: "(the whole list, as an array of `{\"name\", \"start\", \"end\", <setting>: <value>...}`; `[]` removes them)",
 		Limits: fmt.Sprintf("at most %d, names of `a-z`, `0-9`, `_`, `-`, each once; start before end; none overlapping; "+
-			"any runtime setting but `paused`, `sold_out` and the schedule", MaxPhases),
+			"any runtime setting but `paused`, `sold_out` and the schedule; a pre-queue (`prequeue_start`, `shuffle_at_start`) in first-come rooms "+
+			"without lanes, opening after the previous phase's start", MaxPhases),
 	}
 }
 

@@ -70,6 +70,8 @@ func TestProtocolSchemas(t *testing.T) {
 	}{
 		{"draw endpoint", draw, waitingroom.DrawInfo{}},
 		{"draw endpoint's epoch", draw.Defs["epoch"], waitingroom.DrawEpoch{}},
+		{"draw endpoint's phase draw", draw.Defs["phase_draw"], waitingroom.PhaseDraw{}},
+		{"report's phase draw", report.Defs["phase_draw"], waitingroom.PhaseDraw{}},
 		{"fairness report", report, waitingroom.FairnessReport{}},
 		{"history entry", report.Defs["entry"], waitingroom.HistoryEntry{}},
 		{"counts", report.Defs["counts"], waitingroom.FairnessCounts{}},

@@ -49,14 +49,15 @@ func settleWindow(s Settings) time.Duration {
 // restore a room that a node knowing less re-created. Call with r.mu held.
 func (r *Room) wholeRecall(now time.Time, v *view) Recall {
 	seed := Recall{
-		Counters:   v.snap.Counters,
-		DrawClosed: v.snap.DrawClosed,
-		DrawSize:   v.snap.DrawSize,
-		Epochs:     v.snap.Epochs,
-		Whole:      r.known,
-		Lanes:      v.snap.Lanes,
-		LaneCredit: v.snap.LaneCredit,
-		LaneSpec:   v.snap.LaneSpec,
+		Counters:    v.snap.Counters,
+		DrawClosed:  v.snap.DrawClosed,
+		DrawSize:    v.snap.DrawSize,
+		Epochs:      v.snap.Epochs,
+		PhaseRanges: v.snap.PhaseRanges,
+		Whole:       r.known,
+		Lanes:       v.snap.Lanes,
+		LaneCredit:  v.snap.LaneCredit,
+		LaneSpec:    v.snap.LaneSpec,
 	}
 	seed.Overrides, seed.OverridesVersion = r.overridesSeed()
 	if r.known {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,10 @@ type Config struct {
 	// session behind it, while the store cannot be reached: the operator's
 	// explicit choice (on_store_failure open) over holding anyone.
 	OpenOnStoreFailure bool
+	// SeedSource is where this node's proposals of draw seeds (the room's
+	// and each phase's) come from; nil means crypto/rand. The model test
+	// gives one of its own so that a failing sequence replays exactly.
+	SeedSource io.Reader
 }
 
 // passLeeway is how far a pass's times may be off this node's clock (another
@@ -93,8 +98,10 @@ type Room struct {
 	resumed bool
 	// openOnFailure is Config.OpenOnStoreFailure.
 	openOnFailure bool
-	ann           announcements
-	rememberFn    func(Memo)
+	// seedSource is Config.SeedSource.
+	seedSource io.Reader
+	ann        announcements
+	rememberFn func(Memo)
 
 	view atomic.Pointer[view]
 	// changed is closed and replaced whenever a new view is published, so that
@@ -121,8 +128,16 @@ type Room struct {
 	maxKey      uint64 // the highest key this node handed out, plus one
 	seed        []byte
 	seedAt      time.Time
+	// laneCommits are the phases' lane commitments this node made or
+	// learnt, with the time the store keeps for each (lanecommit.go).
+	laneCommits map[string]time.Time
 	draw        *Draw
 	epochs      []epochDraw
+	// phaseSeeds are the phases' draw seeds this node committed or learnt,
+	// and phaseDraws the phase pre-queues the store recorded, with their
+	// permutations (phasedraw.go).
+	phaseSeeds  map[string]phaseSeed
+	phaseDraws  []phaseDraw
 	lastOK      time.Time
 	known       bool // a snapshot was read since start
 	memoAt      time.Time
@@ -147,6 +162,8 @@ type view struct {
 	showUp   float64
 	draw     *Draw
 	epochs   []epochDraw // the random method's draws, oldest first
+	// phaseDraws are the phase pre-queues, open or drawn (phasedraw.go).
+	phaseDraws []phaseDraw
 	// live answers how many live places lie between two places.
 	live *liveIndex
 	// announcing is set while the room, re-created blank after a loss,
@@ -200,6 +217,7 @@ func NewRoom(cfg Config) (*Room, error) {
 		stopped:    make(chan struct{}),
 
 		openOnFailure: cfg.OpenOnStoreFailure,
+		seedSource:    cfg.SeedSource,
 	}
 	r.recall(cfg.Memo, cfg.Resumed)
 	r.verifier = pass.NewVerifier(keys.PublicKeys(), pass.WithIssuer(cfg.Issuer), pass.WithClock(cfg.Now), pass.WithLeeway(passLeeway))
@@ -291,6 +309,9 @@ func (r *Room) Tick(ctx context.Context) error {
 	}
 	if due {
 		lim := r.settings().limitsAt(now)
+		if lim.WaitlistUnits > 0 {
+			lim.WaitlistUnits = waitlistUnits(r.view.Load().supply)
+		}
 		err := r.store.Advance(ctx, r.id, now, lim)
 		if errors.Is(err, ErrNoRoom) {
 			err = r.reseed(ctx, now)
@@ -355,6 +376,14 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 		return err
 	}
 	if err := r.syncDraw(ctx, now, snap); err != nil {
+		r.storeFailed()
+		return err
+	}
+	if err := r.syncLaneCommits(ctx, now); err != nil {
+		r.storeFailed()
+		return err
+	}
+	if err := r.syncPhaseDraws(ctx, now, snap); err != nil {
 		r.storeFailed()
 		return err
 	}
@@ -447,7 +476,7 @@ func (r *Room) syncDraw(ctx context.Context, now time.Time, snap Snapshot) error
 	seed, built := r.seed, r.draw != nil
 	r.mu.Unlock()
 	if seed == nil {
-		got, at, err := r.store.DrawSeed(ctx, r.id, NewDrawSeed(), now)
+		got, at, err := r.store.DrawSeed(ctx, r.id, r.newDrawSeed(), now)
 		if err != nil {
 			return err
 		}
@@ -515,7 +544,7 @@ func (r *Room) reseed(ctx context.Context, now time.Time) error {
 			return err
 		}
 	}
-	return nil
+	return r.restorePhaseSeeds(ctx)
 }
 
 // reseedMargin is added to the order keys on re-seeding, beyond the measured
@@ -556,6 +585,7 @@ func (r *Room) publish(now time.Time, snap Snapshot, healthy bool) {
 		showUp:     r.flow.showUp(),
 		draw:       r.draw,
 		epochs:     r.epochs,
+		phaseDraws: r.phaseDraws,
 		live:       newLiveIndex(snap.Live),
 		announcing: snap.Blank && now.Before(snap.SettleUntil),
 		supply:     r.supplyEst,

@@ -3,7 +3,6 @@ package waitingroom
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,7 +27,6 @@ type Setting struct {
 	Doc string
 
 	value   func(*Settings) Value
-	get     func(*Settings) any
 	isZero  func(*Settings) bool
 	copy    func(dst, src *Settings)
 	deflt   func(*Settings) // sets the default; nil without one
@@ -47,7 +45,6 @@ type valuePtr[T any] interface {
 func field[T comparable, P valuePtr[T]](s Setting, at func(*Settings) *T, def T) *Setting {
 	var zero T
 	s.value = func(x *Settings) Value { return P(at(x)) }
-	s.get = func(x *Settings) any { return *at(x) }
 	s.isZero = func(x *Settings) bool { return *at(x) == zero }
 	s.copy = func(dst, src *Settings) { *at(dst) = *at(src) }
 	if def != zero {
@@ -85,9 +82,6 @@ func init() {
 // Value is the setting's field in s, as its value type.
 func (d *Setting) Value(s *Settings) Value { return d.value(s) }
 
-// Get returns the setting's value in s, typed as its value type.
-func (d *Setting) Get(s Settings) any { return d.get(&s) }
-
 // IsZero reports whether the setting is unset (zero) in s.
 func (d *Setting) IsZero(s Settings) bool { return d.isZero(&s) }
 
@@ -110,14 +104,9 @@ func (d *Setting) Check(s *Settings) error {
 }
 
 // DecodeJSON reads the setting's value from JSON, as the admin API and stored
-// overrides write it, into s. A value of the wrong JSON type is told what
-// the setting takes.
+// overrides write it, into s (see DecodeValue).
 func (d *Setting) DecodeJSON(s *Settings, raw []byte) error {
-	err := json.Unmarshal(raw, d.value(s))
-	if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-		return errors.New("must be " + d.Notation().JSON)
-	}
-	return err
+	return DecodeValue(d.value(s), d.Bounds, raw)
 }
 
 // Syntax is the setting as written in a Caddyfile, such as
@@ -166,4 +155,27 @@ func EncodeSettings(s *Settings, keep func(*Setting) bool) ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// DecodeSettings reads what EncodeSettings writes into s: each setting that
+// take selects and the object gives, but as null. It returns the settings it
+// read. A name it does not know is left out, so that what a newer node
+// wrote still reads here.
+func DecodeSettings(b []byte, s *Settings, take func(*Setting) bool) ([]*Setting, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return nil, err
+	}
+	var read []*Setting
+	for _, d := range settingDefs {
+		raw, ok := fields[d.Name]
+		if !ok || !take(d) || string(raw) == "null" {
+			continue
+		}
+		if err := d.DecodeJSON(s, raw); err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Name, err)
+		}
+		read = append(read, d)
+	}
+	return read, nil
 }

@@ -101,6 +101,10 @@ type Settings struct {
 	JoinLimit JoinLimit `json:"join_limit,omitzero"`
 	// SoldOut shows the sold-out page to everyone waiting and to new visitors.
 	SoldOut bool `json:"sold_out,omitempty"`
+	// Waitlist keeps the line at sold out: fans keep their places on a
+	// waitlist and are let in, in order, as units come back
+	// (docs/waitlist.md).
+	Waitlist bool `json:"waitlist,omitempty"`
 	// RequeueOnOriginError requeues an admitted fan whose request the origin
 	// fails (5xx, upstream timeout), at most this many times a ticket, which
 	// also bounds the origin's retry command (once while 0). Zero: off.
@@ -166,10 +170,21 @@ func (s Settings) Validate() error {
 	if s.Phases.Len() > 0 && len(errs) == 0 {
 		errs = append(errs, s.Phases.validateIn(s)...)
 	}
-	if s.Lanes.On() && s.drawn() {
+	if s.RoomLanes().On() && s.drawn() {
 		// A draw places fans anew; lanes keep each lane first come, first
 		// served (docs/line.md, "Priority lanes").
 		errs = append(errs, settingErr("lanes", "needs queueing_method fifo without shuffle_at_event_start"))
+	}
+	if s.Lanes.On() && s.Waitlist {
+		// The waitlist lets places in by the one line's order, and tells a
+		// pass it came from the waitlist by its place (docs/waitlist.md).
+		errs = append(errs, settingErr("waitlist", "needs one line: not with lanes"))
+	}
+	if s.Waitlist && s.QueueingMethod == Random {
+		// The seed is public once the room is sold out (docs/fairness.md):
+		// later rolling draws could be computed, and joins timed to land
+		// early in them.
+		errs = append(errs, settingErr("waitlist", "needs queueing_method fifo: the draw's seed is public at sold out"))
 	}
 	return errors.Join(errs...)
 }

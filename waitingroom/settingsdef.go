@@ -126,6 +126,11 @@ var settingDefs = []*Setting{
 			"see [Priority lanes](line.md#priority-lanes)",
 	}, func(s *Settings) *Lanes { return &s.Lanes }, Lanes{}),
 	field(Setting{
+		Name: "waitlist", Runtime: true, DefaultDoc: "off", Rule: "not with `lanes` or `queueing_method random`",
+		Doc: "at sold out the line becomes a waitlist: fans keep their places and are let in, in order, " +
+			"as units come back (expired holds, refunds, releases); see [The waitlist](waitlist.md)",
+	}, func(s *Settings) *Flag { return (*Flag)(&s.Waitlist) }, false),
+	field(Setting{
 		Name: "paused", Runtime: true, RuntimeOnly: true,
 		Doc: "admission stops; waiting fans keep their place",
 	}, func(s *Settings) *Flag { return (*Flag)(&s.Paused) }, false),

@@ -68,10 +68,10 @@ func TestOverridesCoverEveryRuntimeSetting(t *testing.T) {
 		// As text: a value that holds a list (phases) is compared by its
 		// contents, not its identity.
 		if valueText(d, got) != valueText(d, one.Values()) || valueText(d, got) == valueText(d, base) {
-			t.Errorf("%s: applied %v, want %v", d.Name, d.Get(got), d.Get(one.Values()))
+			t.Errorf("%s: applied %s, want %s", d.Name, valueText(d, got), valueText(d, one.Values()))
 		}
 		for _, other := range waitingroom.SettingDefs() {
-			if other != d && other.Get(got) != other.Get(base) {
+			if other != d && valueText(other, got) != valueText(other, base) {
 				t.Errorf("%s: Apply changed %s too", d.Name, other.Name)
 			}
 		}

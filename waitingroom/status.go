@@ -23,6 +23,10 @@ const (
 	// (codes_required) and the visitor sent no code: no place is made, the
 	// page asks for one (docs/codes.md).
 	StateCodeRequired State = "code_required"
+	// StateWaitlist: the sale is sold out and the room keeps its line as a
+	// waitlist (the waitlist setting): the fan keeps their place, and is
+	// let in, in order, as units come back (docs/waitlist.md).
+	StateWaitlist State = "waitlist"
 )
 
 // Status is the answer to "where am I?", served as JSON and rendered on the page.
@@ -49,7 +53,7 @@ type Status struct {
 	// Waiting is the estimated number of people waiting in the room.
 	Waiting uint64 `json:"waiting"`
 	// OpensAt is when the pre-queue opens (not yet open) or the sale starts
-	// (pre-queue).
+	// (pre-queue); in a phase's own pre-queue, the phase's start.
 	OpensAt *time.Time `json:"opens_at,omitempty"`
 	// DrawIndex is the visitor's order key, shown in every state in which
 	// they hold a ticket (or a pass with its ticket) of a room that draws:
@@ -103,8 +107,8 @@ type SupplyEnds struct {
 	High uint64 `json:"high"`
 }
 
-// withOutcome adds what a fan with ahead people ahead is told of their
-// chance, when the room knows its supply.
+// withOutcome adds what a fan whose claim comes after ahead others' is told
+// of their chance, when the room knows its supply.
 func (st Status) withOutcome(v *view, ahead uint64) Status {
 	t, ok := v.tell(ahead)
 	if !ok {
@@ -141,7 +145,7 @@ func (v *view) waiting() uint64 {
 // than the rate limit allows. ok is false when nothing measured supports a
 // figure, and while the store cannot be reached (nobody is admitted then).
 func (v *view) waitFor(places float64) (float64, bool) {
-	if !v.healthy {
+	if !v.healthy || math.IsInf(places, 1) {
 		return 0, false
 	}
 	return v.snap.Pace.Wait(places, float64(v.settings.NewUsersPerMinute)/60)
@@ -187,7 +191,7 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 	}
 	phase := s.PhaseAt(now)
 	switch {
-	case s.SoldOut:
+	case s.SoldOut && !s.Waitlist:
 		st.State = StateSoldOut
 		return st.refreshIn(60), t
 	case phase == Ended || s.QueueingMethod == Reject:
@@ -200,6 +204,17 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		return st.refreshIn(untilRefresh(opens.Sub(now), v.maxRefresh())), t
 	}
 
+	var held time.Time
+	if !t.Placed {
+		if starts, draw, ok := v.phasePrequeue(t.Key, now); ok && draw {
+			// Registered in a phase's pre-queue: places are drawn at the
+			// phase's start, and nobody is shown one before.
+			st.State, st.OpensAt = StatePrequeue, &starts
+			return st.refreshIn(untilRefresh(starts.Sub(now), v.maxRefresh())), t
+		} else if ok {
+			held = starts // in line, held until the phase's start
+		}
+	}
 	t, known := v.place(t)
 	if !known && s.QueueingMethod == Random && phase == Live && (v.draw != nil || !s.ShuffleAtEventStart) {
 		// Waiting for the random method's next draw (the pre-queue's, if
@@ -234,24 +249,35 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 		t.FirstAhead = ahead + 1
 	}
 	st.Position = &ahead
+	// The supply's reach is counted in claims: those of the other lanes
+	// come before this fan's too.
+	claimsAhead := v.claimsAhead(t.Place, ahead)
 	first := t.FirstAhead - 1
 	st.Progress = roundProgress(float64(first-min(first, ahead)) / float64(first+1))
 
 	switch {
-	case phase == Prequeue:
+	case phase == Prequeue || !held.IsZero():
 		st.State = StatePrequeue
 		start := s.EventStart
+		if !held.IsZero() {
+			start = held
+		}
 		st.OpensAt = &start
 		// Nobody moves before the start; after it, the line moves at the
 		// pace it is measured to, once it has been.
 		wait, ok := v.waitFor(v.laneWait(t.Place, places+1))
 		st.ETASeconds = eta(start.Sub(now).Seconds()+wait, ok)
-		return st.withOutcome(v, ahead).refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
+		return st.withOutcome(v, claimsAhead).refreshIn(untilRefresh(start.Sub(now), v.maxRefresh())), t
+	case s.SoldOut:
+		// Only with the waitlist on (above): the place is kept, its
+		// position counted as a queued one's, from this node's view.
+		st.State = StateWaitlist
+		return st.withOutcome(v, claimsAhead).refreshIn(v.maxRefresh()), t
 	case s.Paused || s.QueueAll:
 		st.State, st.QueueAll = StatePaused, s.QueueAll && !s.Paused
-		return st.withOutcome(v, ahead).refreshIn(v.maxRefresh()), t
+		return st.withOutcome(v, claimsAhead).refreshIn(v.maxRefresh()), t
 	}
-	st = st.withOutcome(v, ahead)
+	st = st.withOutcome(v, claimsAhead)
 	st.State = StateQueued
 	st.ETASeconds = eta(v.waitFor(v.laneWait(t.Place, places+1)))
 	if st.ETASeconds != nil {
@@ -281,6 +307,10 @@ func untilRefresh(d time.Duration, most int) int {
 func (v *view) awaitingDraw(st Status) Status {
 	st.AwaitingDraw = true
 	st.State = StateQueued
+	if v.settings.SoldOut {
+		st.State = StateWaitlist
+		return st.refreshIn(v.maxRefresh())
+	}
 	if v.settings.Paused || v.settings.QueueAll {
 		st.State, st.QueueAll = StatePaused, v.settings.QueueAll && !v.settings.Paused
 		return st.refreshIn(v.maxRefresh())
@@ -306,7 +336,7 @@ func (v *view) drawnEnd() uint64 {
 
 // draws reports whether the room places fans by a draw, as the draw
 // endpoint's enabled says: its fans are shown their order key.
-func (v *view) draws() bool { return v.settings.drawn() || len(v.snap.Epochs) > 0 }
+func (v *view) draws() bool { return v.settings.drawn() || len(v.snap.Epochs) > 0 || v.phaseDrawn() }
 
 // place works out the ticket's place and reports whether it is known. A place
 // given by a draw never changes, so it is kept in the ticket (Placed) and the
@@ -326,6 +356,10 @@ func (v *view) place(t Ticket) (Ticket, bool) {
 		// The pre-queue's draw is still to come (or its seed is not known
 		// here yet): no place yet.
 		return t, false
+	}
+	if p, ok := v.phasePlace(k); ok {
+		t.Place, t.Placed = p, true
+		return t, true
 	}
 	for _, e := range v.epochs {
 		if k >= e.Start && k < e.End() {

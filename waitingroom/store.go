@@ -99,7 +99,9 @@ type Store interface {
 	// their live session ends, its slot freed and the pass revoked as
 	// Release does, and they wait first in line with their place, behind
 	// only the visitors requeued before them, within the rate and the cap
-	// as a returner (see Requeued). At most lim.Requeues times per visitor,
+	// as a returner (see Requeued); each Advance lets them in first, in
+	// that order, before the line (a pending slot for lim.Grace, claimed
+	// by their next Claim). At most lim.Requeues times per visitor,
 	// remembered for the session and the retention after the last: past
 	// that, or with no live session of the pass (as Release names it),
 	// nothing changes. One round trip.
@@ -109,7 +111,9 @@ type Store interface {
 	// second; only the first call in a given second does anything. It expires
 	// sessions (and, with lim.SessionIdle, ends those not used for that long),
 	// counts unclaimed admissions as abandoned after the grace window, closes
-	// the fair draw when lim.CloseDraw is set, and, when lim.Open, moves
+	// the fair draw when lim.CloseDraw is set, and, when lim.Open, lets the
+	// requeued visitors still asking in again first, in the order they were
+	// requeued (see Requeue), then moves
 	// serving forward by the smaller of the rate budget and the free slots,
 	// the budget being the returners' first (a visitor's worth kept for each
 	// one waiting, see Full) and the line's after, counted in live places: places whose holders were not seen for
@@ -134,6 +138,19 @@ type Store interface {
 	// DrawSeed stores candidate as the room's draw seed unless one is stored
 	// already, and returns the stored seed with the time it was committed.
 	DrawSeed(ctx context.Context, room string, candidate []byte, now time.Time) ([]byte, time.Time, error)
+
+	// PhaseSeed stores candidate as the draw seed of the room's phase
+	// unless one is stored already, and returns the stored seed with the
+	// time it was committed: the first write wins, on whichever node
+	// (phasedraw.go).
+	PhaseSeed(ctx context.Context, room, phase string, candidate []byte, now time.Time) ([]byte, time.Time, error)
+
+	// CommitLanes records now as the time phase's lane weights were
+	// committed to commitment (LaneCommitment), unless that commitment of
+	// the phase was recorded already, and returns the time stored: the
+	// first write wins, so a commitment made before a phase's start stays
+	// dated before it (docs/fairness.md, "Priority lanes").
+	CommitLanes(ctx context.Context, room, phase, commitment string, now time.Time) (time.Time, error)
 
 	// Overrides returns the room's runtime overrides (opaque JSON, empty if none)
 	// and their version (0 if none).
@@ -193,6 +210,21 @@ type Limits struct {
 	// lane is a line of its own (Joiner.Lane), and each step's admissions
 	// are shared between them by weight (SplitAdmissions). Zero: one line.
 	Lanes Lanes
+	// Waitlist is in force while the room is sold out with the waitlist
+	// on (docs/waitlist.md): Open is false, the line keeps its places, and
+	// Advance lets places in only as far as the supply that came back
+	// serves, WaitlistUnits units a fan (0: nobody now, as when paused).
+	// The units let in for are counted out of the supply until the
+	// supply falls by them (a hold) or their session could have ended
+	// (Grace + Session), so that a unit that came back reaches one fan.
+	Waitlist      bool
+	WaitlistUnits int
+	// PhaseQueue is the phase pre-queue open at the call's instant, if
+	// any (phasequeue.go): every call that hands out keys or moves serving
+	// first brings the store's PhaseRanges to now (SettlePhaseRanges),
+	// then holds the line at the open range's first key (PhaseHold) and
+	// admits nobody on the spot while one is open.
+	PhaseQueue PhaseQueue
 }
 
 // MaxRequeues bounds Limits.Requeues (and the requeue_on_origin_error
@@ -229,6 +261,17 @@ func (s RequeueStatus) String() string {
 type RequeueResult struct {
 	Status RequeueStatus
 	Count  int
+}
+
+// JoinOne joins one visitor, unweighed, through joinMany (a Store's
+// JoinMany): a store whose JoinMany does the work implements Join with it, so
+// that one visitor and a batch are made places by the same code.
+func JoinOne(ctx context.Context, joinMany func(context.Context, string, []Joiner, time.Time, Limits) ([]JoinResult, error), room, visitor string, now time.Time, lim Limits) (JoinResult, error) {
+	res, err := joinMany(ctx, room, []Joiner{{Visitor: visitor}}, now, lim)
+	if err != nil {
+		return JoinResult{}, err
+	}
+	return res[0], nil
 }
 
 // Joiner is one newcomer a store is asked to make a place for: the visitor
@@ -397,6 +440,9 @@ type Recall struct {
 	// Epochs restore the rolling draws already made, so their places do not
 	// change. Ignored when the room exists.
 	Epochs []Epoch
+	// PhaseRanges restore the phase pre-queues, open or drawn, so their
+	// places do not change. Ignored when the room exists.
+	PhaseRanges []PhaseRange
 	// Incarnation names this creation of the room (empty: the store picks a
 	// random one). Ignored when the room exists.
 	Incarnation string
@@ -508,8 +554,11 @@ type Snapshot struct {
 	DrawSize   uint64 // registrations the draw covers (keys below it)
 	// Epochs are the latest rolling draws of the random method, oldest first,
 	// at most MaxEpochs of them.
-	Epochs  []Epoch
-	Version int64 // overrides version
+	Epochs []Epoch
+	// PhaseRanges are the phase pre-queues the store recorded, oldest
+	// first, at most MaxPhaseRanges (phasequeue.go).
+	PhaseRanges []PhaseRange
+	Version     int64 // overrides version
 	// Incarnation changes whenever the room is created anew, as after the store
 	// lost its data: revocation cursors of the old incarnation mean nothing in
 	// the new one, so a node that sees it change reads revocations from 0.
@@ -543,6 +592,8 @@ type Snapshot struct {
 	// Supply are the latest supply samples, oldest first, at most
 	// MaxSupplyTail (supply.go); none while nobody reported one.
 	Supply []SupplySample
+	// Waitlist is the line's waitlist, while it is one (waitlist.go).
+	Waitlist WaitlistState
 
 	// Lanes are the priority lanes' counters, by lane number (lanes.go;
 	// the general lane's, number 0, are Counters and left zero here), and

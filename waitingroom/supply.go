@@ -105,7 +105,17 @@ func (r *Room) flushSupply(ctx context.Context) error {
 		n.mu.Unlock()
 		return err
 	}
-	return nil
+	return r.soldOutAtZero(ctx, units)
+}
+
+// soldOutAtZero declares the sale sold out when the supply reported is 0 and
+// the waitlist is on: the line becomes the waitlist (docs/waitlist.md).
+// Without the waitlist a supply of 0 only informs fans (docs/supply.md).
+func (r *Room) soldOutAtZero(ctx context.Context, units uint64) error {
+	if s := r.settings(); units != 0 || !s.Waitlist || s.SoldOut {
+		return nil
+	}
+	return r.DeclareSoldOut(ctx)
 }
 
 // AuditSupply is the audit action of an operator setting the supply (kept
@@ -141,13 +151,26 @@ func (r *Room) SetSupply(ctx context.Context, units uint64) (SupplySample, error
 	if recorded {
 		// The sample every node will fold, folded here at once so that
 		// this node's next answers know it (as Patch publishes at once).
-		r.mu.Lock()
-		r.foldSupply([]SupplySample{s})
-		r.mu.Unlock()
-		v := r.view.Load()
-		r.publish(r.now(), v.snap, v.healthy)
+		r.ShareSupply(s)
+	}
+	if err := r.soldOutAtZero(ctx, units); err != nil {
+		return s, err
 	}
 	return s, nil
+}
+
+// ShareSupply folds a sample just recorded in the store into this handle's
+// view at once, so that its next answers know it: SetSupply's own, or one
+// another handle of the room on this node recorded (a reload keeps two for a
+// while, and metrics or the admin API may read either). Samples are numbered,
+// so the store's copy, read at the next step, is not folded twice; samples
+// between that this handle had not read yet are measured as one interval.
+func (r *Room) ShareSupply(s SupplySample) {
+	r.mu.Lock()
+	r.foldSupply([]SupplySample{s})
+	r.mu.Unlock()
+	v := r.view.Load()
+	r.publish(r.now(), v.snap, v.healthy)
 }
 
 // foldSupply folds the samples of a snapshot not folded yet, in order.

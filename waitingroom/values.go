@@ -3,6 +3,7 @@ package waitingroom
 import (
 	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -60,6 +61,26 @@ func NotationOf(v Value, l Bounds) Notation {
 		n.JSON = "a string"
 	}
 	return n
+}
+
+// DecodeValue reads v from JSON, as the admin API writes it. A value of the
+// wrong JSON type is told what v takes under l.
+func DecodeValue(v Value, l Bounds, raw []byte) error {
+	err := json.Unmarshal(raw, v)
+	if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		return errors.New("must be " + NotationOf(v, l).JSON)
+	}
+	return err
+}
+
+// parseInto sets *v to what parse reads from b, and leaves it alone when
+// parse refuses b: the UnmarshalText of a value type with a Parse function.
+func parseInto[T any](v *T, b []byte, parse func(string) (T, error)) error {
+	x, err := parse(string(b))
+	if err == nil {
+		*v = x
+	}
+	return err
 }
 
 // Text is one line of text: valid UTF-8 without control characters (see

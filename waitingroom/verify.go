@@ -16,6 +16,9 @@ const (
 	PlacedByPrequeue PlacedBy = iota + 1
 	// PlacedByEpoch: a rolling draw of the random method (Verdict.Epoch).
 	PlacedByEpoch
+	// PlacedByPhase: a phase's own pre-queue draw (Verdict.Phase), with
+	// the phase's seed.
+	PlacedByPhase
 	// PlacedFirstCome: no draw covered the key, and the line got to it
 	// first come, first served: the place is the order key.
 	PlacedFirstCome
@@ -35,6 +38,12 @@ type Verdict struct {
 	DrawSize uint64
 	// Epoch is the rolling draw that placed the key, with PlacedByEpoch.
 	Epoch HistoryEntry
+	// Phase is the phase's draw that placed the key, with PlacedByPhase.
+	Phase PhaseDraw
+	// Commitment is the commitment of the seed that was checked: the
+	// phase's with PlacedByPhase, else the room's ("" when the room made
+	// no draw of its own and no phase's covered the key).
+	Commitment string
 	// Admission is the report's admission that reached Place, if any.
 	Admission *HistoryEntry
 	// Reached: Place is below the report's serving, so the line reached it
@@ -107,11 +116,21 @@ func VerifyPlace(rep FairnessReport, index uint64) (Verdict, error) {
 	if rep.Seed == "" && rep.Commitment == "" && rep.Algorithm == "" {
 		return Verdict{}, ErrNoDraw
 	}
-	seed, err := checkSeed(rep.Algorithm, rep.Seed, rep.Commitment)
+	var seed []byte
+	if rep.Seed != "" || rep.Commitment != "" || len(rep.PhaseDraws) == 0 {
+		var err error
+		if seed, err = checkSeed(rep.Algorithm, rep.Seed, rep.Commitment); err != nil {
+			return Verdict{}, err
+		}
+	}
+	v, ok, err := placeByPhase(rep.Algorithm, rep.PhaseDraws, index)
 	if err != nil {
 		return Verdict{}, err
 	}
-	v, ok := placeByDraw(seed, rep.DrawSize, rep.Epochs, index)
+	if !ok {
+		v, ok = placeByDraw(seed, rep.DrawSize, rep.Epochs, index)
+		v.Commitment = rep.Commitment
+	}
 	switch {
 	case ok:
 	case index >= rep.Counts.Issued:
@@ -148,6 +167,9 @@ func VerifyDrawInfo(info DrawInfo, index uint64) (Verdict, error) {
 	if !info.Enabled {
 		return Verdict{}, ErrNoDraw
 	}
+	if v, ok, err := placeByPhase(info.Algorithm, info.PhaseDraws, index); err != nil || ok {
+		return v, err
+	}
 	if info.Seed == "" {
 		return Verdict{}, errors.New("the draw endpoint does not show the seed yet: it is revealed at the pre-queue's draw, or once the fairness report is published")
 	}
@@ -167,5 +189,33 @@ func VerifyDrawInfo(info DrawInfo, index uint64) (Verdict, error) {
 	if !ok {
 		return Verdict{}, ErrNotInDrawInfo
 	}
+	v.Commitment = info.Commitment
 	return v, nil
+}
+
+// placeByPhase places index with the phase draw whose range covers it, if
+// any, after checking that phase's seed against its commitment; ok is
+// false when no published phase draw covers it.
+func placeByPhase(algorithm string, draws []PhaseDraw, index uint64) (Verdict, bool, error) {
+	for _, pd := range draws {
+		if pd.FirstKey == nil || pd.DrawSize == nil || index < *pd.FirstKey || index-*pd.FirstKey >= *pd.DrawSize {
+			continue
+		}
+		seed, err := checkSeed(algorithm, pd.Seed, pd.Commitment)
+		if err != nil {
+			return Verdict{}, false, fmt.Errorf("phase %s's draw: %w", pd.Phase, err)
+		}
+		first, n := *pd.FirstKey, *pd.DrawSize
+		return Verdict{
+			Index: index, By: PlacedByPhase, Phase: pd, DrawSize: n, Commitment: pd.Commitment,
+			Place: first + NewDraw(seed, n).Place(index-first),
+		}, true, nil
+	}
+	return Verdict{}, false, nil
+}
+
+// CommittedInTime reports whether a phase's seed was committed before its
+// pre-queue opened, as published: false when either time is missing.
+func (pd PhaseDraw) CommittedInTime() bool {
+	return pd.CommittedAt != nil && pd.PrequeueStart != nil && pd.CommittedAt.Before(*pd.PrequeueStart)
 }

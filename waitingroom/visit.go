@@ -65,6 +65,7 @@ func (r *Room) admitted(t Ticket, expires time.Time, now time.Time) (Visit, erro
 		OrderKey:  t.Place,
 		IssuedAt:  now,
 		ExpiresAt: expires,
+		Waitlist:  r.view.Load().holdsReturns(t.Place),
 	}
 	tok, err := r.key.IssuePass(p, r.issuer)
 	if err != nil {

@@ -64,6 +64,11 @@ func Run(t *testing.T, newStore NewStore) {
 		{"RaceForZone", testRaceZone},
 		{"ConcurrentDuplicateConfirmations", testConcurrentConfirm},
 		{"RaceForOneCheckout", testRaceCheckout},
+		{"RefundPaidSeats", testRefundPaidSeats},
+		{"RefundPaidZone", testRefundPaidZone},
+		{"RefundRefused", testRefundRefused},
+		{"ConcurrentRefunds", testConcurrentRefunds},
+		{"RefundedSeatResoldOnce", testRefundResaleRace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

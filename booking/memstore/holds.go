@@ -204,17 +204,9 @@ func (s *Store) ReleaseHold(_ context.Context, id, customerID string, now time.T
 func (s *Store) SweepExpiredHolds(_ context.Context, now time.Time, limit int) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for _, h := range s.active {
-		if n >= limit {
-			break
-		}
-		if h.Status == booking.HoldActive && !now.Before(h.ExpiresAt) {
-			s.expireLocked(s.events[h.EventID], h)
-			n++
-		}
-	}
-	return n, nil
+	return sweep(s.active, limit,
+		func(h *booking.Hold) bool { return h.Status == booking.HoldActive && !now.Before(h.ExpiresAt) },
+		func(_ string, h *booking.Hold) { s.expireLocked(s.events[h.EventID], h) }), nil
 }
 
 func cloneHold(h *booking.Hold) booking.Hold {

@@ -69,17 +69,9 @@ func (s *Store) AbandonIdempotent(_ context.Context, k booking.IdempotencyKey) e
 func (s *Store) PruneIdempotency(_ context.Context, cutoff time.Time, limit int) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for id, e := range s.idempotency {
-		if n >= limit {
-			break
-		}
-		if !e.createdAt.After(cutoff) {
-			delete(s.idempotency, id)
-			n++
-		}
-	}
-	return n, nil
+	return sweep(s.idempotency, limit,
+		func(e *idempotencyEntry) bool { return !e.createdAt.After(cutoff) },
+		func(id idempotencyScope, _ *idempotencyEntry) { delete(s.idempotency, id) }), nil
 }
 
 // IdempotencyRecords counts the records kept, for tests and metrics.

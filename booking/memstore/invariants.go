@@ -17,10 +17,17 @@ func (s *Store) CheckInvariants(context.Context) (booking.InvariantReport, error
 	ticketsPerSeat := map[int64]map[string]int{}
 	zoneTickets := map[int64]map[string]int{}
 	for _, o := range s.orders {
-		if o.Status == booking.OrderPaid && len(o.Tickets) == 0 {
+		live := liveTickets(o)
+		if o.Status == booking.OrderPaid && live == 0 {
 			bad("order %s is paid and has no ticket", o.ID)
 		}
+		if o.Status != booking.OrderPaid && live != 0 {
+			bad("order %s is %s and has %d live tickets", o.ID, o.Status, live)
+		}
 		for _, t := range o.Tickets {
+			if !t.Live() {
+				continue // its place is for sale again
+			}
 			r.Tickets++
 			if t.Seat != "" {
 				if ticketsPerSeat[t.EventID] == nil {
@@ -53,7 +60,7 @@ func (s *Store) CheckInvariants(context.Context) (booking.InvariantReport, error
 			n := ticketsPerSeat[e.ID][id]
 			switch {
 			case n > 1:
-				bad("event %d: seat %s has %d tickets", e.ID, id, n)
+				bad("event %d: seat %s has %d live tickets", e.ID, id, n)
 			case st.status == booking.SeatSold && n != 1:
 				bad("event %d: seat %s is sold with %d tickets", e.ID, id, n)
 			case st.status != booking.SeatSold && n != 0:
@@ -70,4 +77,15 @@ func (s *Store) CheckInvariants(context.Context) (booking.InvariantReport, error
 		}
 	}
 	return r, nil
+}
+
+// liveTickets counts the order's tickets that were not cancelled.
+func liveTickets(o *booking.Order) int {
+	n := 0
+	for _, t := range o.Tickets {
+		if t.Live() {
+			n++
+		}
+	}
+	return n
 }

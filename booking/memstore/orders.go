@@ -65,35 +65,31 @@ func (s *Store) PinPaymentRequest(_ context.Context, orderID string, req []byte)
 // AttachPayment records the provider's side of the payment, once, and
 // returns the order.
 func (s *Store) AttachPayment(_ context.Context, orderID, providerPaymentID, payURL string) (booking.Order, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, ok := s.orders[orderID]
-	if !ok {
-		return booking.Order{}, errOrderNotFound(orderID)
-	}
-	if o.Payment.ProviderPaymentID == "" {
-		o.Payment.ProviderPaymentID = providerPaymentID
-		o.Payment.PayURL = payURL
-	}
-	return s.orderLocked(o), nil
+	return s.changeOrder(orderID, func(o *booking.Order) {
+		if o.Payment.ProviderPaymentID == "" {
+			o.Payment.ProviderPaymentID = providerPaymentID
+			o.Payment.PayURL = payURL
+		}
+	})
 }
 
 // ConfirmPayment turns a paid order's hold into tickets, once per provider
 // event.
 func (s *Store) ConfirmPayment(_ context.Context, c booking.PaymentConfirmation, now time.Time) (booking.Order, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, ok := s.orders[c.OrderID]
-	if !ok {
-		return booking.Order{}, errOrderNotFound(c.OrderID)
-	}
-	if s.providerEvents[c.ProviderEventID] {
-		return s.orderLocked(o), nil
-	}
-	s.providerEvents[c.ProviderEventID] = true
-	if o.Status != booking.OrderPendingPayment {
-		return s.orderLocked(o), nil
-	}
+	return s.changeOrder(c.OrderID, func(o *booking.Order) {
+		if s.providerEvents[c.ProviderEventID] {
+			return
+		}
+		s.providerEvents[c.ProviderEventID] = true
+		if o.Status == booking.OrderPendingPayment {
+			s.confirmLocked(o, c, now)
+		}
+	})
+}
+
+// confirmLocked turns a pending order's hold into tickets, or marks the order
+// refund_pending when its places cannot be secured or the amount is wrong.
+func (s *Store) confirmLocked(o *booking.Order, c booking.PaymentConfirmation, now time.Time) {
 	if o.Payment.ProviderPaymentID == "" {
 		o.Payment.ProviderPaymentID = c.ProviderPaymentID
 	}
@@ -106,7 +102,7 @@ func (s *Store) ConfirmPayment(_ context.Context, c booking.PaymentConfirmation,
 			s.setStatusLocked(h, booking.HoldExpired)
 		}
 		o.Status = booking.OrderRefundPending
-		return s.orderLocked(o), nil
+		return
 	}
 	for _, id := range h.Seats {
 		st := e.seats[id]
@@ -135,7 +131,6 @@ func (s *Store) ConfirmPayment(_ context.Context, c booking.PaymentConfirmation,
 	payload, _ := json.Marshal(booking.OrderPaidPayload{OrderID: o.ID, EventID: o.EventID, CustomerID: o.CustomerID, TicketIDs: ids})
 	s.nextOutboxID++
 	s.outbox = append(s.outbox, &outboxRow{msg: booking.OutboxMessage{ID: s.nextOutboxID, Topic: booking.TopicOrderPaid, Payload: payload, CreatedAt: now.UTC()}})
-	return s.orderLocked(o), nil
 }
 
 // secureLocked makes sure the hold's places are the order's: still held, or
@@ -189,42 +184,71 @@ func (s *Store) secureLocked(e *event, h *booking.Hold, maxPerCustomer int, now 
 
 // FailPayment releases a pending order's hold after a declined payment.
 func (s *Store) FailPayment(_ context.Context, orderID, providerEventID string, _ time.Time) (booking.Order, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, ok := s.orders[orderID]
-	if !ok {
-		return booking.Order{}, errOrderNotFound(orderID)
-	}
-	if s.providerEvents[providerEventID] || o.Status != booking.OrderPendingPayment {
-		return s.orderLocked(o), nil
-	}
-	s.providerEvents[providerEventID] = true
-	if h := s.holds[o.HoldID]; h.Status == booking.HoldActive {
-		s.returnPlacesLocked(s.events[o.EventID], h)
-		s.setStatusLocked(h, booking.HoldReleased)
-	}
-	o.Status = booking.OrderPaymentFailed
-	o.Payment.Status = booking.PaymentFailed
-	return s.orderLocked(o), nil
+	return s.changeOrder(orderID, func(o *booking.Order) {
+		if s.providerEvents[providerEventID] || o.Status != booking.OrderPendingPayment {
+			return
+		}
+		s.providerEvents[providerEventID] = true
+		if h := s.holds[o.HoldID]; h.Status == booking.HoldActive {
+			s.returnPlacesLocked(s.events[o.EventID], h)
+			s.setStatusLocked(h, booking.HoldReleased)
+		}
+		o.Status = booking.OrderPaymentFailed
+		o.Payment.Status = booking.PaymentFailed
+	})
 }
 
-// MarkRefunded closes a refund_pending order.
-func (s *Store) MarkRefunded(_ context.Context, orderID string, _ time.Time) (booking.Order, error) {
+// RefundOrder records an order's refund: a paid order's tickets are
+// cancelled and its places return to sale, with an order.refunded outbox
+// message, under the store's lock.
+func (s *Store) RefundOrder(_ context.Context, req booking.RefundRequest, now time.Time) (booking.RefundResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	o, ok := s.orders[orderID]
+	o, ok := s.orders[req.OrderID]
 	if !ok {
-		return booking.Order{}, errOrderNotFound(orderID)
+		return booking.RefundResult{}, errOrderNotFound(req.OrderID)
 	}
-	switch o.Status {
-	case booking.OrderRefundPending:
-		o.Status = booking.OrderRefunded
-		o.Payment.Status = booking.PaymentRefunded
-	case booking.OrderRefunded:
-	default:
-		return booking.Order{}, booking.Errorf(booking.KindConflict, booking.CodeInvalidRequest, "order %s is %s, not awaiting a refund", o.ID, o.Status)
+	already, err := booking.RefundAllowed(*o, req)
+	if err != nil || already {
+		return booking.RefundResult{Order: s.orderLocked(o), AlreadyRefunded: already}, err
 	}
-	return s.orderLocked(o), nil
+	paid := o.Status == booking.OrderPaid
+	at := now.UTC()
+	o.Status, o.RefundReason, o.RefundedAt = booking.OrderRefunded, req.Reason, &at
+	o.Payment.Status = booking.PaymentRefunded
+	if !paid {
+		return booking.RefundResult{Order: s.orderLocked(o)}, nil
+	}
+	e := s.events[o.EventID]
+	var ids []string
+	for i, t := range o.Tickets {
+		if !t.Live() {
+			continue
+		}
+		o.Tickets[i].CancelledAt = &at
+		ids = append(ids, t.ID)
+		if t.Seat != "" {
+			st := e.seats[t.Seat]
+			st.status, st.orderID = booking.SeatAvailable, ""
+			delete(e.seatTicket, t.Seat)
+		} else {
+			z := e.zones[t.Zone]
+			z.sold--
+			z.tickets--
+		}
+	}
+	h := s.holds[o.HoldID]
+	e.quotas[h.CustomerID] -= h.Quantity
+	if e.quotas[h.CustomerID] == 0 {
+		delete(e.quotas, h.CustomerID)
+	}
+	s.setStatusLocked(h, booking.HoldReleased)
+	payload, _ := json.Marshal(booking.OrderRefundedPayload{
+		OrderID: o.ID, EventID: o.EventID, CustomerID: o.CustomerID, Reason: req.Reason, TicketIDs: ids, Returned: len(ids),
+	})
+	s.nextOutboxID++
+	s.outbox = append(s.outbox, &outboxRow{msg: booking.OutboxMessage{ID: s.nextOutboxID, Topic: booking.TopicOrderRefunded, Payload: payload, CreatedAt: at}})
+	return booking.RefundResult{Order: s.orderLocked(o), Returned: len(ids)}, nil
 }
 
 // Order returns an order with its tickets and deliveries.
@@ -240,38 +264,48 @@ func (s *Store) Order(_ context.Context, id, customerID string) (booking.Order, 
 
 // OrdersAwaitingRefund lists refund_pending orders.
 func (s *Store) OrdersAwaitingRefund(_ context.Context, limit int) ([]booking.Order, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []booking.Order
-	for _, o := range s.orders {
-		if o.Status == booking.OrderRefundPending {
-			out = append(out, s.orderLocked(o))
-		}
-	}
-	slices.SortFunc(out, func(a, b booking.Order) int { return cmp.Compare(a.ID, b.ID) })
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
+	return s.listOrders(limit, func(o *booking.Order) bool { return o.Status == booking.OrderRefundPending },
+		func(a, b booking.Order) int { return cmp.Compare(a.ID, b.ID) }), nil
 }
 
 // OrdersPendingPayment lists orders still awaiting their payment.
 func (s *Store) OrdersPendingPayment(_ context.Context, createdBefore time.Time, limit int) ([]booking.Order, error) {
+	return s.listOrders(limit, func(o *booking.Order) bool {
+		return o.Status == booking.OrderPendingPayment && o.CreatedAt.Before(createdBefore)
+	}, func(a, b booking.Order) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	}), nil
+}
+
+// listOrders returns the first limit orders that keep accepts, sorted by
+// order, taken under the store's lock.
+func (s *Store) listOrders(limit int, keep func(*booking.Order) bool, order func(a, b booking.Order) int) []booking.Order {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []booking.Order
 	for _, o := range s.orders {
-		if o.Status == booking.OrderPendingPayment && o.CreatedAt.Before(createdBefore) {
+		if keep(o) {
 			out = append(out, s.orderLocked(o))
 		}
 	}
-	slices.SortFunc(out, func(a, b booking.Order) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
-	})
+	slices.SortFunc(out, order)
 	if len(out) > limit {
 		out = out[:limit]
 	}
-	return out, nil
+	return out
+}
+
+// changeOrder runs change on the order under the store's lock and returns the
+// order as change left it.
+func (s *Store) changeOrder(id string, change func(*booking.Order)) (booking.Order, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.orders[id]
+	if !ok {
+		return booking.Order{}, errOrderNotFound(id)
+	}
+	change(o)
+	return s.orderLocked(o), nil
 }
 
 func (s *Store) orderLocked(o *booking.Order) booking.Order {

@@ -28,8 +28,9 @@ func (s *Store) Stats(_ context.Context, now time.Time) (booking.Stats, error) {
 	for _, o := range s.orders {
 		st.Orders[o.Status]++
 		st.Payments[o.Payment.Status]++
-		st.Tickets += len(o.Tickets)
-		if o.Status == booking.OrderPaid && len(o.Tickets) == 0 {
+		live := liveTickets(o)
+		st.Tickets += live
+		if o.Status == booking.OrderPaid && live == 0 {
 			st.PaidWithoutTickets++
 		}
 	}

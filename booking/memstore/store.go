@@ -178,3 +178,20 @@ func cloneEvent(e booking.Event) booking.Event {
 func errEventNotFound(id int64) error {
 	return booking.Errorf(booking.KindNotFound, booking.CodeEventNotFound, "event %d does not exist", id)
 }
+
+// sweep calls drop on up to limit entries of m that due selects, and says
+// how many: the bounded clean-ups of lapsed holds and old idempotency records.
+// drop may delete the entry from m.
+func sweep[K comparable, V any](m map[K]V, limit int, due func(V) bool, drop func(K, V)) int {
+	n := 0
+	for k, v := range m {
+		if n >= limit {
+			break
+		}
+		if due(v) {
+			drop(k, v)
+			n++
+		}
+	}
+	return n
+}

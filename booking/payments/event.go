@@ -1,6 +1,9 @@
 package payments
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Webhook event types the fake provider sends, named as Stripe names them.
 const (
@@ -27,4 +30,15 @@ func (e Event) Payment() (Payment, error) {
 	var p Payment
 	err := json.Unmarshal(e.Data.Object, &p)
 	return p, err
+}
+
+// NewEvent builds the body of a webhook event of type typ about a payment,
+// created at t, with a new event id, which it returns too. The body is what
+// a provider signs (Sign) and posts.
+func NewEvent(typ string, obj Payment, t time.Time) (id string, body []byte) {
+	object, _ := json.Marshal(obj)
+	ev := Event{ID: "evt_" + randomHex(12), Type: typ, Created: t.Unix()}
+	ev.Data.Object = object
+	body, _ = json.Marshal(ev)
+	return ev.ID, body
 }

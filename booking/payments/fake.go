@@ -156,38 +156,49 @@ func claim(tx LedgerTx, op, key string, params any) (fingerprint string, prev Re
 	return fingerprint, prev, seen, nil
 }
 
+// once runs an idempotent call op in one ledger step: a key seen before
+// answers its stored record; else fn makes the record, stored under the key
+// in the same step.
+func (f *Fake) once(ctx context.Context, op, key string, params any, fn func(tx LedgerTx) (Record, error)) (Record, error) {
+	var out Record
+	err := f.update(ctx, func(tx LedgerTx) error {
+		fp, prev, seen, err := claim(tx, op, key, params)
+		if err != nil {
+			return err
+		}
+		if seen {
+			out = prev
+			return nil
+		}
+		if out, err = fn(tx); err != nil {
+			return err
+		}
+		out.Fingerprint = fp
+		return unavailable(tx.SaveIdempotent(key, out))
+	})
+	return out, err
+}
+
 // CreatePayment opens a payment the customer completes on the pay page.
 func (f *Fake) CreatePayment(ctx context.Context, p CreateParams, key string) (Payment, error) {
 	if _, down := f.options(); down || f.faults.fails(key) {
 		return Payment{}, ErrUnavailable
 	}
-	var out Payment
-	err := f.update(ctx, func(tx LedgerTx) error {
-		fp, prev, seen, err := claim(tx, "create", key, p)
-		if err != nil {
-			return err
-		}
-		if seen {
-			out = prev.Payment
-			return nil
-		}
+	rec, err := f.once(ctx, "create", key, p, func(tx LedgerTx) (Record, error) {
 		if p.Amount <= 0 || len(p.Currency) != 3 {
-			return errors.New("amount must be positive and currency a 3-letter code")
+			return Record{}, errors.New("amount must be positive and currency a 3-letter code")
 		}
 		id := "pi_" + randomHex(12)
-		out = Payment{
+		out := Payment{
 			ID: id, Amount: p.Amount, Currency: p.Currency, Status: StatusRequiresPayment,
 			Metadata: maps.Clone(p.Metadata), PayURL: f.cfg.PublicURL + "/pay/" + id, ReturnURL: p.ReturnURL,
 		}
-		if err := tx.SavePayment(out); err != nil {
-			return unavailable(err)
-		}
-		return unavailable(tx.SaveIdempotent(key, Record{Fingerprint: fp, Payment: out}))
+		return Record{Payment: out}, unavailable(tx.SavePayment(out))
 	})
 	if err != nil {
 		return Payment{}, err
 	}
-	return clonePayment(out), nil
+	return clonePayment(rec.Payment), nil
 }
 
 // Refund returns a succeeded payment's money.
@@ -196,41 +207,29 @@ func (f *Fake) Refund(ctx context.Context, p RefundParams, key string) (Refund, 
 	if down {
 		return Refund{}, ErrUnavailable
 	}
-	var out Refund
-	err := f.update(ctx, func(tx LedgerTx) error {
-		fp, prev, seen, err := claim(tx, "refund", key, p)
-		if err != nil {
-			return err
-		}
-		if seen {
-			out = prev.Refund
-			return nil
-		}
+	rec, err := f.once(ctx, "refund", key, p, func(tx LedgerTx) (Record, error) {
 		pay, ok, err := tx.Payment(p.PaymentID)
 		if err != nil {
-			return unavailable(err)
+			return Record{}, unavailable(err)
 		}
 		if !ok {
-			return ErrNotFound
+			return Record{}, ErrNotFound
 		}
 		if pay.Status != StatusSucceeded {
-			return fmt.Errorf("payment %s is %s, only a succeeded payment can be refunded", pay.ID, pay.Status)
+			return Record{}, fmt.Errorf("payment %s is %s, only a succeeded payment can be refunded", pay.ID, pay.Status)
 		}
 		amount := p.Amount
 		if amount == 0 {
 			amount = pay.Amount
 		}
-		pay.Status = StatusRefunded
-		out = Refund{ID: "re_" + randomHex(12), PaymentID: pay.ID, Amount: amount, Status: StatusSucceeded}
+		pay.Status, pay.AmountRefunded = StatusRefunded, amount
+		out := Refund{ID: "re_" + randomHex(12), PaymentID: pay.ID, Amount: amount, Status: StatusSucceeded}
 		if err := tx.SavePayment(pay); err != nil {
-			return unavailable(err)
+			return Record{}, unavailable(err)
 		}
-		if err := tx.SaveIdempotent(key, Record{Fingerprint: fp, Refund: out}); err != nil {
-			return unavailable(err)
-		}
-		return f.enqueue(tx, opts, EventChargeRefunded, pay)
+		return Record{Refund: out}, f.enqueue(tx, opts, EventChargeRefunded, pay)
 	})
-	return out, err
+	return rec.Refund, err
 }
 
 // RetrievePayment returns a payment as the provider holds it: how a shop
@@ -257,6 +256,14 @@ func (f *Fake) CancelPayment(ctx context.Context, id string) (Payment, error) {
 		return Payment{}, ErrUnavailable
 	}
 	return f.settle(ctx, id, StatusCanceled)
+}
+
+// RefundPayment gives a succeeded payment's money back in full, as a
+// provider's dashboard does when the organiser refunds a buyer: a
+// charge.refunded event is queued for delivery. Its idempotency key is the
+// payment's own, so refunding a payment twice refunds it once.
+func (f *Fake) RefundPayment(id string) (Refund, error) {
+	return f.Refund(context.Background(), RefundParams{PaymentID: id}, "dashboard-refund-"+id)
 }
 
 // Pay completes a payment as if the customer had paid: a processing event
@@ -320,13 +327,10 @@ func (f *Fake) Payment(id string) (Payment, bool) {
 }
 
 func (f *Fake) enqueue(tx LedgerTx, opts DeliveryOptions, typ string, obj Payment) error {
-	object, _ := json.Marshal(obj)
-	ev := Event{ID: "evt_" + randomHex(12), Type: typ, Created: f.cfg.Now().Unix()}
-	ev.Data.Object = object
-	body, _ := json.Marshal(ev)
+	id, body := NewEvent(typ, obj, f.cfg.Now())
 	due := f.cfg.Now().Add(opts.Delay)
 	for range max(1, opts.Copies) {
-		if err := tx.Enqueue(Delivery{ID: "whd_" + randomHex(12), EventID: ev.ID, Body: body, Due: due}); err != nil {
+		if err := tx.Enqueue(Delivery{ID: "whd_" + randomHex(12), EventID: id, Body: body, Due: due}); err != nil {
 			return unavailable(err)
 		}
 	}

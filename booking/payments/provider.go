@@ -53,6 +53,9 @@ type Payment struct {
 	Currency string            `json:"currency"`
 	Status   string            `json:"status"`
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// AmountRefunded is how much of the payment was given back, in the
+	// currency's minor unit: set on a refunded payment.
+	AmountRefunded int64 `json:"amount_refunded,omitempty"`
 	// PayURL is the page where the customer pays.
 	PayURL    string `json:"pay_url,omitempty"`
 	ReturnURL string `json:"return_url,omitempty"`

@@ -10,7 +10,8 @@
 //   - general admission counts places on several rows per zone (shards);
 //   - the per-customer cap is an upsert with a condition, in the same
 //     transaction as the hold;
-//   - tickets carry UNIQUE (event_id, seat_id).
+//   - a seat has at most one live ticket: a unique index on (event_id,
+//     seat_id) of the tickets no refund cancelled.
 //
 // Time is always a parameter ($now); the store never asks the database for
 // now() where expiry is decided, so tests drive expiry with a clock.

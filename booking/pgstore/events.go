@@ -80,21 +80,26 @@ func splitCapacity(capacity, n int) []int {
 
 // Events lists events, soonest first.
 func (s *Store) Events(ctx context.Context) ([]booking.Event, error) {
-	rows, err := s.poolFor(ctx).Query(ctx, `SELECT id FROM events ORDER BY starts_at, id LIMIT 1000`)
+	return loadEach(ctx, s, s.Event, `SELECT id FROM events ORDER BY starts_at, id LIMIT 1000`)
+}
+
+// loadEach loads with load each row whose id query selects, in its order.
+func loadEach[ID, T any](ctx context.Context, s *Store, load func(context.Context, ID) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := s.poolFor(ctx).Query(ctx, query, args...)
 	if err != nil {
 		return nil, classify(err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[ID])
 	if err != nil {
 		return nil, classify(err)
 	}
-	out := make([]booking.Event, 0, len(ids))
+	out := make([]T, 0, len(ids))
 	for _, id := range ids {
-		e, err := s.Event(ctx, id)
+		v, err := load(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, e)
+		out = append(out, v)
 	}
 	return out, nil
 }

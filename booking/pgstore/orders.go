@@ -134,12 +134,8 @@ func (s *Store) confirmQuick(ctx context.Context, c booking.PaymentConfirmation,
 			return errCareful
 		}
 		b = &pgx.Batch{}
-		var fresh bool
-		b.Queue(recordConfirmation, c.ProviderEventID, o.ID, now, c.ProviderPaymentID, true).QueryRow(func(r pgx.Row) error { return r.Scan(&fresh) })
-		readHold := queueHold(b, o.HoldID, o.CustomerID, true)
-		var stillHeld int
-		b.Queue(countStillHeld, o.HoldID).QueryRow(func(r pgx.Row) error { return r.Scan(&stillHeld) })
-		h, err := readHold(tx.SendBatch(ctx, b).Close())
+		readConfirmation := queueConfirmation(b, c, o, now, true)
+		fresh, h, stillHeld, err := readConfirmation(tx.SendBatch(ctx, b).Close())
 		if err != nil {
 			return err
 		}
@@ -170,6 +166,23 @@ const recordConfirmation = `
 
 const countStillHeld = `SELECT count(*) FROM seats WHERE hold_id = $1 AND status = 'HELD'`
 
+// queueConfirmation queues on b what both ways of confirming read in one
+// round trip: the event recorded (and the payment marked, when mark), the
+// order's hold (locked, when mark) and how many of its places are still
+// held. The function it returns reads, from the batch's result, whether the
+// event was new, the hold and that count.
+func queueConfirmation(b *pgx.Batch, c booking.PaymentConfirmation, o booking.Order, now time.Time, mark bool) func(error) (bool, booking.Hold, int, error) {
+	var fresh bool
+	var stillHeld int
+	b.Queue(recordConfirmation, c.ProviderEventID, o.ID, now, c.ProviderPaymentID, mark).QueryRow(func(r pgx.Row) error { return r.Scan(&fresh) })
+	readHold := queueHold(b, o.HoldID, o.CustomerID, mark)
+	b.Queue(countStillHeld, o.HoldID).QueryRow(func(r pgx.Row) error { return r.Scan(&stillHeld) })
+	return func(err error) (bool, booking.Hold, int, error) {
+		h, err := readHold(err)
+		return fresh, h, stillHeld, err
+	}
+}
+
 // confirmCareful applies any confirmation: late, repeated, of another
 // amount, or for a hold that lost places, which it takes again if it can.
 func (s *Store) confirmCareful(ctx context.Context, c booking.PaymentConfirmation, now time.Time) (booking.Order, error) {
@@ -188,12 +201,8 @@ func (s *Store) confirmCareful(ctx context.Context, c booking.PaymentConfirmatio
 		// hold's reads are wasted, never wrong.
 		pending := o.Status == booking.OrderPendingPayment
 		b := &pgx.Batch{}
-		var fresh bool
-		b.Queue(recordConfirmation, c.ProviderEventID, o.ID, now, c.ProviderPaymentID, pending).QueryRow(func(r pgx.Row) error { return r.Scan(&fresh) })
-		readHold := queueHold(b, o.HoldID, o.CustomerID, pending)
-		var stillHeld int
-		b.Queue(countStillHeld, o.HoldID).QueryRow(func(r pgx.Row) error { return r.Scan(&stillHeld) })
-		h, err := readHold(tx.SendBatch(ctx, b).Close())
+		readConfirmation := queueConfirmation(b, c, o, now, pending)
+		fresh, h, stillHeld, err := readConfirmation(tx.SendBatch(ctx, b).Close())
 		if err != nil {
 			return err
 		}
@@ -362,32 +371,77 @@ func (s *Store) FailPayment(ctx context.Context, orderID, providerEventID string
 	return o, err
 }
 
-// MarkRefunded closes a refund_pending order.
-func (s *Store) MarkRefunded(ctx context.Context, orderID string, _ time.Time) (booking.Order, error) {
-	var o booking.Order
+// RefundOrder records an order's refund in one transaction, under the
+// order's row lock: a concurrent refund of the same order waits for it and
+// then finds the order refunded. A paid order's live tickets are cancelled,
+// its seats and zone places go back on sale, its hold stops counting
+// against the customer's cap, and an order.refunded outbox message is
+// written.
+func (s *Store) RefundOrder(ctx context.Context, req booking.RefundRequest, now time.Time) (booking.RefundResult, error) {
+	var res booking.RefundResult
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		o, err = loadOrderForUpdate(ctx, tx, orderID)
+		o, err := loadOrderForUpdate(ctx, tx, req.OrderID)
 		if err != nil {
 			return err
 		}
-		switch o.Status {
-		case booking.OrderRefunded:
-			return nil
-		case booking.OrderRefundPending:
-		default:
-			return booking.Errorf(booking.KindConflict, booking.CodeInvalidRequest, "order %s is %s, not awaiting a refund", o.ID, o.Status)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE orders SET status = 'refunded' WHERE id = $1`, orderID); err != nil {
+		res = booking.RefundResult{Order: o}
+		already, err := booking.RefundAllowed(o, req)
+		if err != nil || already {
+			res.AlreadyRefunded = already
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE payments SET status = 'refunded' WHERE order_id = $1`, orderID); err != nil {
-			return err
+		if o.Status == booking.OrderPaid {
+			if res.Returned, err = returnPlaces(ctx, tx, o, req.Reason, now); err != nil {
+				return err
+			}
 		}
-		o, err = loadOrder(ctx, tx, orderID, "")
+		b := &pgx.Batch{}
+		b.Queue(`UPDATE orders SET status = 'refunded', refund_reason = $2, refunded_at = $3 WHERE id = $1`, o.ID, string(req.Reason), now)
+		b.Queue(`UPDATE payments SET status = 'refunded' WHERE order_id = $1`, o.ID)
+		read := queueOrder(b, o.ID, "", false)
+		res.Order, err = read(tx.SendBatch(ctx, b).Close())
 		return err
 	})
-	return o, err
+	if err != nil {
+		return booking.RefundResult{Order: res.Order, AlreadyRefunded: res.AlreadyRefunded}, err
+	}
+	return res, nil
+}
+
+// returnPlaces cancels a paid order's live tickets and puts their places
+// back on sale, in the caller's transaction and one round trip after the
+// tickets are cancelled; it writes the order.refunded message and reports
+// how many places came back.
+func returnPlaces(ctx context.Context, tx pgx.Tx, o booking.Order, reason booking.RefundReason, now time.Time) (int, error) {
+	rows, err := tx.Query(ctx, `
+		UPDATE tickets SET cancelled_at = $2 WHERE order_id = $1 AND cancelled_at IS NULL RETURNING id`, o.ID, now)
+	if err != nil {
+		return 0, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, err
+	}
+	payload, err := json.Marshal(booking.OrderRefundedPayload{
+		OrderID: o.ID, EventID: o.EventID, CustomerID: o.CustomerID, Reason: reason, TicketIDs: ids, Returned: len(ids),
+	})
+	if err != nil {
+		return 0, err
+	}
+	b := &pgx.Batch{}
+	b.Queue(`
+		UPDATE seats SET status = 'AVAILABLE', order_id = NULL
+		WHERE event_id = $2 AND order_id = $1 AND status = 'SOLD' AND id = ANY (SELECT seat_id FROM hold_seats WHERE hold_id = $3)`,
+		o.ID, o.EventID, o.HoldID)
+	b.Queue(`
+		UPDATE zone_shards z SET sold = z.sold - a.quantity
+		FROM zone_allocations a
+		WHERE a.hold_id = $1 AND z.event_id = a.event_id AND z.zone_id = a.zone_id AND z.shard = a.shard`, o.HoldID)
+	b.Queue(`DELETE FROM zone_allocations WHERE hold_id = $1`, o.HoldID)
+	b.Queue(`UPDATE customer_quotas SET seats = seats - $3 WHERE event_id = $1 AND customer_id = $2`, o.EventID, o.CustomerID, o.Quantity)
+	b.Queue(`UPDATE holds SET status = 'released' WHERE id = $1`, o.HoldID)
+	b.Queue(`INSERT INTO outbox (topic, payload, created_at) VALUES ($1, $2, $3)`, booking.TopicOrderRefunded, payload, now)
+	return len(ids), tx.SendBatch(ctx, b).Close()
 }
 
 // Order returns an order with its tickets and deliveries.
@@ -410,23 +464,8 @@ func (s *Store) OrdersPendingPayment(ctx context.Context, createdBefore time.Tim
 
 // ordersWhere loads the orders whose ids a query selects, in its order.
 func (s *Store) ordersWhere(ctx context.Context, query string, args ...any) ([]booking.Order, error) {
-	rows, err := s.poolFor(ctx).Query(ctx, query, args...)
-	if err != nil {
-		return nil, classify(err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, classify(err)
-	}
-	out := make([]booking.Order, 0, len(ids))
-	for _, id := range ids {
-		o, err := s.Order(ctx, id, "")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, nil
+	order := func(ctx context.Context, id string) (booking.Order, error) { return s.Order(ctx, id, "") }
+	return loadEach(ctx, s, order, query, args...)
 }
 
 // loadOrderForUpdate locks the order's row and reads it, in the one round
@@ -462,13 +501,13 @@ func queueOrder(b *pgx.Batch, id, customerID string, lock bool) func(error) (boo
 	}
 	b.Queue(`
 		SELECT o.id, o.hold_id, o.event_id, o.customer_id, o.status, o.amount_cents, o.currency, o.created_at, o.paid_at,
-		       h.quantity, coalesce(h.zone_id, ''),
+		       coalesce(o.refund_reason, ''), o.refunded_at, h.quantity, coalesce(h.zone_id, ''),
 		       p.id, p.provider_payment_id, p.status, p.amount_cents, p.pay_url, p.idempotency_key, p.refund_key, p.create_request
 		FROM orders o JOIN holds h ON h.id = o.hold_id JOIN payments p ON p.order_id = o.id
 		WHERE o.id = $1 AND ($2 = '' OR o.customer_id = $2)`, id, customerID).QueryRow(func(r pgx.Row) error {
 		return r.Scan(
 			&o.ID, &o.HoldID, &o.EventID, &o.CustomerID, (*string)(&o.Status), (*int64)(&o.Amount), &o.Currency, &o.CreatedAt, &o.PaidAt,
-			&o.Quantity, &o.Zone,
+			(*string)(&o.RefundReason), &o.RefundedAt, &o.Quantity, &o.Zone,
 			&o.Payment.ID, &providerID, (*string)(&o.Payment.Status), (*int64)(&o.Payment.Amount), &payURL,
 			&o.Payment.IdempotencyKey, &o.Payment.RefundKey, &o.Payment.CreateRequest)
 	})
@@ -478,7 +517,7 @@ func queueOrder(b *pgx.Batch, id, customerID string, lock bool) func(error) (boo
 		return err
 	})
 	b.Queue(`
-		SELECT t.id, t.order_id, t.event_id, coalesce(t.seat_id, ''), coalesce(t.zone_id, ''), d.code, d.delivered_at
+		SELECT t.id, t.order_id, t.event_id, coalesce(t.seat_id, ''), coalesce(t.zone_id, ''), t.cancelled_at, d.code, d.delivered_at
 		FROM tickets t LEFT JOIN deliveries d ON d.ticket_id = t.id
 		WHERE t.order_id = $1 ORDER BY t.seat_id NULLS LAST, t.id`, id).Query(func(rows pgx.Rows) error {
 		var err error
@@ -486,8 +525,12 @@ func queueOrder(b *pgx.Batch, id, customerID string, lock bool) func(error) (boo
 			var t booking.Ticket
 			var code *string
 			var at *time.Time
-			if err := r.Scan(&t.ID, &t.OrderID, &t.EventID, &t.Seat, &t.Zone, &code, &at); err != nil {
+			if err := r.Scan(&t.ID, &t.OrderID, &t.EventID, &t.Seat, &t.Zone, &t.CancelledAt, &code, &at); err != nil {
 				return t, err
+			}
+			if t.CancelledAt != nil {
+				c := t.CancelledAt.UTC()
+				t.CancelledAt = &c
 			}
 			if code != nil && at != nil {
 				t.Delivery = &booking.Delivery{TicketID: t.ID, Code: *code, DeliveredAt: at.UTC()}
@@ -507,6 +550,10 @@ func queueOrder(b *pgx.Batch, id, customerID string, lock bool) func(error) (boo
 		if o.PaidAt != nil {
 			t := o.PaidAt.UTC()
 			o.PaidAt = &t
+		}
+		if o.RefundedAt != nil {
+			t := o.RefundedAt.UTC()
+			o.RefundedAt = &t
 		}
 		if providerID != nil {
 			o.Payment.ProviderPaymentID = *providerID

@@ -22,9 +22,9 @@ func (s *Store) Stats(ctx context.Context, now time.Time) (booking.Stats, error)
 		err := tx.QueryRow(ctx, `SELECT
 			(SELECT count(*) FROM holds WHERE status = 'active' AND expires_at > $1),
 			(SELECT coalesce(sum(quantity), 0) FROM holds WHERE status = 'active' AND expires_at > $1),
-			(SELECT count(*) FROM tickets),
+			(SELECT count(*) FROM tickets WHERE cancelled_at IS NULL),
 			(SELECT count(*) FROM deliveries),
-			(SELECT count(*) FROM orders o WHERE o.status = 'paid' AND NOT EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = o.id)),
+			(SELECT count(*) FROM orders o WHERE o.status = 'paid' AND NOT EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = o.id AND t.cancelled_at IS NULL)),
 			(SELECT count(*) FROM outbox WHERE published_at IS NULL),
 			(SELECT min(created_at) FROM outbox WHERE published_at IS NULL),
 			(SELECT count(*) FROM idempotency_keys)`, now).

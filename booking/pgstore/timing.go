@@ -25,14 +25,32 @@ func started(ctx context.Context) (time.Time, bool) {
 	return t, ok
 }
 
+// nestedKey marks an event inside another whose clock runs: pgx prepares a
+// statement on its first use on a connection from within the query (or
+// batch) that uses it, under the query's context, so the query's time holds
+// the prepare's already. Counting both would count it twice, and a request's
+// database time could exceed its whole time.
+type nestedKey struct{}
+
 func (tt timingTracer) start(ctx context.Context) context.Context {
 	if servertiming.From(ctx) == nil {
 		return ctx
 	}
+	if _, ok := started(ctx); ok {
+		return context.WithValue(ctx, nestedKey{}, true)
+	}
 	return context.WithValue(ctx, startedKey{}, time.Now())
 }
 
+// end adds the time since start with add; a nested event adds its round
+// trip with no time, which the event around it counts.
 func (tt timingTracer) end(ctx context.Context, add func(*servertiming.Timing, time.Duration)) {
+	if ctx.Value(nestedKey{}) != nil {
+		if acct := servertiming.From(ctx); acct != nil {
+			add(acct, 0)
+		}
+		return
+	}
 	if t, ok := started(ctx); ok {
 		if acct := servertiming.From(ctx); acct != nil {
 			add(acct, time.Since(t))

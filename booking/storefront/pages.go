@@ -270,6 +270,9 @@ func (h *Handler) showOrder(w http.ResponseWriter, r *http.Request, source strin
 	_ = json.Unmarshal(a.body, &v)
 	p := orderPage{Order: v.Order, Link: v.Link}
 	p.Status = l.T("order." + string(v.Status))
+	if v.RefundReason == booking.RefundReturned {
+		p.Status = l.T("order.returned") // not the places lost that order.refunded tells of
+	}
 	switch v.Status {
 	case booking.OrderPaid:
 		p.Class = "paid"
@@ -279,6 +282,9 @@ func (h *Handler) showOrder(w http.ResponseWriter, r *http.Request, source strin
 	}
 	p.Done = v.Status != booking.OrderPendingPayment && v.Status != booking.OrderRefundPending
 	for _, t := range v.Tickets {
+		if !t.Live() {
+			continue // cancelled by a refund: it admits nobody
+		}
 		tv := ticketView{}
 		if t.Seat != "" {
 			tv.What = funcs["seat"].(func(*i18n.Locale, string) string)(l, t.Seat)

@@ -43,6 +43,7 @@ type config struct {
 	faultFailPayments float64
 	faultFailAttempts int
 	faultNoRetry      bool
+	waitlist          bool
 }
 
 const usageHeader = `booking: the reference booking service behind a Foyer waiting room.
@@ -98,6 +99,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	boolean(&c.seedDemo, "seed-demo", "BOOKING_SEED_DEMO", "create the demo concert at start when there is no event yet")
 	boolean(&c.devPasses, "dev-passes", "BOOKING_DEV_PASSES", "no gateway: sign passes here and hand one to each browser at /dev/pass (never in production)")
 	boolean(&c.payOutOfOrder, "fake-pay-out-of-order", "BOOKING_FAKE_PAY_OUT_OF_ORDER", "fake provider: deliver each batch of webhooks newest first")
+	boolean(&c.waitlist, "waitlist", "BOOKING_WAITLIST", "once an event has no place left, hold the places that come back for fans the room lets in from its waitlist (docs/waitlist.md)")
 	boolean(&c.faultNoRetry, "fault-no-retry", "BOOKING_FAULT_NO_RETRY", "rehearsal fault: never answer X-Waiting-Room-Command: retry, so a fan the service failed is not requeued")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHeader)

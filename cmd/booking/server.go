@@ -138,7 +138,7 @@ func assemble(ctx context.Context, cfg config, log *slog.Logger) (*app, error) {
 			log.Warn("pass keys not loaded yet", "jwks", cfg.jwks, "error", err)
 		}
 	}
-	api := booking.NewAPI(booking.APIConfig{Service: a.svc, Auth: a.passes, AdminToken: cfg.adminToken, Logger: log, FaultNoRetry: cfg.faultNoRetry})
+	api := booking.NewAPI(booking.APIConfig{Service: a.svc, Auth: a.passes, AdminToken: cfg.adminToken, Logger: log, FaultNoRetry: cfg.faultNoRetry, Waitlist: cfg.waitlist})
 	a.deps = append(a.deps, dependency{"pass_keys", a.passes.EnsureLoaded})
 	webhooks := newWebhookCounter()
 	// Every API answer says in its Server-Timing header how long it waited

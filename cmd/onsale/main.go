@@ -25,33 +25,21 @@ func main() {
 	if len(os.Args) < 3 || os.Args[1] != "bench" {
 		usage()
 	}
-	var err error
-	switch os.Args[2] {
-	case "proxy":
-		err = benchProxy(os.Args[3:])
-	case "poll":
-		err = benchPoll(os.Args[3:])
-	case "join":
-		err = benchJoin(os.Args[3:])
-	case "refuse":
-		err = benchRefuse(os.Args[3:])
-	case "challenge":
-		err = benchChallenge(os.Args[3:])
-	case "redis":
-		err = benchRedis(os.Args[3:])
-	case "wrk":
-		err = benchWrk(os.Args[3:])
-	case "numbers":
-		err = benchNumbers(os.Args[3:])
-	case "scale":
-		err = benchScale(os.Args[3:])
-	default:
+	run, ok := benches[os.Args[2]]
+	if !ok {
 		usage()
 	}
-	if err != nil {
+	if err := run(os.Args[3:]); err != nil {
 		fmt.Fprintln(os.Stderr, "onsale:", err)
 		os.Exit(1)
 	}
+}
+
+// benches are the subcommands of onsale bench, by name.
+var benches = map[string]func(args []string) error{
+	"proxy": benchProxy, "poll": benchPoll, "join": benchJoin, "refuse": benchRefuse,
+	"challenge": benchChallenge, "redis": benchRedis, "wrk": benchWrk, "numbers": benchNumbers,
+	"scale": benchScale,
 }
 
 func usage() {
@@ -100,57 +88,68 @@ func commonFlags(fs *flag.FlagSet) *bench.Options {
 	return &c
 }
 
-func benchProxy(args []string) error {
-	fs := flag.NewFlagSet("bench proxy", flag.ExitOnError)
+// sideBySide parses the flags of the side-by-side benchmark "bench name":
+// the common ones and those more registers.
+func sideBySide(name string, args []string, more func(*flag.FlagSet)) (*bench.Options, error) {
+	fs := flag.NewFlagSet("bench "+name, flag.ExitOnError)
 	c := commonFlags(fs)
-	fans := fs.Int("fans", 1000, "admitted fans whose passes the load rotates through")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	if more != nil {
+		more(fs)
 	}
-	_, err := bench.Proxy(*c, *fans)
+	return c, parseFlags(fs, args)
+}
+
+// storeFlag registers -store, the Redis URL of the room's store.
+func storeFlag(fs *flag.FlagSet, store *string) {
+	fs.StringVar(store, "store", "", "Redis URL of the room's store (default: memory)")
+}
+
+func benchProxy(args []string) error {
+	var fans int
+	c, err := sideBySide("proxy", args, func(fs *flag.FlagSet) {
+		fs.IntVar(&fans, "fans", 1000, "admitted fans whose passes the load rotates through")
+	})
+	if err == nil {
+		_, err = bench.Proxy(*c, fans)
+	}
 	return err
 }
 
 func benchPoll(args []string) error {
-	fs := flag.NewFlagSet("bench poll", flag.ExitOnError)
-	c := commonFlags(fs)
-	store := fs.String("store", "", "Redis URL of the room's store (default: memory)")
-	fans := fs.Int("fans", 2000, "fans in line whose tickets the polls rotate through")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	var store string
+	var fans int
+	c, err := sideBySide("poll", args, func(fs *flag.FlagSet) {
+		storeFlag(fs, &store)
+		fs.IntVar(&fans, "fans", 2000, "fans in line whose tickets the polls rotate through")
+	})
+	if err == nil {
+		_, err = bench.Poll(*c, store, fans)
 	}
-	_, err := bench.Poll(*c, *store, *fans)
 	return err
 }
 
 func benchJoin(args []string) error {
-	fs := flag.NewFlagSet("bench join", flag.ExitOnError)
-	c := commonFlags(fs)
-	store := fs.String("store", "", "Redis URL of the room's store (default: memory)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	var store string
+	c, err := sideBySide("join", args, func(fs *flag.FlagSet) { storeFlag(fs, &store) })
+	if err == nil {
+		_, err = bench.Join(*c, store)
 	}
-	_, err := bench.Join(*c, *store)
 	return err
 }
 
 func benchRefuse(args []string) error {
-	fs := flag.NewFlagSet("bench refuse", flag.ExitOnError)
-	c := commonFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	c, err := sideBySide("refuse", args, nil)
+	if err == nil {
+		_, err = bench.Refuse(*c)
 	}
-	_, err := bench.Refuse(*c)
 	return err
 }
 
 func benchChallenge(args []string) error {
-	fs := flag.NewFlagSet("bench challenge", flag.ExitOnError)
-	c := commonFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	c, err := sideBySide("challenge", args, nil)
+	if err == nil {
+		_, err = bench.Challenge(*c)
 	}
-	_, err := bench.Challenge(*c)
 	return err
 }
 
@@ -284,6 +283,9 @@ func rehearsalFlags(args []string) (c rehearsal.Config, cpuProfile string, err e
 	fs.BoolVar(&c.CompareLiveness, "compare-liveness", false, "play the sale again with liveness out of reach, and compare sell-out time and slots spent on ghosts")
 	fs.Float64Var(&c.FailCheckouts, "fail-checkouts", 0, "rehearsal fault: the share of checkouts the booking service fails on its side (its fake provider's payments), e.g. 0.02; 0: none")
 	fs.BoolVar(&c.CompareRequeue, "compare-requeue", false, "scenario: an origin that fails -fail-checkouts (default 2%) of checkouts, played without and then with its retry; compares the failed fans' fates")
+	fs.BoolVar(&c.Calibration, "calibration", false, "scenario: record every fan's outcome (likely, at risk, unlikely) and judge the supply estimates against who got tickets; run it with about 3× more fans than places")
+	fs.BoolVar(&c.Refunds, "refunds", false, "scenario: a sell-out followed by refunds: the room's waitlist on, and once sold out -refund-share of the paid orders refunded through the provider's signed webhook; the places must go to the waitlisted fans in order")
+	fs.Float64Var(&c.RefundShare, "refund-share", 0.05, "with -refunds, the share of paid orders refunded (at least 5 orders)")
 	fs.StringVar(&c.Report, "report", "", "also write an HTML report with charts (the line, latency over time, the sell-out, the order of admission) to this file")
 	fs.StringVar(&c.Stack.FoyerBin, "foyer", "", binaryUsage("foyer"))
 	fs.StringVar(&c.Stack.BookingBin, "booking", "", binaryUsage("booking"))

@@ -164,6 +164,29 @@ def place_by_draw(seed, size, epochs, k):
     return None
 
 
+def place_by_phase(algorithm, draws, k):
+    """(place, how, commitment) for a key a phase's published draw covered, or None; the
+    phase's seed is checked against its own commitment first."""
+    for pd in draws or []:
+        if pd.get("first_key") is None or pd.get("draw_size") is None:
+            continue  # not drawn yet: its range is not published
+        first, n = uint(pd, "first_key"), uint(pd, "draw_size")
+        if not first <= k < first + n:
+            continue
+        try:
+            seed = check_seed(algorithm, pd.get("seed"), pd.get("commitment"))
+        except VerifyError as exc:
+            raise VerifyError("phase %s's draw: %s" % (pd.get("phase", ""), exc))
+        how = ["placed by phase %s's draw of order keys %d-%d, at its start %s"
+               % (pd.get("phase", ""), first, first + n - 1, utc_text(pd.get("start")))]
+        committed, opened = pd.get("committed_at"), pd.get("prequeue_start")
+        if committed is None or opened is None or instant_ns(committed) >= instant_ns(opened):
+            how.append("warning: phase %s's report does not show its seed committed before its pre-queue "
+                       "opened" % pd.get("phase", ""))
+        return first + permute(seed, n, k - first), how, pd.get("commitment")
+    return None
+
+
 def ahead(place):
     if place == 0:
         return "nobody was ahead"
@@ -172,12 +195,15 @@ def ahead(place):
     return "%d people were ahead" % place
 
 
-def header(doc):
-    return "room %s: the seed matches the commitment %s" % (doc.get("room", ""), doc.get("commitment"))
+def header(doc, k, commitment):
+    if not commitment:
+        return "room %s: no draw covered draw_index %d (the room draws only in its phases)" % (doc.get("room", ""), k)
+    return "room %s: the seed matches the commitment %s" % (doc.get("room", ""), commitment)
 
 
 def place_lines(k, place, how):
-    return ["draw_index %d (the fan's order key) has place %d (0-based: %s in line)" % (k, place, ahead(place)), how]
+    how = how if isinstance(how, list) else [how]
+    return ["draw_index %d (the fan's order key) has place %d (0-based: %s in line)" % (k, place, ahead(place))] + how
 
 
 def verify_report(rep, k):
@@ -186,12 +212,19 @@ def verify_report(rep, k):
         raise VerifyError("room %s made no draw: its fans were let in first come, first served, in the order "
                           "of their keys, so there is no place to recompute; the report's admissions say when "
                           "each key was let in" % rep.get("room", ""))
-    seed = check_seed(rep.get("algorithm"), rep.get("seed"), rep.get("commitment"))
+    seed = None
+    if rep.get("seed") or rep.get("commitment") or not rep.get("phase_draws"):
+        seed = check_seed(rep.get("algorithm"), rep.get("seed"), rep.get("commitment"))
     counts = rep.get("counts") or {}
     issued, serving = uint(counts, "issued", 0), uint(counts, "serving", 0)
     size, epochs = draws_of(rep, True)
-    found = place_by_draw(seed, size, epochs, k)
-    lines = [header(rep)]
+    commitment = rep.get("commitment")
+    found = place_by_phase(rep.get("algorithm"), rep.get("phase_draws"), k)
+    if found is not None:
+        found, commitment = found[:2], found[2]
+    elif seed is not None:
+        found = place_by_draw(seed, size, epochs, k)
+    lines = [header(rep, k, commitment)]
     if found is None and k >= issued:
         if issued == 0:
             raise VerifyError("draw_index %d was never handed out: the room handed out no order key" % k)
@@ -230,6 +263,14 @@ def verify_draw_endpoint(doc, k):
     if doc.get("enabled") is not True:
         raise VerifyError("room %s made no draw (the draw endpoint says enabled false): its fans are let in "
                           "first come, first served, so there is no place to recompute" % room)
+    try:
+        phase = place_by_phase(doc.get("algorithm"), doc.get("phase_draws"), k)
+    except VerifyError as exc:
+        raise VerifyError("room %s: %s" % (room, exc))
+    if phase is not None:
+        return [header(doc, k, phase[2])] + place_lines(k, phase[0], phase[1]) + [
+            "note: this is the draw endpoint's answer, not the fairness report: it lists no admissions, so whether "
+            "and when the line reached that place is the report's to tell"]
     if not doc.get("seed"):
         raise VerifyError("room %s: the draw endpoint does not show the seed yet: it is revealed at the "
                           "pre-queue's draw, or once the fairness report is published" % room)
@@ -245,7 +286,7 @@ def verify_draw_endpoint(doc, k):
         raise VerifyError("room %s: no draw the draw endpoint lists covers that draw_index: it lists the "
                           "pre-queue's draw and only the latest 64 rolling draws, and says nothing of "
                           "first-come places or of the line; check it against the fairness report" % room)
-    return [header(doc)] + place_lines(k, *found) + [
+    return [header(doc, k, doc.get("commitment"))] + place_lines(k, *found) + [
         "note: this is the draw endpoint's answer, not the fairness report: it lists no admissions, so whether "
         "and when the line reached that place is the report's to tell"]
 
@@ -280,6 +321,7 @@ def check_sale(rep):
         if first and at and instant_ns(first[0][2]) < instant_ns(at):
             problems.append("epoch %d was made at %s, after the admission at %s that reached its places"
                             % (e, at, first[0][2]))
+    problems += check_phase_draws(rep, size, epochs, admissions)
     if rep.get("complete") is True:
         c = rep.get("counts") or {}
         nxt, last = 0, None
@@ -299,6 +341,45 @@ def check_sale(rep):
         if c.get("idled_out") == 0 and c.get("admitted") != (
                 c.get("claimed", 0) - c.get("returned", 0) + c.get("lapsed", 0) + c.get("unclaimed", 0)):
             problems.append("admitted is not claimed - returned + lapsed + unclaimed")
+    return problems
+
+
+def check_phase_draws(rep, size, epochs, admissions):
+    """The problems check 6 of "Checking a whole sale" finds in the phases' own draws."""
+    problems = []
+    ranges = [(0, size, "the pre-queue's draw")] if size else []
+    ranges += [(start, count, "rolling draw epoch %d" % e) for e, start, count, _ in epochs]
+    issued = (rep.get("counts") or {}).get("issued")
+    for pd in rep.get("phase_draws") or []:
+        if pd.get("first_key") is None or pd.get("draw_size") is None:
+            continue  # not drawn yet
+        name = "phase %s's draw" % pd.get("phase", "")
+        first, n = uint(pd, "first_key"), uint(pd, "draw_size")
+        try:
+            seed = check_seed(rep.get("algorithm"), pd.get("seed"), pd.get("commitment"))
+        except VerifyError as exc:
+            problems.append("%s: %s" % (name, exc))
+            seed = None
+        committed, opened = pd.get("committed_at"), pd.get("prequeue_start")
+        if committed is None:
+            problems.append("%s: the report does not say when its seed was committed" % name)
+        elif opened is not None and instant_ns(committed) >= instant_ns(opened):
+            problems.append("%s: its seed was committed at %s, not before its pre-queue opened at %s"
+                            % (name, committed, opened))
+        if seed is not None and n <= 100000 and len({permute(seed, n, i) for i in range(n)}) != n:
+            problems.append("%s of %d is not a permutation" % (name, n))
+        if isinstance(issued, int) and first + n > issued:
+            problems.append("%s covers order keys up to %d, beyond the %d handed out"
+                            % (name, first + n - 1, issued))
+        for start, count, other in ranges:
+            if first < start + count and start < first + n:
+                problems.append("%s of order keys %d-%d overlaps %s" % (name, first, first + n - 1, other))
+        ranges.append((first, n, name))
+        begin = instant_ns(pd.get("start"))
+        for start, count, at in admissions:
+            if start < first + n and first < start + count and at and instant_ns(at) < begin:
+                problems.append("the admission at %s reached places of %s before its start %s"
+                                % (at, name, pd.get("start")))
     return problems
 
 

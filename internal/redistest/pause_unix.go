@@ -8,15 +8,11 @@ import "testing"
 // until Resume, so each call waits out its read timeout, as with a hung host.
 func (s *Server) Pause(t testing.TB) {
 	t.Helper()
-	if err := s.s.Pause(); err != nil {
-		t.Fatal(err)
-	}
+	fatalIf(t, s.s.Pause())
 }
 
 // Resume lets a paused server answer again.
 func (s *Server) Resume(t testing.TB) {
 	t.Helper()
-	if err := s.s.Resume(); err != nil {
-		t.Fatal(err)
-	}
+	fatalIf(t, s.s.Resume())
 }

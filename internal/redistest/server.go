@@ -41,6 +41,14 @@ func StartServer(t testing.TB, extra func(port, bus int) []string) *Server {
 	return &Server{Addr: s.Addr, Port: s.Port, s: s}
 }
 
+// fatalIf ends the test on a control command of the server that failed.
+func fatalIf(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Dial returns a dialer of new clients of s, one a gateway node. They give up
 // on a dead server after one dial, not go-redis's five a hundred milliseconds
 // apart, so an outage costs the test little time; what a node does with the
@@ -58,16 +66,12 @@ func (s *Server) Dial() func() redis.UniversalClient {
 // Restart.
 func (s *Server) Stop(t testing.TB) {
 	t.Helper()
-	if err := s.s.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	fatalIf(t, s.s.Stop())
 }
 
 // Restart starts the server again on the same port, empty: everything it held
 // is lost, as after a restart without persistence.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
-	if err := s.s.Restart(); err != nil {
-		t.Fatal(err)
-	}
+	fatalIf(t, s.s.Restart())
 }

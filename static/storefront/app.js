@@ -535,7 +535,9 @@ async function showOrder(source, id) {
 }
 
 function drawOrder(o) {
-  const statusText = t(`order.${o.status}`);
+  // A refund cancels the order's tickets: they admit nobody and are not shown.
+  const tickets = o.tickets.filter((tk) => !tk.cancelled_at);
+  const statusText = t(o.refund_reason === "returned" ? "order.returned" : `order.${o.status}`);
   const cls = o.status === "paid" ? "paid" : o.status === "pending_payment" ? "" : "refund";
   const done = ["refunded", "payment_failed"].includes(o.status) || (o.status === "paid" && o.tickets.every((tk) => tk.delivery));
   const [keepBefore, keepAfter] = t("order.keep").split("{link}");
@@ -551,8 +553,8 @@ function drawOrder(o) {
     el("p", { class: `status ${cls}`, text: statusText }),
     el("p", { class: "sub", text: t("order.summary", { id: o.id, price: money(o.amount, o.currency) }) }),
     o.link ? el("p", { class: "keep" }, keepBefore, el("a", { href: o.link, text: t("order.keep_link") }), keepAfter || "") : null,
-    o.tickets.length ? el("h2", { text: tn("order.tickets", o.tickets.length) }) : null,
-    el("div", { class: "tickets" }, o.tickets.map((tk) => el("article", { class: "ticket", "aria-label": tk.seat ? seatLabel(tk.seat) : t("order.standing", { zone: tk.zone }) },
+    tickets.length ? el("h2", { text: tn("order.tickets", tickets.length) }) : null,
+    el("div", { class: "tickets" }, tickets.map((tk) => el("article", { class: "ticket", "aria-label": tk.seat ? seatLabel(tk.seat) : t("order.standing", { zone: tk.zone }) },
       el("div", { class: "what", text: tk.seat ? seatLabel(tk.seat) : t("order.standing", { zone: tk.zone }) }),
       tk.delivery
         ? [el("p", { class: "sub", text: t("order.issued", { time: when(tk.delivery.delivered_at) }) }), el("code", { text: tk.delivery.code })]

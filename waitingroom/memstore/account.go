@@ -22,11 +22,10 @@ func (s *Store) JoinAccount(_ context.Context, name string, req waitingroom.Acco
 	if !ok {
 		return waitingroom.AccountPlace{}, errBadVisitor
 	}
-	r, err := s.room(name)
+	r, err := s.lockRoom(name)
 	if err != nil {
 		return waitingroom.AccountPlace{}, err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	if now.Before(r.settle) {
 		return waitingroom.AccountPlace{}, waitingroom.ErrSettling

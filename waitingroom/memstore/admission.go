@@ -12,20 +12,15 @@ import (
 
 // Join implements waitingroom.Store.
 func (s *Store) Join(ctx context.Context, name, visitor string, now time.Time, lim waitingroom.Limits) (waitingroom.JoinResult, error) {
-	res, err := s.JoinMany(ctx, name, []waitingroom.Joiner{{Visitor: visitor}}, now, lim)
-	if err != nil {
-		return waitingroom.JoinResult{}, err
-	}
-	return res[0], nil
+	return waitingroom.JoinOne(ctx, s.JoinMany, name, visitor, now, lim)
 }
 
 // JoinMany implements waitingroom.Store.
 func (s *Store) JoinMany(_ context.Context, name string, joiners []waitingroom.Joiner, now time.Time, lim waitingroom.Limits) ([]waitingroom.JoinResult, error) {
-	r, err := s.room(name)
+	r, err := s.lockRoom(name)
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	if now.Before(r.settle) {
 		return nil, waitingroom.ErrSettling
@@ -37,22 +32,30 @@ func (s *Store) JoinMany(_ context.Context, name string, joiners []waitingroom.J
 			out[i] = waitingroom.JoinResult{Refused: why, RetryAfter: wait}
 			continue
 		}
-		if lane := lim.Lanes.LaneOf(j.Lane); lim.Lanes.On() && lane > 0 {
-			out[i] = r.joinLane(lane, j.Visitor, now, lim)
+		lane, jlim := lim.Lanes.LaneOf(j.Lane), lim
+		if lim.Lanes.On() && lim.Lanes.List()[lane].Weight == 0 {
+			// The lane admits nobody in the phase in force: its joiner
+			// waits, even in an empty room.
+			jlim.Open = false
+		}
+		if lim.Lanes.On() && lane > 0 {
+			out[i] = r.joinLane(lane, j.Visitor, now, jlim)
 			continue
 		}
-		out[i] = r.join(j.Visitor, now, lim)
+		out[i] = r.join(j.Visitor, now, jlim)
 	}
 	return out, nil
 }
 
 func (r *memRoom) join(visitor string, now time.Time, lim waitingroom.Limits) waitingroom.JoinResult {
+	// A phase pre-queue open holds its fans, this one among them.
+	held := r.settlePhases(now, lim)
 	key := r.c.Seq
 	r.c.Seq++
 	res := waitingroom.JoinResult{Key: key}
 	// Returners waiting at the front are people waiting: the budget they
 	// are owed is not a newcomer's (see lineCredit).
-	if lim.Open && key == r.c.Serving && r.lanesWaiting() == 0 && r.lineCredit() >= 1 && r.free(lim) > 0 {
+	if lim.Open && !held && key == r.c.Serving && r.lanesWaiting() == 0 && r.lineCredit() >= 1 && r.free(lim) > 0 {
 		r.history = waitingroom.AppendAdmission(r.history, r.c.Serving, 1, now)
 		r.c.Serving++
 		r.c.Admitted++
@@ -63,15 +66,36 @@ func (r *memRoom) join(visitor string, now time.Time, lim waitingroom.Limits) wa
 	return res
 }
 
+// settlePhases brings the phase pre-queues to now
+// (waitingroom.SettlePhaseRanges) and reports whether one is open, holding
+// the line at its first key.
+func (r *memRoom) settlePhases(now time.Time, lim waitingroom.Limits) bool {
+	var drew bool
+	r.phaseRanges, drew = waitingroom.SettlePhaseRanges(r.phaseRanges, lim.PhaseQueue, r.c.Seq, now)
+	if drew {
+		// Places drawn are not their keys: the beats so far, given by
+		// key, say nothing of them.
+		r.resetBeats()
+	}
+	_, held := waitingroom.PhaseHold(r.phaseRanges)
+	return held
+}
+
 // Claim implements waitingroom.Store.
 func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now time.Time, lim waitingroom.Limits) (waitingroom.ClaimResult, error) {
-	r, err := s.room(name)
+	return s.claim(name, visitor, now, func(r *memRoom) waitingroom.ClaimResult {
+		return r.claimPlace(visitor, place, now, lim)
+	})
+}
+
+// claim answers a claim by visitor, under the room's lock: with their live
+// session if they have one, else with then.
+func (s *Store) claim(name, visitor string, now time.Time, then func(*memRoom) waitingroom.ClaimResult) (waitingroom.ClaimResult, error) {
+	r, err := s.lockRoomAt(name, now)
 	if err != nil {
 		return waitingroom.ClaimResult{}, err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.expireSessions(now)
 	if ses, ok := r.live[visitor]; ok {
 		// A claim of the live session hands out its pass: that is a use
 		// of it, or a pass signed a moment before an idle-out would outlive
@@ -79,34 +103,47 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 		r.seen[visitor] = now
 		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: ses.expires}, nil
 	}
+	return then(r), nil
+}
+
+// claimPlace answers the claim of a place by a visitor without a live
+// session.
+func (r *memRoom) claimPlace(visitor string, place uint64, now time.Time, lim waitingroom.Limits) waitingroom.ClaimResult {
+	if _, ok := r.readmitted[visitor]; ok {
+		// Let in again by the controller (requeue.go): the pending slot is
+		// theirs.
+		delete(r.readmitted, visitor)
+		r.pending--
+		return r.openAgain(visitor, now, lim)
+	}
 	if order, ok := r.requeued[visitor]; ok {
-		return r.claimRequeued(visitor, order, now, lim), nil
+		return r.claimRequeued(visitor, order, now, lim)
 	}
 	if _, ok := r.idled[visitor]; ok && place < r.servingOf(place) {
 		// Their session idled out: they come back as an admission that
 		// lapsed, to the front when a slot is free (and stay one until then).
-		return r.claimIdled(visitor, now, lim), nil
+		return r.claimIdled(visitor, now, lim)
 	}
 	if at, ok := r.finished[visitor]; ok && now.Before(at) {
-		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.Finished}
 	}
 	if place >= r.servingOf(place) {
-		return waitingroom.ClaimResult{Status: waitingroom.NotYet}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.NotYet}
 	}
 	if place < r.forgotten {
-		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.Finished}
 	}
 	b := r.batchOf(place)
 	if b != nil && r.skipped(place) {
 		// A ghost the controller passed over in this batch: the batch's
 		// slots are the live places', and the ghost comes back as a lapsed
 		// admission.
-		return r.claimLapsed(visitor, place, now, lim), nil
+		return r.claimLapsed(visitor, place, now, lim)
 	}
 	if b != nil && b.Restored && b.Claimed >= b.Count {
 		// Every place of an admission restored after a loss was claimed
 		// before it: this is one of them again, whose session ended.
-		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.Finished}
 	}
 	// A batch with every slot claimed has none left for this place: it was
 	// claimed already, by this visitor before the store forgot them.
@@ -117,16 +154,16 @@ func (s *Store) Claim(_ context.Context, name, visitor string, place uint64, now
 			// reclaimed it): the place waits at the front for the next
 			// slot, never above the cap.
 			r.returners[visitor] = now
-			return waitingroom.ClaimResult{Status: waitingroom.Full}, nil
+			return waitingroom.ClaimResult{Status: waitingroom.Full}
 		}
 		delete(r.returners, visitor)
 		b.Claimed++
 		if !b.Restored {
 			r.pending--
 		}
-		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, lim)}
 	}
-	return r.claimLapsed(visitor, place, now, lim), nil
+	return r.claimLapsed(visitor, place, now, lim)
 }
 
 // claimLapsed answers a visitor whose admission lapsed unclaimed (or whose
@@ -202,11 +239,10 @@ func (r *memRoom) lapseOf(place uint64) *lapse {
 
 // Release implements waitingroom.Store.
 func (s *Store) Release(_ context.Context, name, visitor, passID string, passExpiry, now time.Time, lim waitingroom.Limits) error {
-	r, err := s.room(name)
+	r, err := s.lockRoom(name)
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ses, ok := r.live[visitor]; ok {
 		if passOf(ses.expires, passExpiry) {
@@ -348,24 +384,21 @@ func (r *memRoom) resume(visitor string, ends, now time.Time) time.Time {
 
 // Reclaim implements waitingroom.Store.
 func (s *Store) Reclaim(_ context.Context, name, visitor string, ends, now time.Time, lim waitingroom.Limits) (waitingroom.ClaimResult, error) {
-	r, err := s.room(name)
-	if err != nil {
-		return waitingroom.ClaimResult{}, err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.expireSessions(now)
-	if ses, ok := r.live[visitor]; ok {
-		r.seen[visitor] = now
-		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: ses.expires}, nil
-	}
+	return s.claim(name, visitor, now, func(r *memRoom) waitingroom.ClaimResult {
+		return r.reclaimSession(visitor, ends, now, lim)
+	})
+}
+
+// reclaimSession answers the reclaim of a session known from its pass, whose
+// visitor has no live session.
+func (r *memRoom) reclaimSession(visitor string, ends, now time.Time, lim waitingroom.Limits) waitingroom.ClaimResult {
 	if _, ok := r.idled[visitor]; ok {
 		// It idled out since the loss: its passes are revoked, and the
 		// node will know within a refresh. Until then, wait.
-		return waitingroom.ClaimResult{Status: waitingroom.NotYet}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.NotYet}
 	}
 	if at, ok := r.finished[visitor]; (ok && now.Before(at)) || !now.Before(ends) {
-		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
+		return waitingroom.ClaimResult{Status: waitingroom.Finished}
 	}
 	delete(r.returners, visitor)
 	if !r.releaseHeld() {
@@ -373,10 +406,10 @@ func (s *Store) Reclaim(_ context.Context, name, visitor string, ends, now time.
 		// idled-out session comes back, within the rate and into a free
 		// slot.
 		if st, ok := r.letReturnerIn(visitor, now, lim); !ok {
-			return waitingroom.ClaimResult{Status: st}, nil
+			return waitingroom.ClaimResult{Status: st}
 		}
 	}
-	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.reclaim(visitor, ends, now, lim)}, nil
+	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.reclaim(visitor, ends, now, lim)}
 }
 
 // reclaim puts back a session known from its pass, to the pass's end (the

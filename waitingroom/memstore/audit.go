@@ -8,11 +8,10 @@ import (
 
 // AppendAudit implements waitingroom.Store.
 func (s *Store) AppendAudit(_ context.Context, name string, e waitingroom.AuditEntry) (waitingroom.AuditEntry, error) {
-	r, err := s.room(name)
+	r, err := s.lockRoom(name)
 	if err != nil {
 		return e, err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.Seq = 1
 	if k := len(r.audit); k > 0 {
@@ -27,11 +26,10 @@ func (s *Store) AppendAudit(_ context.Context, name string, e waitingroom.AuditE
 
 // Audit implements waitingroom.Store.
 func (s *Store) Audit(_ context.Context, name string, after uint64, limit int) ([]waitingroom.AuditEntry, error) {
-	r, err := s.room(name)
+	r, err := s.lockRoom(name)
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	limit = min(limit, waitingroom.MaxAudit)
 	if limit <= 0 || len(r.audit) == 0 {

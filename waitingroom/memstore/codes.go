@@ -52,11 +52,10 @@ func (s *Store) AddCodes(_ context.Context, name string, codes []waitingroom.Cod
 // RedeemCode implements waitingroom.Store: the try is weighed on the room's
 // join_limit record as a join is, then the first ID stored is the code.
 func (s *Store) RedeemCode(_ context.Context, name string, try waitingroom.CodeAttempt, now time.Time, lim waitingroom.Limits) (waitingroom.CodeResult, error) {
-	r, err := s.room(name)
+	r, err := s.lockRoom(name)
 	if err != nil {
 		return waitingroom.CodeResult{}, err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	if why, wait := r.checks.weigh(waitingroom.Joiner{Client: try.Client}, now, lim); why != waitingroom.NotRefused {
 		return waitingroom.CodeResult{Status: waitingroom.CodeLimited, RetryAfter: wait}, nil

@@ -11,11 +11,10 @@ import (
 
 // Advance implements waitingroom.Store.
 func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waitingroom.Limits) error {
-	r, err := s.room(name)
+	r, err := s.lockRoom(name)
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	tick := now.Unix()
 	if tick <= r.lastTick {
@@ -38,6 +37,7 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 		}
 	}
 	r.sweepRequeues(now)
+	r.lapseReadmitted(now, lim)
 	r.batches = r.lapseBatches(r.batches, now, lim)
 	r.lapseLaneBatches(now, lim)
 	for len(r.lapsed) > 0 && !now.Before(r.lapsed[0].at.Add(lim.ReturnWindow)) {
@@ -52,6 +52,8 @@ func (s *Store) Advance(_ context.Context, name string, now time.Time, lim waiti
 			r.drawSize = r.c.Seq
 		}
 	}
+	r.settlePhases(now, lim)
+	r.waitlistBegins(now, lim)
 	r.admit(now, lim, elapsed)
 	r.liveness = r.countLiveness(r.judgeFrom(now, lim))
 	return nil
@@ -84,12 +86,31 @@ func (r *memRoom) lapseBatches(batches []waitingroom.Batch, now time.Time, lim w
 // once each has a visitor's worth kept for them (lineCredit), so fans coming
 // back never add to new_users_per_minute.
 func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
-	if !lim.Open || now.Before(r.settle) {
+	waitlist := lim.Waitlist && lim.WaitlistUnits > 0
+	if (!lim.Open && !waitlist) || now.Before(r.settle) {
 		r.credit = 0
 		return
 	}
 	r.credit = accrue(r.credit, lim.Rate, elapsed)
+	if !waitlist {
+		// Requeued fans are held while the room waitlists, as
+		// returners are: only what comes back lets anyone in.
+		r.admitRequeued(now, lim)
+	}
+	line := r.lineCredit()
+	fans := uint64(1<<63 - 1)
+	if waitlist {
+		// Returners are held while the room waitlists (as when paused):
+		// the line gets the rate, and only as many as came back serve.
+		line = r.credit
+		fans = r.waitlistFans(now, lim)
+	}
 	end := r.c.Seq
+	if at, held := waitingroom.PhaseHold(r.phaseRanges); held {
+		// A phase pre-queue is open: the line goes on up to its first
+		// fan, and its fans wait for the phase's start.
+		end = max(min(end, at), r.c.Serving)
+	}
 	if lim.Reshuffle {
 		end = r.drawnEnd()
 		if r.c.Serving >= end && r.c.Seq > r.c.Serving {
@@ -107,7 +128,7 @@ func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 	// The priority lanes, if any, share the step by weight: the general
 	// lane's share goes on as a room without lanes admits (lanes.go).
 	lanesWaiting := r.lanesWaiting()
-	n := admissible(r.lineCredit(), r.free(lim), end-r.c.Serving+lanesWaiting)
+	n := min(admissible(line, r.free(lim), end-r.c.Serving+lanesWaiting), fans)
 	n, others := r.shareLanes(lim.Lanes, end-r.c.Serving, n, now)
 	if n == 0 {
 		r.stepPace(elapsed, end > r.c.Serving || lanesWaiting > 0, others)
@@ -131,6 +152,9 @@ func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 	// The line reached every place up to serving: the live ones went in,
 	// the ghosts lost their turn then (and come back as lapsed admissions).
 	r.history = waitingroom.AppendAdmission(r.history, r.c.Serving, serving-r.c.Serving, now)
+	if waitlist {
+		r.waitlistLetIn(r.c.Serving, serving-r.c.Serving, got, now, lim)
+	}
 	r.c.Skipped += serving - r.c.Serving - got
 	r.c.Serving = serving
 	r.dropLeft()

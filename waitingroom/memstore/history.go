@@ -8,11 +8,10 @@ import (
 
 // History implements waitingroom.Store.
 func (s *Store) History(_ context.Context, name string, from, limit int) ([]waitingroom.HistoryEntry, error) {
-	r, err := s.room(name)
+	r, err := s.lockRoom(name)
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	limit = min(limit, waitingroom.MaxHistoryPage)
 	if from < 0 || limit <= 0 || from >= len(r.history) {

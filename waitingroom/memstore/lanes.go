@@ -90,7 +90,7 @@ func (r *memRoom) shareLanes(lanes waitingroom.Lanes, general, n uint64, now tim
 	}
 	before := slices.Clone(r.laneCredit)
 	got := waitingroom.SplitAdmissions(lanes.Weights(), r.laneCredit, waiting, n)
-	r.history = append(r.history, waitingroom.LaneStep(before, waiting, got, now))
+	r.history = append(r.history, waitingroom.LaneStep(r.laneSpec, before, waiting, got, now))
 	var other uint64
 	for i := 1; i < len(got); i++ {
 		k := got[i]

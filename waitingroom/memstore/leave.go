@@ -11,13 +11,11 @@ import (
 // Leave implements waitingroom.Store, with the same rules as the Redis
 // store's lua/leave.lua.
 func (s *Store) Leave(_ context.Context, name, visitor string, place uint64, now time.Time, lim waitingroom.Limits) error {
-	r, err := s.room(name)
+	r, err := s.lockRoomAt(name, now)
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.expireSessions(now)
 	at, had := r.finished[visitor]
 	had = had && now.Before(at)
 	if ses, ok := r.live[visitor]; ok {
@@ -36,6 +34,13 @@ func (s *Store) Leave(_ context.Context, name, visitor string, place uint64, now
 				r.pending--
 			}
 		}
+	}
+	if _, ok := r.readmitted[visitor]; ok {
+		// A requeued visitor the controller let in again: their pending
+		// slot goes back, and the admission counts as lapsed (requeue.go).
+		delete(r.readmitted, visitor)
+		r.pending--
+		r.c.Abandoned++
 	}
 	delete(r.returners, visitor)
 	delete(r.requeued, visitor)

@@ -29,11 +29,10 @@ type windowSeq struct {
 
 // Beat implements waitingroom.Store.
 func (s *Store) Beat(_ context.Context, name string, b waitingroom.Beats, now time.Time, lim waitingroom.Limits) error {
-	r, err := s.room(name)
+	r, err := s.lockRoom(name)
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	if lim.WaitingIdle > 0 && len(b.Places) > 0 {
 		idx := windowIndex(now, lim.WaitingIdle)

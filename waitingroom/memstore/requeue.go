@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"sort"
 	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
@@ -21,13 +22,11 @@ type requeueCount struct {
 
 // Requeue implements waitingroom.Store.
 func (s *Store) Requeue(_ context.Context, name, visitor, passID string, passExpiry, now time.Time, lim waitingroom.Limits) (waitingroom.RequeueResult, error) {
-	r, err := s.room(name)
+	r, err := s.lockRoomAt(name, now)
 	if err != nil {
 		return waitingroom.RequeueResult{}, err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.expireSessions(now)
 	ses, ok := r.live[visitor]
 	if !ok || !passOf(ses.expires, passExpiry) {
 		return waitingroom.RequeueResult{Status: waitingroom.RequeueNoSession}, nil
@@ -74,10 +73,15 @@ func (r *memRoom) claimRequeued(visitor string, order uint64, now time.Time, lim
 	delete(r.returners, visitor)
 	delete(r.requeued, visitor)
 	r.c.Returned++
-	// The new session must end in a later second than the failed one (its
-	// end is the finished mark less the retention), or it would share the
-	// pass id (SessionPassID) every node now refuses: let in within the
-	// second the failed one began, it ends a second after it.
+	return r.openAgain(visitor, now, lim)
+}
+
+// openAgain opens the new session of a requeued visitor let in again. It
+// must end in a later second than the failed one (whose end is the finished
+// mark less the retention), or it would share the pass id (SessionPassID)
+// every node now refuses: let in within the second the failed one began, it
+// ends a second after it.
+func (r *memRoom) openAgain(visitor string, now time.Time, lim waitingroom.Limits) waitingroom.ClaimResult {
 	exp := now.Add(lim.Session)
 	if at, ok := r.finished[visitor]; ok {
 		if failed := at.Add(-lim.Retention).Truncate(time.Second); !exp.Truncate(time.Second).After(failed) {
@@ -87,6 +91,58 @@ func (r *memRoom) claimRequeued(visitor string, order uint64, now time.Time, lim
 	fresh := lim
 	fresh.Session = exp.Sub(now)
 	return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: r.open(visitor, now, fresh)}
+}
+
+// admitRequeued is the controller's step for the requeued visitors, before
+// the line: it lets them in again first, in the order they were requeued,
+// each taking a visitor's worth of the budget kept for them and the slot
+// kept for them (a pending slot from now, as an admission of the line's),
+// while the budget and the cap allow. Those who stopped asking were dropped
+// with the returners already (sweepRequeues). Each one let in counts as
+// returned now; their next claim opens the session (Claim), and one who
+// does not come within the grace lapses (lapseReadmitted). Letting them in
+// here, not only when they ask, keeps a node slow to answer their page from
+// letting the line pass them meanwhile.
+func (r *memRoom) admitRequeued(now time.Time, lim waitingroom.Limits) {
+	if len(r.requeued) == 0 {
+		return
+	}
+	order := make([]string, 0, len(r.requeued))
+	for v := range r.requeued {
+		order = append(order, v)
+	}
+	sort.Slice(order, func(i, j int) bool { return r.requeued[order[i]] < r.requeued[order[j]] })
+	for _, v := range order {
+		if r.credit < 1 || len(r.live)+r.pending >= lim.Cap {
+			return
+		}
+		if _, ok := r.returners[v]; !ok {
+			continue
+		}
+		r.credit--
+		delete(r.returners, v)
+		delete(r.requeued, v)
+		if r.readmitted == nil {
+			r.readmitted = make(map[string]time.Time)
+		}
+		r.readmitted[v] = now
+		r.pending++
+		r.c.Returned++
+	}
+}
+
+// lapseReadmitted ends the admissions of requeued visitors let in again who
+// did not come for their session within the grace: the slot goes to the
+// next fan, the admission counts as lapsed, and the place at the front is
+// over (their next claim is Finished: they rejoin at the back).
+func (r *memRoom) lapseReadmitted(now time.Time, lim waitingroom.Limits) {
+	for v, at := range r.readmitted {
+		if !now.Before(at.Add(lim.Grace)) {
+			delete(r.readmitted, v)
+			r.pending--
+			r.c.Abandoned++
+		}
+	}
 }
 
 // requeuedAhead reports whether a visitor requeued before order (order 0:

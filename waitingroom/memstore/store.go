@@ -42,6 +42,8 @@ type memRoom struct {
 	returners   map[string]time.Time // visitor -> last asked
 	drawClosed  bool
 	epochs      []waitingroom.Epoch // rolling draws of the random method, oldest first
+	phaseRanges []waitingroom.PhaseRange
+	phaseSeeds  map[string]committedSeed
 	drawSize    uint64
 	seed        []byte
 	seedAt      time.Time
@@ -54,6 +56,15 @@ type memRoom struct {
 	history     []waitingroom.HistoryEntry // the public history, oldest first
 	supply      []waitingroom.SupplySample // the latest supply samples, oldest first (supply.go)
 	audit       []waitingroom.AuditEntry   // the audit trail, oldest first, at most waitingroom.MaxAudit
+
+	// The line's waitlist (waitlist.go): its record (Owed is kept by the
+	// grants), and the units let in for and still owed, oldest first.
+	wl       waitingroom.WaitlistState
+	wlGrants []waitingroom.WaitlistGrant
+
+	// laneCommits are the phases' lane commitments, "<phase>:<commitment>",
+	// with the time each was first made (CommitLanes).
+	laneCommits map[string]time.Time
 
 	// accounts are the places of visitors whose account the site vouched
 	// for, one per account (see account.go).
@@ -85,6 +96,10 @@ type memRoom struct {
 	// (requeue.go).
 	requeued map[string]uint64
 	requeues map[string]requeueCount
+	// readmitted are the requeued visitors the controller let in again, by
+	// when: each holds a pending slot until they claim it or the grace ends
+	// (requeue.go). Made on the first.
+	readmitted map[string]time.Time
 
 	// Priority lanes (lanes.go): the counters of each lane other than the
 	// general lane, by lane number, the weighted round robin's credits
@@ -101,13 +116,28 @@ type forget struct {
 	at      time.Time
 }
 
-func (s *Store) room(name string) (*memRoom, error) {
+// lockRoom returns the room called name with its lock held; the caller
+// unlocks it. The store's own lock is held only for the lookup, so one room's
+// work never waits on another's.
+func (s *Store) lockRoom(name string) (*memRoom, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	r, ok := s.rooms[name]
+	s.mu.Unlock()
 	if !ok {
 		return nil, waitingroom.ErrNoRoom
 	}
+	r.mu.Lock()
+	return r, nil
+}
+
+// lockRoomAt is lockRoom for a call that reads or changes sessions: those
+// whose end has come by now are over first, so their slots count as free.
+func (s *Store) lockRoomAt(name string, now time.Time) (*memRoom, error) {
+	r, err := s.lockRoom(name)
+	if err != nil {
+		return nil, err
+	}
+	r.expireSessions(now)
 	return r, nil
 }
 
@@ -161,6 +191,7 @@ func (s *Store) Init(_ context.Context, name string, seed waitingroom.Recall) er
 		}
 		r.drawClosed, r.drawSize = seed.DrawClosed, seed.DrawSize
 		r.epochs = append([]waitingroom.Epoch(nil), seed.Epochs...)
+		r.phaseRanges = append([]waitingroom.PhaseRange(nil), seed.PhaseRanges...)
 		for _, b := range seed.Batches {
 			b.Restored = true
 			if lane, _ := waitingroom.LaneOfPlace(b.Start); lane > 0 {
@@ -213,13 +244,11 @@ func (s *Store) Drop(name string) {
 
 // Snapshot implements waitingroom.Store.
 func (s *Store) Snapshot(_ context.Context, name string, now time.Time, revokedAfter int64) (waitingroom.Snapshot, error) {
-	r, err := s.room(name)
+	r, err := s.lockRoomAt(name, now)
 	if err != nil {
 		return waitingroom.Snapshot{}, err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.expireSessions(now)
 	snap := waitingroom.Snapshot{
 		Counters:    r.c,
 		Active:      len(r.live),
@@ -230,6 +259,7 @@ func (s *Store) Snapshot(_ context.Context, name string, now time.Time, revokedA
 		DrawClosed:  r.drawClosed,
 		DrawSize:    r.drawSize,
 		Epochs:      append([]waitingroom.Epoch(nil), r.epochs...),
+		PhaseRanges: append([]waitingroom.PhaseRange(nil), r.phaseRanges...),
 		Version:     r.version,
 		Incarnation: r.incarnation,
 		Batches:     append([]waitingroom.Batch(nil), r.batches...),
@@ -239,6 +269,7 @@ func (s *Store) Snapshot(_ context.Context, name string, now time.Time, revokedA
 		LostAt:      r.lostAt,
 		Margin:      r.margin,
 		Supply:      append([]waitingroom.SupplySample(nil), r.supply...),
+		Waitlist:    r.waitlistState(now),
 		Live: waitingroom.Liveness{
 			From:   r.liveness.From,
 			Young:  r.liveness.Young,
@@ -257,11 +288,10 @@ func (s *Store) Snapshot(_ context.Context, name string, now time.Time, revokedA
 
 // DrawSeed implements waitingroom.Store.
 func (s *Store) DrawSeed(_ context.Context, name string, candidate []byte, now time.Time) ([]byte, time.Time, error) {
-	r, err := s.room(name)
+	r, err := s.lockRoom(name)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.seed == nil {
 		r.seed = append([]byte(nil), candidate...)
@@ -270,24 +300,64 @@ func (s *Store) DrawSeed(_ context.Context, name string, candidate []byte, now t
 	return append([]byte(nil), r.seed...), r.seedAt, nil
 }
 
+// PhaseSeed implements waitingroom.Store.
+func (s *Store) PhaseSeed(_ context.Context, name, phase string, candidate []byte, now time.Time) ([]byte, time.Time, error) {
+	r, err := s.lockRoom(name)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer r.mu.Unlock()
+	ps, ok := r.phaseSeeds[phase]
+	if !ok {
+		ps = committedSeed{seed: append([]byte(nil), candidate...), at: now}
+		if r.phaseSeeds == nil {
+			r.phaseSeeds = map[string]committedSeed{}
+		}
+		r.phaseSeeds[phase] = ps
+	}
+	return append([]byte(nil), ps.seed...), ps.at, nil
+}
+
+// committedSeed is a phase's draw seed and when it was committed.
+type committedSeed struct {
+	seed []byte
+	at   time.Time
+}
+
+// CommitLanes implements waitingroom.Store.
+func (s *Store) CommitLanes(_ context.Context, name, phase, commitment string, now time.Time) (time.Time, error) {
+	r, err := s.lockRoom(name)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer r.mu.Unlock()
+	key := phase + ":" + commitment
+	if at, ok := r.laneCommits[key]; ok {
+		return at, nil
+	}
+	if r.laneCommits == nil {
+		r.laneCommits = map[string]time.Time{}
+	}
+	r.laneCommits[key] = now
+	return now, nil
+}
+
 // Overrides implements waitingroom.Store.
 func (s *Store) Overrides(_ context.Context, name string) ([]byte, int64, error) {
-	r, err := s.room(name)
+	r, err := s.lockRoom(name)
 	if err != nil {
 		return nil, 0, err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]byte(nil), r.overrides...), r.version, nil
 }
 
 // SaveOverrides implements waitingroom.Store.
 func (s *Store) SaveOverrides(_ context.Context, name string, data []byte, expect int64) (int64, error) {
-	r, err := s.room(name)
+	r, err := s.lockRoom(name)
 	if err != nil {
 		return 0, err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.version != expect {
 		return 0, waitingroom.ErrVersionConflict

@@ -9,13 +9,11 @@ import (
 
 // ReportSupply implements waitingroom.Store.
 func (s *Store) ReportSupply(_ context.Context, name string, units uint64, now time.Time) (waitingroom.SupplySample, bool, error) {
-	r, err := s.room(name)
+	r, err := s.lockRoomAt(name, now)
 	if err != nil {
 		return waitingroom.SupplySample{}, false, err
 	}
-	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.expireSessions(now)
 	var last waitingroom.SupplySample
 	if k := len(r.supply); k > 0 {
 		last = r.supply[k-1]
@@ -26,6 +24,10 @@ func (s *Store) ReportSupply(_ context.Context, name string, units uint64, now t
 	smp := waitingroom.SupplySample{
 		N: last.N + 1, Units: units, At: now, Claimed: r.c.Claimed,
 		Active: uint64(len(r.live)), Waiting: r.c.Seq - min(r.c.Seq, r.c.Serving),
+	}
+	if last.N > 0 && units < last.Units && len(r.wlGrants) > 0 {
+		// A fall pays what the waitlist's fans were let in for.
+		r.wlGrants = waitingroom.PayWaitlist(r.wlGrants, last.Units-units)
 	}
 	r.supply = append(r.supply, smp)
 	if over := len(r.supply) - waitingroom.MaxSupplyTail; over > 0 {

@@ -27,12 +27,18 @@ type Claims struct {
 	OrderKey  uint64    // the visitor's place in the room's order
 	IssuedAt  time.Time // "iat" and "nbf"
 	ExpiresAt time.Time // "exp": the end of the session
+	// Waitlist ("waitlist": true) says the holder may take units that
+	// came back after a sell-out: they were let in from the waitlist, or
+	// the sale reopened after it. An origin holds returned units for such
+	// passes only (docs/PROTOCOL.md, "The waitlist claim").
+	Waitlist bool
 }
 
 // jwtClaims is Claims as the JWT carries them.
 type jwtClaims struct {
 	jwt.RegisteredClaims
 	OrderKey uint64 `json:"order_key"`
+	Waitlist bool   `json:"waitlist,omitempty"`
 }
 
 // NewID returns a random pass ID.

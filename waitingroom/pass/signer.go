@@ -60,6 +60,7 @@ func (s *Signer) Sign(c Claims, issuer string) (string, error) {
 			ID:        c.ID,
 		},
 		OrderKey: c.OrderKey,
+		Waitlist: c.Waitlist,
 	}
 	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims)
 	tok.Header["kid"] = s.kid

@@ -103,6 +103,7 @@ func (v *Verifier) VerifyContext(ctx context.Context, token, room string) (Claim
 		Room:      claims.Audience[0],
 		Subject:   claims.Subject,
 		OrderKey:  claims.OrderKey,
+		Waitlist:  claims.Waitlist,
 		IssuedAt:  claims.IssuedAt.Time,
 		ExpiresAt: claims.ExpiresAt.Time,
 	}, nil

@@ -44,6 +44,7 @@ func (s *Store) JoinAccount(ctx context.Context, room string, req waitingroom.Ac
 	args := append([]any{now.UnixMicro(), lim.Open, lim.Cap, lim.Session.Microseconds(), lim.Retention.Microseconds(), s.ttlMillis(),
 		string(req.Account[:]), req.Visitor, string(visitor[:]), spent,
 		now.Unix(), int64(lim.Retention / time.Second)}, weigh...)
+	args = append(args, phaseQueueArg(lim))
 	v, err := accountScript.Run(ctx, s.client, keys, args...).Result()
 	if errors.Is(err, redis.Nil) {
 		return waitingroom.AccountPlace{}, waitingroom.ErrNoRoom

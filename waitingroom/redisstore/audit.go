@@ -36,23 +36,20 @@ func (s *Store) Audit(ctx context.Context, room string, after uint64, limit int)
 	if limit <= 0 {
 		return nil, nil
 	}
-	a, err := s.runList(ctx, "audit", auditScript, room, after, limit)
+	return runEntries(ctx, s, "audit", auditScript, room, parseAuditEntry, after, limit)
+}
+
+// parseAuditEntry reads "<seq> <entry as JSON>".
+func parseAuditEntry(s string) (waitingroom.AuditEntry, error) {
+	seq, data, _ := strings.Cut(s, " ")
+	var e waitingroom.AuditEntry
+	n, err := strconv.ParseUint(seq, 10, 64)
+	if err == nil {
+		err = json.Unmarshal([]byte(data), &e)
+	}
 	if err != nil {
-		return nil, err
+		return waitingroom.AuditEntry{}, fmt.Errorf("bad entry: %w", err)
 	}
-	out := make([]waitingroom.AuditEntry, 0, len(a))
-	for _, x := range a {
-		seq, data, _ := strings.Cut(str(x), " ")
-		var e waitingroom.AuditEntry
-		n, err := strconv.ParseUint(seq, 10, 64)
-		if err == nil {
-			err = json.Unmarshal([]byte(data), &e)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("redisstore: audit %s: bad entry: %w", room, err)
-		}
-		e.Seq = n
-		out = append(out, e)
-	}
-	return out, nil
+	e.Seq = n
+	return e, nil
 }

@@ -20,15 +20,21 @@ func (s *Store) History(ctx context.Context, room string, from, limit int) ([]wa
 	if from < 0 || limit <= 0 {
 		return nil, nil
 	}
-	a, err := s.runList(ctx, "history", historyScript, room, from, limit)
+	return runEntries(ctx, s, "history", historyScript, room, parseHistoryEntry, from, limit)
+}
+
+// runEntries runs a script whose answer is a list of entries, and reads each
+// with parse.
+func runEntries[T any](ctx context.Context, s *Store, op string, script *redis.Script, room string, parse func(string) (T, error), args ...any) ([]T, error) {
+	a, err := s.runList(ctx, op, script, room, args...)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]waitingroom.HistoryEntry, 0, len(a))
+	out := make([]T, 0, len(a))
 	for _, x := range a {
-		e, err := parseHistoryEntry(str(x))
+		e, err := parse(str(x))
 		if err != nil {
-			return nil, fmt.Errorf("redisstore: history %s: %w", room, err)
+			return nil, fmt.Errorf("redisstore: %s %s: %w", op, room, err)
 		}
 		out = append(out, e)
 	}
@@ -56,6 +62,9 @@ func parseHistoryEntry(s string) (waitingroom.HistoryEntry, error) {
 	}
 	if strings.HasPrefix(s, "l:") {
 		return parseLaneStep(s)
+	}
+	if strings.HasPrefix(s, "w") {
+		return parseWaitlistEntry(s)
 	}
 	f := strings.Split(s, ":")
 	var kind waitingroom.HistoryKind

@@ -25,6 +25,7 @@ var keyNames = [...]string{
 	"requeued",   // sorted set: visitors waiting at the front after a requeue, by the order it was made in
 	"requeues",   // sorted set: "<n>:<visitor>", a visitor's n-th requeue, by when to forget it
 	"audit",      // list: the audit trail, "<seq> <json>" entries, oldest first
+	"readmits",   // sorted set: requeued visitors the controller let in again, by when (a pending slot each)
 }
 
 // hbKey is the index of "hb" among the keys.

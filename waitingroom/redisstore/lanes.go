@@ -12,7 +12,8 @@ import (
 // Priority lanes in Redis (lua/lib.lua, "Priority lanes"; docs/line.md,
 // "Priority lanes"): the same rules as the memory store's lanes.go.
 
-// joinLanes is join.lua's lane argument: each joiner's lane number, or ""
+// joinLanes is join.lua's lane argument: each joiner's lane number (plus
+// MaxLanes for a lane of weight 0 in force), or ""
 // when every joiner is the general lane's (then the script runs as in a room
 // without lanes).
 func joinLanes(joiners []waitingroom.Joiner, lim waitingroom.Limits) string {
@@ -21,8 +22,14 @@ func joinLanes(joiners []waitingroom.Joiner, lim waitingroom.Limits) string {
 	}
 	some := false
 	parts := make([]string, len(joiners))
+	weights := lim.Lanes.List()
 	for i, j := range joiners {
 		lane := lim.Lanes.LaneOf(j.Lane)
+		if weights[lane].Weight == 0 {
+			// The lane admits nobody in the phase in force: its joiner
+			// waits, even in an empty room (join.lua).
+			lane += waitingroom.MaxLanes
+		}
 		some = some || lane > 0
 		parts[i] = strconv.Itoa(lane)
 	}
@@ -122,11 +129,16 @@ func parseLanes(s string, snap *waitingroom.Snapshot) error {
 }
 
 // parseLaneStep reads a lanes entry of the history,
-// "l:at:waiting,admitted,credit;..." (lua/lib.lua, record_lanes).
+// "l:at:waiting,admitted,credit;...:weights" (lua/lib.lua, record_lanes);
+// entries written before steps recorded their weights end at the shares.
 func parseLaneStep(s string) (waitingroom.HistoryEntry, error) {
-	f := strings.Split(s, ":")
-	if len(f) != 3 {
+	f := strings.SplitN(s, ":", 4)
+	if len(f) < 3 {
 		return waitingroom.HistoryEntry{}, fmt.Errorf("bad entry %q", s)
+	}
+	weights := ""
+	if len(f) == 4 {
+		weights = f[3]
 	}
 	at, err := strconv.ParseInt(f[1], 10, 64)
 	if err != nil {
@@ -147,5 +159,5 @@ func parseLaneStep(s string) (waitingroom.HistoryEntry, error) {
 		}
 		waiting, got, credit = append(waiting, w), append(got, a), append(credit, c)
 	}
-	return waitingroom.LaneStep(credit, waiting, got, time.UnixMicro(at).UTC()), nil
+	return waitingroom.LaneStep(weights, credit, waiting, got, time.UnixMicro(at).UTC()), nil
 }

@@ -15,19 +15,48 @@ func (s *Store) DrawSeed(ctx context.Context, room string, candidate []byte, now
 	if err != nil {
 		return nil, time.Time{}, err
 	}
+	return seedReply(v, "draw seed", room, now)
+}
+
+// PhaseSeed implements waitingroom.Store: the first seed stored for the
+// phase wins, on whichever node.
+func (s *Store) PhaseSeed(ctx context.Context, room, phase string, candidate []byte, now time.Time) ([]byte, time.Time, error) {
+	v, err := s.run(ctx, "phase seed", phaseSeedScript, room, phase, candidate, now.UnixMicro())
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	return seedReply(v, "phase seed", room, now)
+}
+
+// seedReply reads drawseed.lua's (and phaseseed.lua's) {seed, committed at}.
+func seedReply(v any, op, room string, now time.Time) ([]byte, time.Time, error) {
 	a, ok := v.([]any)
 	if !ok || len(a) != 2 {
-		return nil, time.Time{}, fmt.Errorf("redisstore: draw seed %s: unexpected reply %v", room, v)
+		return nil, time.Time{}, fmt.Errorf("redisstore: %s %s: unexpected reply %v", op, room, v)
 	}
 	at, err := toInt(a[1])
 	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("redisstore: draw seed %s: %w", room, err)
+		return nil, time.Time{}, fmt.Errorf("redisstore: %s %s: %w", op, room, err)
 	}
 	var seed []byte
 	if s := str(a[0]); s != "" {
 		seed = []byte(s)
 	}
 	return seed, fromMicros(at, now), nil
+}
+
+// CommitLanes implements waitingroom.Store: the first time stored for a
+// phase's commitment wins, on whichever node made it.
+func (s *Store) CommitLanes(ctx context.Context, room, phase, commitment string, now time.Time) (time.Time, error) {
+	v, err := s.run(ctx, "lane commitment", laneCommitScript, room, phase+":"+commitment, now.UnixMicro())
+	if err != nil {
+		return time.Time{}, err
+	}
+	at, err := toInt(v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("redisstore: lane commitment %s: %w", room, err)
+	}
+	return fromMicros(at, now), nil
 }
 
 // Overrides implements waitingroom.Store. It is a single read, not a script.

@@ -29,11 +29,7 @@ func (s *Store) Init(ctx context.Context, room string, seed waitingroom.Recall) 
 // Join implements waitingroom.Store. It is one round trip; for a fan who waits,
 // it writes nothing but the order-key counter.
 func (s *Store) Join(ctx context.Context, room, visitor string, now time.Time, lim waitingroom.Limits) (waitingroom.JoinResult, error) {
-	res, err := s.JoinMany(ctx, room, []waitingroom.Joiner{{Visitor: visitor}}, now, lim)
-	if err != nil {
-		return waitingroom.JoinResult{}, err
-	}
-	return res[0], nil
+	return waitingroom.JoinOne(ctx, s.JoinMany, room, visitor, now, lim)
 }
 
 // JoinMany implements waitingroom.Store: one round trip for the whole batch,
@@ -47,7 +43,7 @@ func (s *Store) JoinMany(ctx context.Context, room string, joiners []waitingroom
 	args := []any{now.UnixMicro(), lim.Open, lim.Cap,
 		lim.Session.Microseconds(), lim.Retention.Microseconds(), s.ttlMillis(),
 		len(joiners), packVisitors(joiners),
-		lim.JoinLimit.Interval().Microseconds(), lim.JoinLimit.BurstSize(), checks, joinLanes(joiners, lim)}
+		lim.JoinLimit.Interval().Microseconds(), lim.JoinLimit.BurstSize(), checks, joinLanes(joiners, lim), phaseQueueArg(lim)}
 	v, err := s.runOn(ctx, "join", joinScript, room, keys, args...)
 	if err != nil {
 		return nil, err
@@ -127,23 +123,26 @@ func claimResult(v any, op, room string, now time.Time) (waitingroom.ClaimResult
 	if err != nil {
 		return waitingroom.ClaimResult{}, fmt.Errorf("redisstore: %s %s: %w", op, room, err)
 	}
-	switch r[0] {
-	case 0:
-		return waitingroom.ClaimResult{Status: waitingroom.Claimed, Expires: fromMicros(r[1], now)}, nil
-	case 1:
-		return waitingroom.ClaimResult{Status: waitingroom.NotYet}, nil
-	case 2:
-		return waitingroom.ClaimResult{Status: waitingroom.Full}, nil
-	case 3:
-		return waitingroom.ClaimResult{Status: waitingroom.Finished}, nil
-	case 4:
-		return waitingroom.ClaimResult{Status: waitingroom.Held}, nil
-	case 5:
-		return waitingroom.ClaimResult{Status: waitingroom.Passed}, nil
-	case 6:
-		return waitingroom.ClaimResult{Status: waitingroom.Requeued}, nil
+	if r[0] < 0 || r[0] >= int64(len(claimStatuses)) {
+		return waitingroom.ClaimResult{}, fmt.Errorf("redisstore: %s %s: unknown status %d", op, room, r[0])
 	}
-	return waitingroom.ClaimResult{}, fmt.Errorf("redisstore: %s %s: unknown status %d", op, room, r[0])
+	res := waitingroom.ClaimResult{Status: claimStatuses[r[0]]}
+	if res.Status == waitingroom.Claimed {
+		res.Expires = fromMicros(r[1], now)
+	}
+	return res, nil
+}
+
+// claimStatuses are the statuses claim.lua and reclaim.lua answer, by their
+// code.
+var claimStatuses = [...]waitingroom.ClaimStatus{
+	waitingroom.Claimed,
+	waitingroom.NotYet,
+	waitingroom.Full,
+	waitingroom.Finished,
+	waitingroom.Held,
+	waitingroom.Passed,
+	waitingroom.Requeued,
 }
 
 // Release implements waitingroom.Store.
@@ -204,7 +203,7 @@ func (s *Store) Advance(ctx context.Context, room string, now time.Time, lim wai
 		waitingroom.MaxCatchUpTicks, s.ttlMillis(), lim.Reshuffle, lim.ReturnWindow.Microseconds(),
 		lim.SessionIdle.Microseconds(), beatWindow(lim).Microseconds(),
 		lim.Retention.Microseconds(), lim.Session.Microseconds(),
-		waitingroom.PaceDecay, spec, weights)
+		waitingroom.PaceDecay, spec, weights, lim.Waitlist, lim.WaitlistUnits, phaseQueueArg(lim))
 	return err
 }
 

@@ -36,6 +36,10 @@ var (
 	snapshotSrc string
 	//go:embed lua/drawseed.lua
 	drawSeedSrc string
+	//go:embed lua/phaseseed.lua
+	phaseSeedSrc string
+	//go:embed lua/lanecommit.lua
+	laneCommitSrc string
 	//go:embed lua/saveoverrides.lua
 	saveOverridesSrc string
 	//go:embed lua/beat.lua
@@ -70,6 +74,8 @@ var (
 	advanceScript       = newScript(advanceSrc)
 	snapshotScript      = newScript(snapshotSrc)
 	drawSeedScript      = newScript(drawSeedSrc)
+	laneCommitScript    = newScript(laneCommitSrc)
+	phaseSeedScript     = newScript(phaseSeedSrc)
 	saveOverridesScript = newScript(saveOverridesSrc)
 	historyScript       = newScript(historySrc)
 	beatScript          = newScript(beatSrc)
@@ -84,7 +90,7 @@ var (
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, reclaimScript, releaseScript, advanceScript,
-		snapshotScript, drawSeedScript, saveOverridesScript, historyScript, beatScript,
+		snapshotScript, drawSeedScript, phaseSeedScript, laneCommitScript, saveOverridesScript, historyScript, beatScript,
 		accountScript, leaveScript, requeueScript, auditAppendScript, auditScript,
 		codeAddScript, codeRedeemScript,
 		supplyScript,

@@ -25,7 +25,7 @@ func (s *Store) Snapshot(ctx context.Context, room string, now time.Time, revoke
 
 // parseSnapshot reads the reply of snapshot.lua.
 func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
-	const fixed = 21 // the numbers, the incarnation, the epochs, what survives a loss, liveness, the pace, the supply, the lanes
+	const fixed = 23 // the numbers, the incarnation, the epochs, what survives a loss, liveness, the pace, the supply, the lanes, the waitlist, the phase pre-queues
 	a, ok := v.([]any)
 	if !ok || len(a) < fixed+1 {
 		return waitingroom.Snapshot{}, fmt.Errorf("unexpected reply %T", v)
@@ -78,6 +78,12 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 	if err := parseLanes(str(a[20]), &snap); err != nil {
 		return waitingroom.Snapshot{}, err
 	}
+	if snap.Waitlist, err = parseWaitlist(str(a[21])); err != nil {
+		return waitingroom.Snapshot{}, err
+	}
+	if snap.PhaseRanges, err = parsePhaseRanges(str(a[22])); err != nil {
+		return waitingroom.Snapshot{}, err
+	}
 	nb, err := toInt(a[fixed])
 	if err != nil || nb < 0 || int(nb) > len(a)-fixed-1 {
 		return waitingroom.Snapshot{}, fmt.Errorf("batch count %v", a[fixed])
@@ -102,25 +108,10 @@ func parseSnapshot(v any, now time.Time) (waitingroom.Snapshot, error) {
 
 // parseEpochs reads the epochs field, "start:size:number,...".
 func parseEpochs(s string) ([]waitingroom.Epoch, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []waitingroom.Epoch
-	for part := range strings.SplitSeq(s, ",") {
-		f := strings.Split(part, ":")
-		if len(f) != 3 {
-			return nil, fmt.Errorf("malformed epoch %q", part)
-		}
-		var n [3]uint64
-		for i := range n {
-			var err error
-			if n[i], err = strconv.ParseUint(f[i], 10, 64); err != nil {
-				return nil, fmt.Errorf("malformed epoch %q", part)
-			}
-		}
-		out = append(out, waitingroom.Epoch{Start: n[0], Size: n[1], Number: n[2]})
-	}
-	return out, nil
+	return parseList(s, "epoch", 3, func(f []string) (waitingroom.Epoch, bool) {
+		n, ok := parseUints(f)
+		return waitingroom.Epoch{Start: n[0], Size: n[1], Number: n[2]}, ok
+	})
 }
 
 // formatEpochs writes epochs as the epochs field holds them.
@@ -197,12 +188,9 @@ func parseLiveness(nums, counts, head string, snap *waitingroom.Snapshot) error 
 	if len(f) != 6 || len(counts)%2 != 0 {
 		return fmt.Errorf("malformed liveness %q (%d count bytes)", nums, len(counts))
 	}
-	var n [6]uint64
-	for i := range n {
-		var err error
-		if n[i], err = strconv.ParseUint(f[i], 10, 64); err != nil {
-			return fmt.Errorf("malformed liveness %q", nums)
-		}
+	n, ok := parseUints(f)
+	if !ok {
+		return fmt.Errorf("malformed liveness %q", nums)
 	}
 	snap.Live = waitingroom.Liveness{From: n[0], Young: n[1]}
 	snap.Skipped, snap.IdledOut, snap.Returned, snap.Requeued = n[2], n[3], n[4], n[5]

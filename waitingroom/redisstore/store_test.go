@@ -162,6 +162,15 @@ func TestEveryKeyExpires(t *testing.T) {
 	if r, err := s.Requeue(ctx, "q", "a", "pass-a", t0.Add(time.Minute), t0.Add(time.Second), requeue); err != nil || r.Status != waitingroom.RequeueDone {
 		t.Fatalf("requeue: %+v %v, want requeued", r, err)
 	}
+	// In a fourth, a requeued visitor is let in again by the controller.
+	must(s.Init(ctx, "w", waitingroom.Recall{}))
+	if res, err := s.Join(ctx, "w", "a", t0, requeue); err != nil || !res.Admitted {
+		t.Fatalf("first visitor of room w: %+v %v, want admitted", res, err)
+	}
+	if r, err := s.Requeue(ctx, "w", "a", "pass-a", t0.Add(time.Minute), t0.Add(time.Second), requeue); err != nil || r.Status != waitingroom.RequeueDone {
+		t.Fatalf("requeue: %+v %v, want requeued", r, err)
+	}
+	must(s.Advance(ctx, "w", t0.Add(2*time.Second), requeue))
 
 	acct := waitingroom.AccountJoin{Account: waitingroom.NewAccountKey("r", "alice"), Joiner: waitingroom.Joiner{Visitor: waitingroom.NewVisitorID().String()}}
 	_, err = s.JoinAccount(ctx, "r", acct, t0.Add(14*time.Second), lim)
@@ -175,10 +184,11 @@ func TestEveryKeyExpires(t *testing.T) {
 	}
 	other := redisstore.RoomKeys(prefix, "i")
 	third := redisstore.RoomKeys(prefix, "q")
-	idled := []string{keyNamed(other, "idled"), keyNamed(other, "idledends"), keyNamed(third, "requeued"), keyNamed(third, "requeues")}
+	fourth := redisstore.RoomKeys(prefix, "w")
+	idled := []string{keyNamed(other, "idled"), keyNamed(other, "idledends"), keyNamed(third, "requeued"), keyNamed(third, "requeues"), keyNamed(fourth, "readmits")}
 	for _, k := range append(append(append(keys, windows...), idled...), redisstore.AccountBucket(prefix, "r", acct.Account)) {
 		if strings.HasSuffix(k, "{r}:hb") || strings.HasSuffix(k, ":hbtmp") || strings.HasSuffix(k, "{r}:idled") || strings.HasSuffix(k, "{r}:idledends") ||
-			strings.HasSuffix(k, "{r}:requeued") || strings.HasSuffix(k, "{r}:requeues") {
+			strings.HasSuffix(k, "{r}:requeued") || strings.HasSuffix(k, "{r}:requeues") || strings.HasSuffix(k, "{r}:readmits") {
 			continue // a name, a scratch key deleted by the step that makes it, and the other rooms'
 		}
 		d, err := c.PTTL(ctx, k).Result()

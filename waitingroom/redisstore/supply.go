@@ -3,7 +3,6 @@ package redisstore
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -65,21 +64,4 @@ func parseSupplyEntry(s string) (waitingroom.HistoryEntry, error) {
 	return waitingroom.HistoryEntry{Kind: waitingroom.HistorySupply, At: at, Supply: &waitingroom.SupplySample{
 		N: uint64(n[0]), Units: uint64(n[1]), At: at, Claimed: uint64(n[2]), Active: uint64(n[3]), Waiting: uint64(n[4]),
 	}}, nil
-}
-
-// supplyFields reads want integers joined by ':' (times may be negative).
-func supplyFields(s string, want int) ([]int64, error) {
-	f := strings.Split(s, ":")
-	if len(f) != want {
-		return nil, fmt.Errorf("bad supply sample %q", s)
-	}
-	n := make([]int64, want)
-	for i, x := range f {
-		v, err := strconv.ParseInt(x, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("bad supply sample %q", s)
-		}
-		n[i] = v
-	}
-	return n, nil
 }

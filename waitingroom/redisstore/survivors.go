@@ -37,7 +37,9 @@ func survivors(seed waitingroom.Recall) string {
 		Lanes   [][3]uint64 `json:"lanes"`
 		LCredit string      `json:"lcredit"`
 		LSpec   string      `json:"lspec"`
-	}{Lanes: [][3]uint64{}, Ovr: string(seed.Overrides), Ver: seed.OverridesVersion, Forgot: seed.Forgotten, Whole: seed.Whole, Raise: seed.RaiseOnly, Sessions: [][3]any{},
+		// The phase pre-queues (see lua/lib.lua, settle_phases).
+		PQ string `json:"pq"`
+	}{PQ: formatPhaseRanges(seed.PhaseRanges), Lanes: [][3]uint64{}, Ovr: string(seed.Overrides), Ver: seed.OverridesVersion, Forgot: seed.Forgotten, Whole: seed.Whole, Raise: seed.RaiseOnly, Sessions: [][3]any{},
 		Skipped: seed.Skipped, IdledOut: seed.IdledOut, Returned: seed.Returned, Requeued: seed.Requeued}
 	if !seed.SettleUntil.IsZero() {
 		ext.Settle = seed.SettleUntil.UnixMicro()

@@ -37,44 +37,51 @@ func NewClient(rawURL string) (redis.UniversalClient, error) {
 	if base != "redis" && base != "rediss" {
 		return nil, fmt.Errorf("redisstore: unsupported Redis URL scheme %q", scheme)
 	}
-	switch topology {
-	case "":
+	if topology != "" && topology != "cluster" && topology != "sentinel" {
+		return nil, fmt.Errorf("redisstore: unsupported Redis URL scheme %q", scheme)
+	}
+	c, err := dial(rawURL, base, topology, rest)
+	if err != nil {
+		return nil, urlError(rawURL, err)
+	}
+	return c, nil
+}
+
+// dial makes the client of one topology ("", "cluster" or "sentinel") from
+// the URL split at its scheme; NewClient says what is wrong with the URL.
+func dial(rawURL, base, topology, rest string) (redis.UniversalClient, error) {
+	if topology == "" {
 		opts, err := redis.ParseURL(rawURL)
 		if err != nil {
-			return nil, urlError(rawURL, err)
+			return nil, err
 		}
 		failFast(&opts.DialTimeout, &opts.ReadTimeout, &opts.WriteTimeout, &opts.DialerRetries)
 		return redis.NewClient(opts), nil
-	case "cluster":
-		u, err := withAddrParams(base, rest)
-		if err != nil {
-			return nil, urlError(rawURL, err)
-		}
+	}
+	u, err := withAddrParams(base, rest)
+	if err != nil {
+		return nil, err
+	}
+	if topology == "cluster" {
 		opts, err := redis.ParseClusterURL(u)
 		if err != nil {
-			return nil, urlError(rawURL, err)
+			return nil, err
 		}
 		failFast(&opts.DialTimeout, &opts.ReadTimeout, &opts.WriteTimeout, &opts.DialerRetries)
 		if opts.ClusterStateReloadInterval == 0 {
 			opts.ClusterStateReloadInterval = ClusterStateReload
 		}
 		return redis.NewClusterClient(opts), nil
-	case "sentinel":
-		u, err := withAddrParams(base, rest)
-		if err != nil {
-			return nil, urlError(rawURL, err)
-		}
-		opts, err := redis.ParseFailoverURL(u)
-		if err != nil {
-			return nil, urlError(rawURL, err)
-		}
-		if opts.MasterName == "" {
-			return nil, urlError(rawURL, errors.New("master_name is required"))
-		}
-		failFast(&opts.DialTimeout, &opts.ReadTimeout, &opts.WriteTimeout, &opts.DialerRetries)
-		return redis.NewFailoverClient(opts), nil
 	}
-	return nil, fmt.Errorf("redisstore: unsupported Redis URL scheme %q", scheme)
+	opts, err := redis.ParseFailoverURL(u)
+	if err != nil {
+		return nil, err
+	}
+	if opts.MasterName == "" {
+		return nil, errors.New("master_name is required")
+	}
+	failFast(&opts.DialTimeout, &opts.ReadTimeout, &opts.WriteTimeout, &opts.DialerRetries)
+	return redis.NewFailoverClient(opts), nil
 }
 
 // failFast sets the timeouts the URL left unset to what a waiting room needs.

@@ -10,10 +10,7 @@ import (
 )
 
 // accountTests check one place per account (waitingroom.Store.JoinAccount).
-var accountTests = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var accountTests = []suiteTest{
 	{"AccountHoldsOnePlace", testAccountOnePlace},
 	{"AccountSecondBrowserSharesSession", testAccountSharesSession},
 	{"AccountSpentPlaceRejoins", testAccountSpent},
@@ -155,9 +152,7 @@ func testAccountUnknownRoom(t *testing.T, h Harness) {
 // (docs/configuration.md, "The account block"): the account gets a new place, and like every
 // join after a loss it goes behind every ticket issued before it.
 func testAccountWiped(t *testing.T, h Harness) {
-	if h.Wipe == nil {
-		t.Skip("backend cannot be wiped")
-	}
+	needsWipe(t, h)
 	f, lim := waitingLine(t, h)
 	first := f.account("alice", newVisitor(), nil, at(1), lim)
 	h.Wipe(t, f.s, f.room)

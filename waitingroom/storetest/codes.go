@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,10 +11,7 @@ import (
 // codeTests check the store's access codes (waitingroom.CodeKeeper): batches
 // stored all or none, uses counted once across handles, a single-use code
 // raced by many redeemed once, and every try weighed on join_limit.
-var codeTests = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var codeTests = []suiteTest{
 	{"CodesAddedAllOrNone", testCodesAllOrNone},
 	{"CodeUsesCounted", testCodeUsesCounted},
 	{"CodeFoundUnderAnyID", testCodeFoundUnderAnyID},
@@ -82,10 +78,7 @@ func testCodesAllOrNone(t *testing.T, h Harness) {
 // wrong.
 func testCodeUsesCounted(t *testing.T, h Harness) {
 	f := newFixture(t, h)
-	a, b := f.s, f.s
-	if h.Pair != nil {
-		a, b = h.Pair(t)
-	}
+	a, b := f.pair(h)
 	lim := limits()
 	f.addCodes(a, code("multi", "members", 3))
 	for i, s := range []waitingroom.Store{a, b, a} {
@@ -121,25 +114,14 @@ func testCodeFoundUnderAnyID(t *testing.T, h Harness) {
 // two handles, give exactly one acceptance.
 func testSingleUseCodeRaced(t *testing.T, h Harness) {
 	f := newFixture(t, h)
-	a, b := f.s, f.s
-	if h.Pair != nil {
-		a, b = h.Pair(t)
-	}
+	a, b := f.pair(h)
 	f.addCodes(a, code("once", "presale", 1))
 	const tries = 16
 	results := make([]waitingroom.CodeResult, tries)
 	errs := make([]error, tries)
-	var wg sync.WaitGroup
-	for i := range tries {
-		s := a
-		if i%2 == 1 {
-			s = b
-		}
-		wg.Go(func() {
-			results[i], errs[i] = s.RedeemCode(f.ctx, f.room, waitingroom.CodeAttempt{IDs: []string{"once"}}, at(1), limits())
-		})
-	}
-	wg.Wait()
+	together(tries, a, b, func(i int, s waitingroom.Store) {
+		results[i], errs[i] = s.RedeemCode(f.ctx, f.room, waitingroom.CodeAttempt{IDs: []string{"once"}}, at(1), limits())
+	})
 	accepted := 0
 	for i, r := range results {
 		if errs[i] != nil {
@@ -167,10 +149,7 @@ func testSingleUseCodeRaced(t *testing.T, h Harness) {
 // and says when the next comes. Another network is not held back.
 func testCodeTriesWeighed(t *testing.T, h Harness) {
 	f, lim := limitedLine(t, h)
-	a, b := f.s, f.s
-	if h.Pair != nil {
-		a, b = h.Pair(t)
-	}
+	a, b := f.pair(h)
 	f.addCodes(a, code("good", "presale", 10))
 	if res := f.redeem(a, netA, at(1), lim, "wrong"); res.Status != waitingroom.CodeWrong {
 		t.Fatalf("wrong code: %+v", res)

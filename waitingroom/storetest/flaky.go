@@ -120,6 +120,14 @@ func (f *Flaky) Snapshot(ctx context.Context, room string, now time.Time, after 
 	return f.Store.Snapshot(ctx, room, now, after)
 }
 
+// CommitLanes implements waitingroom.Store.
+func (f *Flaky) CommitLanes(ctx context.Context, room, phase, commitment string, now time.Time) (time.Time, error) {
+	if err := f.err(); err != nil {
+		return time.Time{}, err
+	}
+	return f.Store.CommitLanes(ctx, room, phase, commitment, now)
+}
+
 // DrawSeed implements waitingroom.Store.
 func (f *Flaky) DrawSeed(ctx context.Context, room string, candidate []byte, now time.Time) ([]byte, time.Time, error) {
 	if err := f.err(); err != nil {

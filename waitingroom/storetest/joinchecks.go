@@ -11,10 +11,7 @@ import (
 // joinCheckTests check what a join is weighed by before its place is made
 // (waitingroom.Joiner): join_limit per client network and one place per seed,
 // counted for every handle on the store, in the join's own call.
-var joinCheckTests = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var joinCheckTests = []suiteTest{
 	{"JoinLimitAcrossHandles", testJoinLimitAcrossHandles},
 	{"JoinLimitWithinABatch", testJoinLimitWithinABatch},
 	{"SeedBuysOnePlace", testSeedBuysOnePlace},
@@ -55,10 +52,7 @@ func refusedJoin(res waitingroom.JoinResult, why waitingroom.Refusal) bool {
 // and says when the next place comes; another network is not held back.
 func testJoinLimitAcrossHandles(t *testing.T, h Harness) {
 	f, lim := limitedLine(t, h)
-	a, b := f.s, f.s
-	if h.Pair != nil {
-		a, b = h.Pair(t)
-	}
+	a, b := f.pair(h)
 	handles := []waitingroom.Store{a, b}
 	placed := 0
 	for i := range 6 {
@@ -147,10 +141,7 @@ func testJoinLimitWithinABatch(t *testing.T, h Harness) {
 // for as long as it is to be remembered.
 func testSeedBuysOnePlace(t *testing.T, h Harness) {
 	f, lim := waitingLine(t, h)
-	a, b := f.s, f.s
-	if h.Pair != nil {
-		a, b = h.Pair(t)
-	}
+	a, b := f.pair(h)
 	seed := waitingroom.Joiner{Visitor: "first", Seed: "c2VlZC1vbmU", SeedUntil: at(330)}
 	if res := f.joinAs(a, seed, at(1), lim); res.Refused != waitingroom.NotRefused || res.Key != 1 {
 		t.Fatalf("first answer: %+v, want place 1", res)

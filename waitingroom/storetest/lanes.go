@@ -12,10 +12,7 @@ import (
 // line of its own, and every step's admissions are shared between the lanes
 // with fans waiting, by weight.
 
-var laneTests = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var laneTests = []suiteTest{
 	{"LanesHaveTheirOwnKeys", testLaneKeys},
 	{"LanesShareByWeight", testLanesShareByWeight},
 	{"EmptyLaneTakesNoSlot", testEmptyLaneTakesNoSlot},
@@ -23,6 +20,7 @@ var laneTests = []struct {
 	{"LanesWithinTheCap", testLanesWithinTheCap},
 	{"LanesRecordedInHistory", testLanesHistory},
 	{"LanesReseeded", testLanesReseeded},
+	{"LaneOfWeightZeroWaits", testLaneOfWeightZeroWaits},
 }
 
 // laneLimits: presale=3 members=2 general=1, thirty a second, room for all.
@@ -200,9 +198,7 @@ func testLanesHistory(t *testing.T, h Harness) {
 }
 
 func testLanesReseeded(t *testing.T, h Harness) {
-	if h.Wipe == nil {
-		t.Skip("backend cannot lose its data")
-	}
+	needsWipe(t, h)
 	f := newFixture(t, h)
 	lim := laneLimits()
 	f.fillLanes(10, "presale", "general")
@@ -217,5 +213,52 @@ func testLanesReseeded(t *testing.T, h Harness) {
 	// The next presale place follows the last one handed out.
 	if res := f.joinLane("presale-late", "presale", at(2), lim); res.Key != waitingroom.LanePlace(lim.Lanes.LaneOf("presale"), 10) {
 		t.Errorf("presale place after the loss %d, want its 11th", res.Key)
+	}
+}
+
+// testLaneOfWeightZeroWaits: weights of a phase that hold a lane back
+// (weight 0) let none of its fans in, not even one who joins an empty open
+// room, while they keep their places; each step records the weights it
+// split by, and the lane's fans go in, from its first place, once weights
+// that give it a share are in force.
+func testLaneOfWeightZeroWaits(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	held := laneLimits()
+	l, err := waitingroom.ParseLanes("presale=3 members=0 general=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held.Lanes = l
+	first := f.joinLane("members-first", "members", t0, held)
+	if first.Admitted {
+		t.Fatal("a fan of a lane of weight 0 was let in on joining an empty room")
+	}
+	if again := f.joinLane("general-first", "general", t0, held); again.Admitted {
+		t.Fatal("a fan of the general lane of weight 0 was let in on joining an empty room")
+	}
+	f.fillLanes(10, "presale", "members", "general")
+	f.advance(at(1), held)
+	s := f.snap(at(1))
+	if p, m, g := laneServing(s, held, "presale"), laneServing(s, held, "members"), laneServing(s, held, "general"); p != 10 || m != 0 || g != 0 {
+		t.Errorf("presale %d, members %d, general %d let in under %s; want 10, 0, 0", p, m, g, held.Lanes)
+	}
+	open := laneLimits()
+	f.advance(at(2), open)
+	s = f.snap(at(2))
+	if m, g := laneServing(s, open, "members"), laneServing(s, open, "general"); m != 11 || g != 11 {
+		t.Errorf("members %d, general %d let in once both had weights; want 11 and 11", m, g)
+	}
+	hist, err := f.s.History(f.ctx, f.room, 0, waitingroom.MaxHistoryPage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var weights []string
+	for _, e := range hist {
+		if e.Kind == waitingroom.HistoryLanes {
+			weights = append(weights, e.Weights)
+		}
+	}
+	if want := []string{held.Lanes.String(), open.Lanes.String()}; fmt.Sprint(weights) != fmt.Sprint(want) {
+		t.Errorf("the steps recorded weights %q, want %q", weights, want)
 	}
 }

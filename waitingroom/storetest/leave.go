@@ -11,10 +11,7 @@ import (
 // pending admission's slot and a session's slot free at once, and the ticket
 // is spent.
 
-var leaveTests = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var leaveTests = []suiteTest{
 	{"LeaveWaitingPassedWithoutASlot", testLeaveWaiting},
 	{"LeaveAtTheFrontFreesTheSlot", testLeaveAtFront},
 	{"LeaveInSessionEndsIt", testLeaveInSession},
@@ -56,11 +53,7 @@ func testLeaveWaiting(t *testing.T, h Harness) {
 // testLeaveAtFront: an admitted, unclaimed place gives its slot back at
 // once: the next step lets the next fan in without waiting out the grace.
 func testLeaveAtFront(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(3, at(0))
-	lim := limits()
-	lim.Cap = 2
-	f.advance(at(1), lim)
+	f, lim := admittedLine(t, h, 3, 2)
 	if s := f.snap(at(1)); s.Serving != 2 || s.Pending != 2 {
 		t.Fatalf("serving %d pending %d; want 2, 2", s.Serving, s.Pending)
 	}
@@ -88,10 +81,7 @@ func testLeaveAtFront(t *testing.T, h Harness) {
 // testLeaveInSession: leaving in session ends it as a revoke does.
 func testLeaveInSession(t *testing.T, h Harness) {
 	f := newFixture(t, h)
-	res := f.join(visitor(0), at(0), limits())
-	if !res.Admitted {
-		t.Fatal("the first visitor was not let in")
-	}
+	res := f.walkIn(visitor(0), at(0), limits())
 	f.leave(visitor(0), res.Key, 1, limits())
 	if s := f.snap(at(1)); s.Active != 0 {
 		t.Fatalf("active %d after leaving, want 0", s.Active)
@@ -125,11 +115,7 @@ func testLeftPlaceNeverLive(t *testing.T, h Harness) {
 // testLeaveReturner: a fan back at the front, waiting for a slot, who leaves
 // gives up the slot and budget kept for them.
 func testLeaveReturner(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(2, at(0))
-	lim := limits()
-	lim.Cap = 1
-	f.advance(at(1), lim)
+	f, lim := admittedLine(t, h, 2, 1)
 	f.advance(at(40), lim) // visitor 0's grace ends unclaimed
 	f.advance(at(41), lim) // visitor 1 takes the slot
 	f.expectClaim("place 1", visitor(1), 1, at(42), lim, waitingroom.Claimed)

@@ -32,13 +32,20 @@ func (f *fixture) liveLine(ghosts, live int, until float64) []uint64 {
 			places = append(places, res.Key)
 		}
 	}
+	f.keepBeating(places, until, closed)
+	return places
+}
+
+// keepBeating keeps places beating every 10 s, with a controller step every
+// second, from t0 until until (seconds).
+func (f *fixture) keepBeating(places []uint64, until float64, lim waitingroom.Limits) {
+	f.t.Helper()
 	for sec := 0.0; sec <= until; sec++ {
 		if int(sec)%10 == 0 {
-			f.beat(waitingroom.Beats{Places: places}, at(sec), closed)
+			f.beat(waitingroom.Beats{Places: places}, at(sec), lim)
 		}
-		f.advance(at(sec), closed)
+		f.advance(at(sec), lim)
 	}
-	return places
 }
 
 func (f *fixture) beat(b waitingroom.Beats, now time.Time, lim waitingroom.Limits) {
@@ -96,12 +103,7 @@ func testGhostsAmongLive(t *testing.T, h Harness) {
 			live = append(live, res.Key) // places 2, 5, 8, ...
 		}
 	}
-	for sec := 0.0; sec <= 160; sec++ {
-		if int(sec)%10 == 0 {
-			f.beat(waitingroom.Beats{Places: live}, at(sec), closed)
-		}
-		f.advance(at(sec), closed)
-	}
+	f.keepBeating(live, 160, closed)
 	lim := liveLimits()
 	lim.Rate = 240 // four a second
 	f.advance(at(161), lim)
@@ -126,9 +128,7 @@ func testYoungNeverSkipped(t *testing.T, h Harness) {
 	f := newFixture(t, h)
 	f.fill(50, t0)
 	lim := liveLimits()
-	for sec := 0.0; sec <= 200; sec++ {
-		f.advance(at(sec), lim)
-	}
+	f.advanceEach(0, 200, lim)
 	s := f.snap(at(200))
 	if s.Skipped != 0 {
 		t.Fatalf("skipped %d places that were admitted while young", s.Skipped)
@@ -145,9 +145,7 @@ func testGapJudgesNobody(t *testing.T, h Harness) {
 	f := newFixture(t, h)
 	f.liveLine(20, 0, 100)
 	// No step from 100 s to 200 s; the next steps open the room.
-	for sec := 200.0; sec <= 260; sec++ {
-		f.advance(at(sec), liveLimits())
-	}
+	f.advanceEach(200, 260, liveLimits())
 	if s := f.snap(at(260)); s.Skipped != 0 || s.Admitted != 20 {
 		t.Fatalf("after a gap: skipped %d admitted %d; want 0 and 20", s.Skipped, s.Admitted)
 	}
@@ -156,18 +154,14 @@ func testGapJudgesNobody(t *testing.T, h Harness) {
 // testWipedStoreJudgesNobody: a store that lost its data lost its beats too:
 // every place counts as live until a whole timeout of beats is in.
 func testWipedStoreJudgesNobody(t *testing.T, h Harness) {
-	if h.Wipe == nil {
-		t.Skip("backend cannot be wiped")
-	}
+	needsWipe(t, h)
 	f := newFixture(t, h)
 	f.liveLine(30, 2, 160)
 	before := f.snap(at(160))
 	h.Wipe(t, f.s, f.room)
 	f.init(waitingroom.Recall{Counters: before.Counters, Whole: true})
 	lim := liveLimits()
-	for sec := 161.0; sec <= 200; sec++ {
-		f.advance(at(sec), lim)
-	}
+	f.advanceEach(161, 200, lim)
 	s := f.snap(at(200))
 	if s.Skipped != 0 || s.Live.Young != 0 {
 		t.Fatalf("after the loss: skipped %d, young from %d; want nobody judged", s.Skipped, s.Live.Young)
@@ -195,10 +189,7 @@ func testSessionIdleOut(t *testing.T, h Harness) {
 	lim := liveLimits()
 	lim.SessionIdle = time.Minute
 	lim.Cap = 2
-	a := f.join("a", t0, lim) // walks in: the first visitor
-	if !a.Admitted {
-		t.Fatal("first visitor not admitted")
-	}
+	a := f.walkIn("a", t0, lim) // the first visitor
 	b := f.join("b", t0, lim)
 	f.advance(at(1), lim)
 	f.expectClaim("b", "b", b.Key, at(2), lim, waitingroom.Claimed)
@@ -250,13 +241,8 @@ func testIdledOutSessionEndsWhenItWould(t *testing.T, h Harness) {
 	lim.Session = 3 * time.Minute
 	lim.ReturnWindow = 10 * time.Minute
 	lim.Cap = 2
-	a := f.join("a", t0, lim)
-	if !a.Admitted {
-		t.Fatal("first visitor not admitted")
-	}
-	for sec := 1.0; sec <= 65; sec++ {
-		f.advance(at(sec), lim)
-	}
+	a := f.walkIn("a", t0, lim)
+	f.advanceEach(1, 65, lim)
 	if s := f.snap(at(65)); s.Active != 0 || s.IdledOut != 1 {
 		t.Fatalf("active %d idled out %d; want a idled out", s.Active, s.IdledOut)
 	}
@@ -264,9 +250,7 @@ func testIdledOutSessionEndsWhenItWould(t *testing.T, h Harness) {
 		t.Fatalf("first return: %v until %v, want resumed until %v", c.Status, c.Expires, a.Expires)
 	}
 	// Quiet again: a second idle-out, resumed to the same end once more.
-	for sec := 67.0; sec <= 130; sec++ {
-		f.advance(at(sec), lim)
-	}
+	f.advanceEach(67, 130, lim)
 	if s := f.snap(at(130)); s.Active != 0 || s.IdledOut != 2 {
 		t.Fatalf("active %d idled out %d; want a idled out twice", s.Active, s.IdledOut)
 	}
@@ -275,9 +259,7 @@ func testIdledOutSessionEndsWhenItWould(t *testing.T, h Harness) {
 	}
 	// Quiet until the session would have ended: coming back then, a has
 	// finished, and no new session is opened.
-	for sec := 132.0; sec <= 200; sec++ {
-		f.advance(at(sec), lim)
-	}
+	f.advanceEach(132, 200, lim)
 	f.expectClaim("return after the session's end", "a", a.Key, at(201), lim, waitingroom.Finished)
 	if s := f.snap(at(201)); s.Active != 0 {
 		t.Fatalf("active %d after a finished; want 0", s.Active)
@@ -320,12 +302,7 @@ func testGhostRunLongerThanAStep(t *testing.T, h Harness) {
 	for p := uint64(n - 10); p < n; p++ {
 		live = append(live, p)
 	}
-	for sec := 0.0; sec <= 160; sec++ {
-		if int(sec)%10 == 0 {
-			f.beat(waitingroom.Beats{Places: live}, at(sec), closed)
-		}
-		f.advance(at(sec), closed)
-	}
+	f.keepBeating(live, 160, closed)
 	lim := liveLimits()
 	lim.Rate = 240 // four a second
 	f.advance(at(161), lim)

@@ -12,14 +12,13 @@ import (
 // its slot freed, and its visitor waits first at the front with their place,
 // after those requeued before them, at most Limits.Requeues times.
 
-var requeueTests = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var requeueTests = []suiteTest{
 	{"RequeueGoesFirstOnceAndIsCounted", testRequeueFirst},
 	{"RequeuedGoInTheOrderRequeued", testRequeueOrder},
 	{"RequeueNeverAboveTheCap", testRequeueCap},
 	{"RequeuedWhoStopsAskingLosesTheFront", testRequeueStopsAsking},
+	{"RequeuedLetInByTheStepInOrder", testRequeueLetInByTheStep},
+	{"RequeuedLetInAndNotBackLapses", testRequeueLetInLapses},
 	{"RequeueWithoutASession", testRequeueNoSession},
 	{"RequeuedSessionsNeverShareAnEnd", testRequeueNewEnd},
 	{"AnEarlierSessionsPassEndsNothing", testEarlierPassEndsNothing},
@@ -47,6 +46,16 @@ func (f *fixture) requeue(v string, now time.Time, lim waitingroom.Limits) waiti
 	return res
 }
 
+// withSessions is a fixture with requeueLimits whose places 0 and 1 hold
+// sessions (see sessions).
+func withSessions(t *testing.T, h Harness) (*fixture, waitingroom.Limits) {
+	t.Helper()
+	f := newFixture(t, h)
+	lim := requeueLimits()
+	f.sessions(lim)
+	return f, lim
+}
+
 // sessions lets places 0 and 1 in and claims them, with places 2 and 3
 // waiting behind: at 1.5 s both slots are taken.
 func (f *fixture) sessions(lim waitingroom.Limits) {
@@ -59,9 +68,7 @@ func (f *fixture) sessions(lim waitingroom.Limits) {
 }
 
 func testRequeueFirst(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	lim := requeueLimits()
-	f.sessions(lim)
+	f, lim := withSessions(t, h)
 	res := f.requeue(visitor(0), at(2), lim)
 	if res.Status != waitingroom.RequeueDone || res.Count != 1 {
 		t.Fatalf("requeue: %v, count %d; want requeued, 1", res.Status, res.Count)
@@ -99,9 +106,7 @@ func testRequeueFirst(t *testing.T, h Harness) {
 }
 
 func testRequeueOrder(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	lim := requeueLimits()
-	f.sessions(lim)
+	f, lim := withSessions(t, h)
 	f.requeue(visitor(1), at(2), lim)
 	f.requeue(visitor(0), at(2.5), lim)
 	f.expectClaim("the second requeued, asking first (it waits behind the first)", visitor(0), 0, at(3), lim, waitingroom.Requeued)
@@ -113,9 +118,7 @@ func testRequeueOrder(t *testing.T, h Harness) {
 }
 
 func testRequeueCap(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	lim := requeueLimits()
-	f.sessions(lim)
+	f, lim := withSessions(t, h)
 	f.requeue(visitor(0), at(2), lim)
 	f.advance(at(3), lim)
 	if s := f.snap(at(3)); s.Serving != 2 {
@@ -137,27 +140,104 @@ func testRequeueCap(t *testing.T, h Harness) {
 }
 
 func testRequeueStopsAsking(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	lim := requeueLimits()
-	f.sessions(lim)
-	f.requeue(visitor(0), at(2), lim)
-	f.requeue(visitor(1), at(2), lim)
+	f, lim := withSessions(t, h)
+	// The room admits nobody: the requeued wait at the front.
+	paused := lim
+	paused.Open = false
+	f.requeue(visitor(0), at(2), paused)
+	f.requeue(visitor(1), at(2), paused)
 	// Visitor 1 keeps asking; visitor 0, ahead of them, never does.
 	for sec := 3.0; sec < 2+waitingroom.ReturnerWindow.Seconds(); sec += 10 {
-		f.expectClaim(fmt.Sprintf("at %.0fs (behind visitor 0)", sec), visitor(1), 1, at(sec), lim, waitingroom.Requeued)
-		f.advance(at(sec+0.5), lim)
+		f.expectClaim(fmt.Sprintf("at %.0fs (behind visitor 0)", sec), visitor(1), 1, at(sec), paused, waitingroom.Requeued)
+		f.advance(at(sec+0.5), paused)
 	}
-	f.advance(at(2+waitingroom.ReturnerWindow.Seconds()+1), lim)
-	f.expectClaim("once visitor 0 stopped asking", visitor(1), 1, at(50), lim, waitingroom.Claimed)
-	// The store forgot visitor 0's place at the front with the returners:
-	// their session is over, and they rejoin at the back.
+	f.advance(at(2+waitingroom.ReturnerWindow.Seconds()+1), paused)
+	// Open again, the controller lets visitor 1 in; visitor 0 stopped
+	// asking and the store forgot their place at the front with the
+	// returners.
+	f.advance(at(50), lim)
+	if s := f.snap(at(50)); s.Pending != 2 || s.Returning != 0 || s.Returned != 1 || s.Serving != 3 {
+		t.Fatalf("pending %d returning %d returned %d serving %d after the step; want 2, 0, 1, 3: visitor 1 let in again, and visitor 0's slot gone to the line", s.Pending, s.Returning, s.Returned, s.Serving)
+	}
+	f.expectClaim("visitor 1, let in by the step", visitor(1), 1, at(50.5), lim, waitingroom.Claimed)
+	// Their session is over, and they rejoin at the back.
 	f.expectClaim("visitor 0, back after the returner window", visitor(0), 0, at(51), lim, waitingroom.Finished)
 }
 
-func testRequeueNoSession(t *testing.T, h Harness) {
+// testRequeueLetInByTheStep: the controller's step lets the requeued in
+// again itself, before the line, in the order they were requeued, within
+// the rate and the cap, whether or not they asked since; their next claim
+// opens the new session. A second step in the same second (another node's)
+// does nothing more.
+func testRequeueLetInByTheStep(t *testing.T, h Harness) {
+	f, lim := withSessions(t, h)
+	f.requeue(visitor(1), at(2), lim)
+	f.requeue(visitor(0), at(2.5), lim)
+	// One visitor's worth of budget a second from now on.
+	slow := lim
+	slow.Rate = 60
+	f.advance(at(3), slow)
+	f.advance(at(3.5), slow)
+	s := f.snap(at(3.5))
+	if s.Serving != 2 || s.Pending != 1 || s.Returning != 1 || s.Returned != 1 {
+		t.Fatalf("serving %d pending %d returning %d returned %d after the step; want 2, 1, 1, 1: the first requeued let in, the line not", s.Serving, s.Pending, s.Returning, s.Returned)
+	}
+	f.expectClaim("the second requeued, with the step's budget spent", visitor(0), 0, at(3.6), slow, waitingroom.Requeued)
+	c := f.claim(visitor(1), 1, at(3.7), slow)
+	if want := at(3.7).Add(lim.Session); c.Status != waitingroom.Claimed || !c.Expires.Equal(want) {
+		t.Fatalf("the first requeued, let in by the step: %v ending %v; want a new session to %v", c.Status, c.Expires, want)
+	}
+	f.advance(at(4), slow)
+	if s := f.snap(at(4)); s.Serving != 2 || s.Pending != 1 || s.Active != 1 || s.Returned != 2 {
+		t.Fatalf("serving %d pending %d active %d returned %d; want 2, 1, 1, 2: the second requeued let in at the next step", s.Serving, s.Pending, s.Active, s.Returned)
+	}
+	f.expectClaim("the second requeued, let in by the step", visitor(0), 0, at(4.5), slow, waitingroom.Claimed)
+	if s := f.snap(at(4.5)); s.Active != 2 || s.Pending != 0 || s.Claimed != 4 || s.Abandoned != 0 {
+		t.Fatalf("active %d pending %d claimed %d lapsed %d; want 2, 0, 4, 0", s.Active, s.Pending, s.Claimed, s.Abandoned)
+	}
+}
+
+// testRequeueLetInLapses: a requeued fan let in again by the step who does
+// not come for the session within the grace loses it, as a line's admission
+// lapses: the slot goes to the line, the admission counts as lapsed (so the
+// fairness report's counts still add up), and the place at the front is
+// over. One who leaves gives the slot back at once.
+func testRequeueLetInLapses(t *testing.T, h Harness) {
 	f := newFixture(t, h)
 	lim := requeueLimits()
-	f.sessions(lim)
+	lim.Cap = 3
+	f.fill(5, t0)
+	f.advance(at(1), lim)
+	for i := range 3 {
+		f.expectClaim(fmt.Sprintf("claim %d", i), visitor(i), uint64(i), at(1.5), lim, waitingroom.Claimed)
+	}
+	f.requeue(visitor(0), at(2), lim)
+	f.requeue(visitor(1), at(2), lim)
+	f.advance(at(3), lim)
+	if s := f.snap(at(3)); s.Serving != 3 || s.Pending != 2 || s.Returned != 2 {
+		t.Fatalf("serving %d pending %d returned %d; want 3, 2, 2", s.Serving, s.Pending, s.Returned)
+	}
+	// Visitor 1 leaves: their slot goes back at once, to the line.
+	f.leave(visitor(1), 1, 4, lim)
+	f.advance(at(5), lim)
+	if s := f.snap(at(5)); s.Serving != 4 || s.Pending != 2 || s.Abandoned != 1 {
+		t.Fatalf("after visitor 1 left: serving %d pending %d lapsed %d; want 4, 2, 1", s.Serving, s.Pending, s.Abandoned)
+	}
+	// Visitor 0 never comes: the admission lapses with the grace.
+	f.advance(at(3).Add(lim.Grace), lim)
+	s := f.snap(at(3).Add(lim.Grace))
+	if s.Abandoned != 2 || s.Serving != 5 {
+		t.Fatalf("after the grace: lapsed %d serving %d; want 2 (visitor 1 and visitor 0), 5: visitor 0's slot gone to place 4", s.Abandoned, s.Serving)
+	}
+	f.expectClaim("visitor 0, after the grace", visitor(0), 0, at(3).Add(lim.Grace+time.Second), lim, waitingroom.Finished)
+	// admitted = claimed − returned + lapsed + unclaimed (docs/PROTOCOL.md, "Counts").
+	if uint64(int64(s.Claimed)-int64(s.Returned)+int64(s.Abandoned)+int64(s.Pending)) != s.Admitted {
+		t.Fatalf("admitted %d, claimed %d, returned %d, lapsed %d, unclaimed %d: the counts do not add up", s.Admitted, s.Claimed, s.Returned, s.Abandoned, s.Pending)
+	}
+}
+
+func testRequeueNoSession(t *testing.T, h Harness) {
+	f, lim := withSessions(t, h)
 	if res := f.requeue(visitor(2), at(2), lim); res.Status != waitingroom.RequeueNoSession {
 		t.Fatalf("requeue of a waiting visitor: %v; want no_session", res.Status)
 	}
@@ -177,10 +257,7 @@ func testRequeueNewEnd(t *testing.T, h Harness) {
 	f := newFixture(t, h)
 	lim := requeueLimits()
 	lim.Requeues = 2
-	first := f.join(visitor(0), at(1), lim)
-	if !first.Admitted {
-		t.Fatal("the first visitor was not let in on the spot")
-	}
+	first := f.walkIn(visitor(0), at(1), lim)
 	ends := first.Expires
 	f.advance(at(1.1), lim) // the second's budget
 	for i := range 2 {
@@ -202,10 +279,7 @@ func testEarlierPassEndsNothing(t *testing.T, h Harness) {
 	f := newFixture(t, h)
 	lim := requeueLimits()
 	lim.Requeues = 2
-	first := f.join(visitor(0), at(1), lim)
-	if !first.Admitted {
-		t.Fatal("the first visitor was not let in on the spot")
-	}
+	first := f.walkIn(visitor(0), at(1), lim)
 	f.advance(at(1.1), lim)
 	f.requeue(visitor(0), at(1.2), lim)
 	again := f.claim(visitor(0), 0, at(1.3), lim)

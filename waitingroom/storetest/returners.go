@@ -112,16 +112,11 @@ func testIdledOutResumeWithinTheRate(t *testing.T, h Harness) {
 	lim.Rate = 60
 	var ends []time.Time
 	for i := range 3 {
-		j := f.join(visitor(i), at(float64(i)), lim)
-		if !j.Admitted {
-			t.Fatalf("visitor %d not let in on the spot", i)
-		}
+		j := f.walkIn(visitor(i), at(float64(i)), lim)
 		ends = append(ends, j.Expires)
 		f.advance(at(float64(i)+0.5), lim)
 	}
-	for sec := 3.0; sec <= 70; sec++ {
-		f.advance(at(sec), lim)
-	}
+	f.advanceEach(3, 70, lim)
 	if s := f.snap(at(70)); s.IdledOut != 3 || s.Active != 0 {
 		t.Fatalf("idled out %d active %d, want 3 and 0", s.IdledOut, s.Active)
 	}
@@ -176,12 +171,7 @@ func testGhostRunsAcrossBlocks(t *testing.T, h Harness) {
 			t.Fatalf("JoinMany: %v", err)
 		}
 	}
-	for sec := 0.0; sec <= 160; sec++ {
-		if int(sec)%10 == 0 {
-			f.beat(waitingroom.Beats{Places: live}, at(sec), closed)
-		}
-		f.advance(at(sec), closed)
-	}
+	f.keepBeating(live, 160, closed)
 	lim := liveLimits()
 	lim.Cap = 2
 	lim.Rate = 120

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -19,31 +18,20 @@ import (
 // admission.
 func testOneSessionPerVisitor(t *testing.T, h Harness) {
 	f := newFixture(t, h)
-	a, b := f.s, f.s
-	if h.Pair != nil {
-		a, b = h.Pair(t)
-	}
+	a, b := f.pair(h)
 	f.fill(5, t0)
 	lim := limits()
 	f.advance(at(1), lim) // admits places 0-4
 	const copies = 16
 	res := make([]waitingroom.ClaimResult, copies)
-	var wg sync.WaitGroup
-	for i := range copies {
-		s := a
-		if i%2 == 1 {
-			s = b
+	together(copies, a, b, func(i int, s waitingroom.Store) {
+		// Each copy asks a little later: the end must still be the first's.
+		r, err := s.Claim(f.ctx, f.room, visitor(2), 2, at(2).Add(time.Duration(i)*time.Millisecond), lim)
+		if err != nil {
+			t.Error(err)
 		}
-		wg.Go(func() {
-			// Each copy asks a little later: the end must still be the first's.
-			r, err := s.Claim(f.ctx, f.room, visitor(2), 2, at(2).Add(time.Duration(i)*time.Millisecond), lim)
-			if err != nil {
-				t.Error(err)
-			}
-			res[i] = r
-		})
-	}
-	wg.Wait()
+		res[i] = r
+	})
 	var end time.Time
 	for i, r := range res {
 		if r.Status != waitingroom.Claimed {
@@ -74,10 +62,7 @@ func testOneSessionPerVisitor(t *testing.T, h Harness) {
 // revocation of its pass is recorded once for every node to read.
 func testReleaseEndsTheSession(t *testing.T, h Harness) {
 	f := newFixture(t, h)
-	a, b := f.s, f.s
-	if h.Pair != nil {
-		a, b = h.Pair(t)
-	}
+	a, b := f.pair(h)
 	f.fill(3, t0)
 	lim := limits()
 	f.advance(at(1), lim)
@@ -104,12 +89,8 @@ func testReleaseEndsTheSession(t *testing.T, h Harness) {
 // announced back from its pass (whose end is kept to the second) is the one a
 // copy of the ticket claims, and its pass id is the one the first pass had.
 func testSessionEndSurvivesLoss(t *testing.T, h Harness) {
-	if h.Wipe == nil {
-		t.Skip("backend cannot lose its data")
-	}
-	f := newFixture(t, h)
-	f.fill(3, t0)
-	lim := limits()
+	needsWipe(t, h)
+	f, lim := lineOf(t, h, 3)
 	f.advance(at(1), lim)
 	ses := f.claim(visitor(1), 1, at(2.25), lim) // ends at a fraction of a second
 	id := waitingroom.SessionPassID(f.room, visitor(1), ses.Expires)

@@ -27,12 +27,17 @@ type Harness struct {
 	Wipe func(t *testing.T, s waitingroom.Store, room string)
 }
 
+// suiteTest is one test of the suite, run as a subtest under name. The
+// tests of a concern kept in a file of its own are listed there, in a table
+// of these, and added to the suite by Run.
+type suiteTest struct {
+	name string
+	fn   func(*testing.T, Harness)
+}
+
 // Run runs the whole suite.
 func Run(t *testing.T, h Harness) {
-	tests := []struct {
-		name string
-		fn   func(*testing.T, Harness)
-	}{
+	tests := []suiteTest{
 		{"UninitialisedRoom", testUninitialised},
 		{"KeysInJoinOrder", testKeysInJoinOrder},
 		{"FirstVisitorWalksIn", testFirstVisitorWalksIn},
@@ -63,6 +68,7 @@ func Run(t *testing.T, h Harness) {
 		{"DrawClosesOnce", testDraw},
 		{"DrawEmptyAfterAdmissionBegan", testDrawAfterAdmission},
 		{"DrawSeedFirstWins", testDrawSeed},
+		{"LaneCommitmentFirstWins", testCommitLanes},
 		{"RandomDrawsEpochs", testRandomEpochs},
 		{"HistoryOfAdmissionsAndDraws", testHistory},
 		{"AuditTrailNumberedAndBounded", testAuditTrail},
@@ -100,6 +106,8 @@ func Run(t *testing.T, h Harness) {
 	tests = append(tests, codeTests...)
 	tests = append(tests, supplyTests...)
 	tests = append(tests, laneTests...)
+	tests = append(tests, waitlistTests...)
+	tests = append(tests, phaseQueueTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -164,6 +172,56 @@ func newFixture(t *testing.T, h Harness) *fixture {
 	return f
 }
 
+// pair returns two handles on the room's backend, as two gateway nodes
+// hold: h.Pair's two clients of one server, or the fixture's store twice.
+func (f *fixture) pair(h Harness) (waitingroom.Store, waitingroom.Store) {
+	if h.Pair != nil {
+		return h.Pair(f.t)
+	}
+	return f.s, f.s
+}
+
+// together makes n calls of fn at once, call i through a or b in turn, as
+// clients of two nodes racing each other, and waits for them all.
+func together(n int, a, b waitingroom.Store, fn func(i int, s waitingroom.Store)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		wg.Go(func() { fn(i, s) })
+	}
+	wg.Wait()
+}
+
+// needsWipe skips a test of losing the store's data on a backend that
+// cannot lose it.
+func needsWipe(t *testing.T, h Harness) {
+	if h.Wipe == nil {
+		t.Skip("backend cannot lose its data")
+	}
+}
+
+// lineOf makes a room of n visitors who joined at t0 while it was closed,
+// with the suite's limits for the test to adjust.
+func lineOf(t *testing.T, h Harness, n int) (*fixture, waitingroom.Limits) {
+	t.Helper()
+	f := newFixture(t, h)
+	f.fill(n, t0)
+	return f, limits()
+}
+
+// admittedLine is lineOf with slots for that many sessions, whose first
+// places, as many, the controller's step at 1 s admitted.
+func admittedLine(t *testing.T, h Harness, n, slots int) (*fixture, waitingroom.Limits) {
+	t.Helper()
+	f, lim := lineOf(t, h, n)
+	lim.Cap = slots
+	f.advance(at(1), lim)
+	return f, lim
+}
+
 func (f *fixture) init(seed waitingroom.Recall) {
 	f.t.Helper()
 	if err := f.s.Init(f.ctx, f.room, seed); err != nil {
@@ -179,6 +237,17 @@ func (f *fixture) join(v string, now time.Time, lim waitingroom.Limits) waitingr
 	}
 	if res.Admitted {
 		f.remember(v, res.Expires)
+	}
+	return res
+}
+
+// walkIn joins v, who must be let in on the spot: a room with a free slot
+// and budget does not make its first visitors wait.
+func (f *fixture) walkIn(v string, now time.Time, lim waitingroom.Limits) waitingroom.JoinResult {
+	f.t.Helper()
+	res := f.join(v, now, lim)
+	if !res.Admitted {
+		f.t.Fatalf("%s was not let in on the spot", v)
 	}
 	return res
 }
@@ -215,6 +284,15 @@ func (f *fixture) advance(now time.Time, lim waitingroom.Limits) {
 	f.t.Helper()
 	if err := f.s.Advance(f.ctx, f.room, now, lim); err != nil {
 		f.t.Fatalf("Advance: %v", err)
+	}
+}
+
+// advanceEach steps the controller once a second, at every whole second
+// from first to last.
+func (f *fixture) advanceEach(first, last int, lim waitingroom.Limits) {
+	f.t.Helper()
+	for sec := first; sec <= last; sec++ {
+		f.advance(at(float64(sec)), lim)
 	}
 }
 
@@ -364,9 +442,7 @@ func testClosedRoom(t *testing.T, h Harness) {
 }
 
 func testRateBudget(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(100, t0)
-	lim := limits()
+	f, lim := lineOf(t, h, 100)
 	lim.Rate = 300 // five a second
 	for i := 1; i <= 4; i++ {
 		f.advance(at(float64(i)), lim)
@@ -382,9 +458,7 @@ func testRateBudget(t *testing.T, h Harness) {
 }
 
 func testSlowRate(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(10, t0)
-	lim := limits()
+	f, lim := lineOf(t, h, 10)
 	lim.Rate = 6 // one every ten seconds
 	for i := 1; i <= 30; i++ {
 		f.advance(at(float64(i)), lim)
@@ -395,9 +469,7 @@ func testSlowRate(t *testing.T, h Harness) {
 }
 
 func testOneStepPerSecond(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(100, t0)
-	lim := limits()
+	f, lim := lineOf(t, h, 100)
 	f.advance(at(1), lim)
 	f.advance(at(1.2), lim)
 	f.advance(at(1.9), lim)
@@ -415,9 +487,7 @@ func testOneStepPerSecond(t *testing.T, h Harness) {
 // the pace record exactly as waitingroom.Pace.Step says; a closed room, or one
 // nobody waits in, leaves it be.
 func testPace(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(25, t0)
-	lim := limits()
+	f, lim := lineOf(t, h, 25)
 	lim.Cap = 20
 	var want waitingroom.Pace
 	check := func(sec float64, what string) {
@@ -456,9 +526,7 @@ func testPace(t *testing.T, h Harness) {
 }
 
 func testCap(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(50, t0)
-	lim := limits()
+	f, lim := lineOf(t, h, 50)
 	lim.Cap = 3
 	lim.Rate = 6000
 	f.advance(at(1), lim)
@@ -481,9 +549,7 @@ func testCap(t *testing.T, h Harness) {
 }
 
 func testClaimLifecycle(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(20, t0)
-	lim := limits()
+	f, lim := lineOf(t, h, 20)
 	if res := f.claim(visitor(0), 0, at(0.5), lim); res.Status != waitingroom.NotYet {
 		t.Fatalf("claim before admission: %v, want not_yet", res.Status)
 	}
@@ -506,11 +572,7 @@ func testClaimLifecycle(t *testing.T, h Harness) {
 }
 
 func testSessionExpiry(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(10, t0)
-	lim := limits()
-	lim.Cap = 1
-	f.advance(at(1), lim)
+	f, lim := admittedLine(t, h, 10, 1)
 	f.claim(visitor(0), 0, at(1), lim)
 	end := at(1).Add(lim.Session)
 	f.advance(end.Add(-time.Second), lim)
@@ -551,9 +613,7 @@ func testRejoinWhileLive(t *testing.T, h Harness) {
 }
 
 func testClaimAfterForgotten(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(5, t0)
-	lim := limits()
+	f, lim := lineOf(t, h, 5)
 	lim.Cap = 1
 	lim.Session = 5 * time.Second
 	lim.Retention = time.Second
@@ -576,11 +636,7 @@ func testClaimAfterForgotten(t *testing.T, h Harness) {
 }
 
 func testRelease(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(10, t0)
-	lim := limits()
-	lim.Cap = 1
-	f.advance(at(1), lim)
+	f, lim := admittedLine(t, h, 10, 1)
 	res := f.claim(visitor(0), 0, at(1), lim)
 	if err := f.s.Release(f.ctx, f.room, visitor(0), "pass-0", res.Expires, at(2), lim); err != nil {
 		t.Fatal(err)
@@ -614,11 +670,7 @@ func testRelease(t *testing.T, h Harness) {
 }
 
 func testAbandonment(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(10, t0)
-	lim := limits()
-	lim.Cap = 2
-	f.advance(at(1), lim) // admits places 0 and 1
+	f, lim := admittedLine(t, h, 10, 2)
 	f.claim(visitor(0), 0, at(2), lim)
 	f.advance(at(30), lim)
 	if s := f.snap(at(30)); s.Serving != 2 || s.Pending != 1 {
@@ -632,11 +684,7 @@ func testAbandonment(t *testing.T, h Harness) {
 }
 
 func testLateReturner(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(10, t0)
-	lim := limits()
-	lim.Cap = 1
-	f.advance(at(1), lim)  // admits place 0
+	f, lim := admittedLine(t, h, 10, 1)
 	f.advance(at(31), lim) // place 0 lapses; place 1 is admitted
 	f.claim(visitor(1), 1, at(32), lim)
 	// Visitor 0 comes back while the only slot is taken.
@@ -688,15 +736,9 @@ func testDraw(t *testing.T, h Harness) {
 	if s := f.snap(at(1)); s.DrawClosed {
 		t.Fatal("draw closed before it was asked to")
 	}
-	start := limits()
-	start.CloseDraw = true
-	f.advance(at(2), start)
-	s := f.snap(at(2))
-	if !s.DrawClosed || s.DrawSize != 25 {
-		t.Fatalf("draw: closed %v size %d, want true and 25", s.DrawClosed, s.DrawSize)
-	}
+	f.closeDraw(at(2), 25, "draw")
 	f.fill(5, at(2))
-	f.advance(at(3), start)
+	f.advance(at(3), drawLimits())
 	if s := f.snap(at(3)); s.DrawSize != 25 {
 		t.Fatalf("draw size changed to %d after it closed", s.DrawSize)
 	}
@@ -706,18 +748,30 @@ func testDrawAfterAdmission(t *testing.T, h Harness) {
 	f := newFixture(t, h)
 	f.fill(25, t0)
 	f.advance(at(1), limits())
-	start := limits()
-	start.CloseDraw = true
-	f.advance(at(2), start)
-	if s := f.snap(at(2)); !s.DrawClosed || s.DrawSize != 0 {
-		t.Fatalf("draw after admission began: closed %v size %d, want true and 0", s.DrawClosed, s.DrawSize)
+	f.closeDraw(at(2), 0, "draw after admission began")
+}
+
+// drawLimits are limits whose controller's step closes the pre-queue's draw.
+func drawLimits() waitingroom.Limits {
+	lim := limits()
+	lim.CloseDraw = true
+	return lim
+}
+
+// closeDraw runs the controller's step that closes the pre-queue's draw at
+// now, and checks that the draw is closed with size places.
+func (f *fixture) closeDraw(now time.Time, size uint64, what string) waitingroom.Snapshot {
+	f.t.Helper()
+	f.advance(now, drawLimits())
+	s := f.snap(now)
+	if !s.DrawClosed || s.DrawSize != size {
+		f.t.Fatalf("%s: closed %v size %d, want true and %d", what, s.DrawClosed, s.DrawSize, size)
 	}
+	return s
 }
 
 func testRandomEpochs(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(10, t0)
-	lim := limits()
+	f, lim := lineOf(t, h, 10)
 	lim.Reshuffle = true
 	lim.Rate = 240 // four a second
 	f.advance(at(1), lim)
@@ -776,6 +830,25 @@ func testDrawSeed(t *testing.T, h Harness) {
 	}
 }
 
+func testCommitLanes(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	for _, tc := range []struct {
+		phase, commitment string
+		now, want         time.Time
+	}{
+		{"presale", "aaa", at(1), at(1)},
+		{"presale", "aaa", at(5), at(1)}, // the first time stands
+		{"presale", "bbb", at(6), at(6)}, // other weights: a commitment of their own
+		{"public", "aaa", at(7), at(7)},  // each phase its own
+		{"presale", "bbb", at(9), at(6)},
+	} {
+		got, err := f.s.CommitLanes(f.ctx, f.room, tc.phase, tc.commitment, tc.now)
+		if err != nil || !got.Equal(tc.want) {
+			t.Errorf("CommitLanes(%s, %s) at %v: %v %v, want %v", tc.phase, tc.commitment, tc.now, got, err, tc.want)
+		}
+	}
+}
+
 func testOverrides(t *testing.T, h Harness) {
 	f := newFixture(t, h)
 	data, v, err := f.s.Overrides(f.ctx, f.room)
@@ -818,18 +891,10 @@ func testInitMax(t *testing.T, h Harness) {
 }
 
 func testWipe(t *testing.T, h Harness) {
-	if h.Wipe == nil {
-		t.Skip("backend cannot lose its data")
-	}
+	needsWipe(t, h)
 	f := newFixture(t, h)
 	f.fill(30, t0)
-	start := limits()
-	start.CloseDraw = true
-	f.advance(at(1), start)
-	before := f.snap(at(1))
-	if !before.DrawClosed || before.DrawSize != 30 {
-		t.Fatalf("draw before the loss: closed %v size %d, want true and 30", before.DrawClosed, before.DrawSize)
-	}
+	before := f.closeDraw(at(1), 30, "draw before the loss")
 	h.Wipe(t, f.s, f.room)
 	if _, err := f.s.Join(f.ctx, f.room, "after", at(2), limits()); !errors.Is(err, waitingroom.ErrNoRoom) {
 		t.Fatalf("Join after the store lost the room: %v, want ErrNoRoom (never a key from 0 again)", err)
@@ -934,27 +999,14 @@ func testConcurrentJoins(t *testing.T, h Harness) {
 func testConcurrentAdvance(t *testing.T, h Harness) {
 	f := newFixture(t, h)
 	f.fill(500, t0)
-	a, b := f.s, f.s
-	if h.Pair != nil {
-		a, b = h.Pair(t)
-	}
+	a, b := f.pair(h)
 	lim := limits()
 	for sec := 1; sec <= 5; sec++ {
-		var wg sync.WaitGroup
-		for i := range 20 {
-			s := a
-			if i%2 == 1 {
-				s = b
+		together(20, a, b, func(i int, s waitingroom.Store) {
+			if err := s.Advance(f.ctx, f.room, at(float64(sec)+float64(i)/100), lim); err != nil {
+				t.Error(err)
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := s.Advance(f.ctx, f.room, at(float64(sec)+float64(i)/100), lim); err != nil {
-					t.Error(err)
-				}
-			}()
-		}
-		wg.Wait()
+		})
 	}
 	if s := f.snap(at(6)); s.Serving != 50 {
 		t.Fatalf("20 nodes stepping for 5 s at 600/min: serving %d, want 50", s.Serving)
@@ -966,10 +1018,7 @@ func testConcurrentClaims(t *testing.T, h Harness) {
 	lim := limits()
 	lim.Cap = 7
 	lim.Rate = 60000
-	a, b := f.s, f.s
-	if h.Pair != nil {
-		a, b = h.Pair(t)
-	}
+	a, b := f.pair(h)
 	// Visitors join while the room is open and keep claiming while the
 	// controller steps; sessions end and lapse along the way.
 	var wg sync.WaitGroup

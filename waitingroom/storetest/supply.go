@@ -6,10 +6,7 @@ import (
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
-var supplyTests = []struct {
-	name string
-	fn   func(*testing.T, Harness)
-}{
+var supplyTests = []suiteTest{
 	{"SupplyLatestReportWins", testSupplyLatestWins},
 }
 

@@ -47,9 +47,7 @@ func testOverridesReseeded(t *testing.T, h Harness) {
 // refused as finished; at or above it the line works as before. A restored
 // admission whose every place was claimed refuses more claims.
 func testForgottenPlaces(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(20, t0)
-	lim := limits()
+	f, lim := lineOf(t, h, 20)
 	f.advance(at(1), lim) // admits places 0-9
 	f.claim(visitor(2), 2, at(2), lim)
 	f.init(waitingroom.Recall{Forgotten: 5})
@@ -344,9 +342,7 @@ func testReseedMarginJudgedByBeats(t *testing.T, h Harness) {
 	if res.Key != 40 {
 		t.Fatalf("first key after the re-seed %d, want 40", res.Key)
 	}
-	for sec := 2.0; sec <= 6; sec++ {
-		f.advance(at(sec), lim)
-	}
+	f.advanceEach(2, 6, lim)
 	s := f.snap(at(6))
 	// 30-34 and 40 are live (no history to judge them); of the margin,
 	// only 37 was seen.

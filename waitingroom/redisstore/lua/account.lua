@@ -7,7 +7,8 @@
 -- account, visitor, visitor's raw bytes, spent (key + 1, 0: none),
 -- now (s), retention (s), then what a new place is weighed by (see weigh in
 -- lib.lua): join_limit's interval (µs, 0: none) and burst, the network's and
--- the seed's indices into KEYS (0: none), and the seed's time (µs).
+-- the seed's indices into KEYS (0: none), and the seed's time (µs), and the
+-- phase pre-queue open (see settle_phases in lib.lua).
 -- Returns {existing (0/1), key, admitted (0/1), session end, visitor's raw
 -- bytes, joined (s)}, {refusal, wait (µs)} when a new place was refused, -1
 -- while the room settles after a loss, or nil when the room is unknown.
@@ -33,7 +34,8 @@ local why, wait = weigh(now, KEYS[tonumber(ARGV[15])], KEYS[tonumber(ARGV[16])],
 if why ~= 0 then
 	return {why, wait}
 end
-local key, admitted, exp = join_visitors(now, ARGV[2] == '1', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], 1, function() return ARGV[8] end)
+local join_open = settle_phases(now, ARGV[18] or '') == nil and ARGV[2] == '1'
+local key, admitted, exp = join_visitors(now, join_open, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], 1, function() return ARGV[8] end)
 redis.call('HSET', bucket, account, ARGV[9] .. struct.pack('>I6I5', key, nows))
 redis.call('PEXPIRE', bucket, ARGV[6])
 return {0, key, admitted, exp, ARGV[9], nows}

@@ -6,7 +6,9 @@
 -- reshuffle (0/1), return window (µs), session idle (µs, 0: off), heartbeat
 -- window (µs, 0: no place is judged), retention (µs), session (µs), pace decay per
 -- second, the lanes' weights as text and as numbers ("," between them; both
--- "" without lanes: see share_lanes in lib.lua)
+-- "" without lanes: see share_lanes in lib.lua), waitlist (0/1), units a fan
+-- let in from the waitlist (0: nobody now), the phase pre-queue open (see
+-- settle_phases in lib.lua)
 -- Returns 1 when it stepped, 0 when this second was already stepped, nil when
 -- the room is unknown.
 local last = redis.call('HGET', meta, 'tick')
@@ -149,10 +151,20 @@ while true do
 	end
 	redis.call('ZREM', lapsed, head[1])
 end
+-- Requeued visitors let in again who did not come for their session within
+-- the grace: the slot goes to the next fan, the admission counts as lapsed,
+-- and the place at the front is over (their next claim is finished).
+for _, v in ipairs(redis.call('ZRANGEBYSCORE', readmits, '-inf', int(now - grace))) do
+	redis.call('ZREM', readmits, v)
+	pending = pending - 1
+	abandoned = abandoned + 1
+end
 if abandoned > 0 then
 	redis.call('HINCRBY', meta, 'abandoned', int(abandoned))
 end
 
+-- The phase pre-queues first: one open holds the line at its first key.
+local phase_hold = settle_phases(now, ARGV[22] or '')
 local m = redis.call('HMGET', meta, 'seq', 'serving', 'drawn', 'credit')
 local seq, serving = num(m[1]), num(m[2])
 if ARGV[4] == '1' and m[3] ~= '1' then
@@ -367,10 +379,53 @@ local function step_pace(waiting, got)
 		'pace_moves', float(moves), 'pace_still', int(still))
 end
 
+-- The waitlist begins at the first step that runs with it, and ends at the
+-- first that runs without: its grants are forgotten then, the sale being
+-- open again (or over). Each is recorded in the history, "ws:from:at" and
+-- "we:serving:admitted:at".
+local waitlist, wl_units = ARGV[20] == '1', tonumber(ARGV[21] or '0')
+local wl_since = redis.call('HGET', meta, 'wlsince')
+if waitlist and not wl_since then
+	redis.call('HSET', meta, 'wlsince', int(now), 'wlfrom', int(serving), 'wladm', '0', 'wlgrants', '')
+	redis.call('HDEL', meta, 'wlended')
+	redis.call('RPUSH', history, 'ws:' .. int(serving) .. ':' .. int(now))
+	redis.call('PEXPIRE', history, ARGV[10])
+elseif not waitlist and wl_since then
+	redis.call('RPUSH', history, 'we:' .. int(serving) .. ':' .. int(num(redis.call('HGET', meta, 'wladm'))) .. ':' .. int(now))
+	redis.call('PEXPIRE', history, ARGV[10])
+	redis.call('HDEL', meta, 'wlsince', 'wlfrom', 'wladm', 'wlgrants')
+	redis.call('HSET', meta, 'wlended', int(now))
+end
+waitlist = waitlist and wl_units > 0
+
+-- How many fans the step may let in from the waitlist: what the last supply
+-- serves beyond the units owed (waitingroom.WaitlistFans); with the supply,
+-- its sample's number and the units owed.
+local function waitlist_fans()
+	local grants, owed = waitlist_grants(now)
+	save_waitlist_grants(grants)
+	local last = string.match(redis.call('HGET', meta, 'supply') or '', '([^,]+)$')
+	if not last then
+		return 0, 0, 0, owed
+	end
+	local n, units = string.match(last, '^(%d+):(%d+):')
+	local supply = tonumber(units)
+	if supply <= owed then
+		return 0, supply, tonumber(n), owed
+	end
+	local fans = math.floor((supply - owed) / wl_units)
+	if fans == 0 and owed == 0 then
+		-- A leftover smaller than one fan's worth, with nothing owed, goes
+		-- to the next fan all the same (for what it is).
+		fans = 1
+	end
+	return fans, supply, tonumber(n), owed
+end
+
 -- Moves serving forward by the rate budget and the free slots, counted in
 -- live places: ghosts on the way are skipped without a slot.
 local function admit()
-	if ARGV[3] ~= '1' or now < num(redis.call('HGET', meta, 'settle')) then
+	if (ARGV[3] ~= '1' and not waitlist) or now < num(redis.call('HGET', meta, 'settle')) then
 		redis.call('HSET', meta, 'credit', '0', 'pending', int(pending))
 		return
 	end
@@ -379,12 +434,55 @@ local function admit()
 	-- store.
 	local per_second = tonumber(ARGV[5]) / 60
 	local credit = math.min(num(m[4]) + per_second * elapsed, math.max(per_second, 1))
+	-- Requeued visitors go in again first, in the order they were requeued,
+	-- each taking the visitor's worth of budget and the slot kept for them
+	-- (a pending slot from now, as an admission of the line's), while the
+	-- budget and the cap allow; those who stopped asking went with the
+	-- returners above. Each counts as returned now; their next claim opens
+	-- the session (claim.lua). Letting them in here, not only when they ask,
+	-- keeps a node slow to answer their page from letting the line pass
+	-- them meanwhile.
+	local cap = tonumber(ARGV[6])
+	-- (Held while the room waitlists, as returners are: only what comes
+	-- back lets anyone in.)
+	if not waitlist and credit >= 1 and redis.call('ZCARD', requeued) > 0 then
+		local let_in = 0
+		for _, v in ipairs(redis.call('ZRANGE', requeued, 0, 63)) do
+			if credit < 1 or redis.call('ZCARD', live) + pending >= cap then
+				break
+			end
+			if redis.call('ZSCORE', returners, v) then
+				redis.call('ZREM', returners, v)
+				redis.call('ZREM', requeued, v)
+				redis.call('ZADD', readmits, int(now), v)
+				pending = pending + 1
+				credit = credit - 1
+				let_in = let_in + 1
+			end
+		end
+		if let_in > 0 then
+			redis.call('PEXPIRE', readmits, ARGV[10])
+			redis.call('HINCRBY', meta, 'returned', let_in)
+		end
+	end
 	-- The returners waiting at the front are owed the budget first: the line
 	-- gets what is left once each has a visitor's worth kept for them, so
 	-- fans coming back never add to the rate (see let_returner_in).
 	local line = line_credit(credit)
+	local fans, wl_supply, wl_sample, wl_owed = math.huge, 0, 0, 0
+	if waitlist then
+		-- Returners are held while the room waitlists (as when paused):
+		-- the line gets the rate, and only as many as came back serve.
+		line = credit
+		fans, wl_supply, wl_sample, wl_owed = waitlist_fans()
+	end
 	local room = free(tonumber(ARGV[6]), pending)
 	local end_ = seq
+	if phase_hold then
+		-- A phase pre-queue is open: the line goes on up to its first fan,
+		-- and its fans wait for the phase's start.
+		end_ = math.max(math.min(end_, phase_hold), serving)
+	end
 	if ARGV[11] == '1' then
 		-- The random method: when the places drawn so far are all in and
 		-- visitors wait, draw everyone waiting into a new epoch; admit drawn
@@ -415,7 +513,7 @@ local function admit()
 	local lanes_waiting = num(redis.call('HGET', meta, 'lwait'))
 	local n = 0
 	if line >= 1 and room > 0 and end_ - serving + lanes_waiting > 0 then
-		n = math.min(math.floor(line), room, end_ - serving + lanes_waiting)
+		n = math.min(math.floor(line), room, end_ - serving + lanes_waiting, fans)
 	end
 	local waiting = end_ > serving or lanes_waiting > 0
 	local admitted = 0
@@ -451,6 +549,18 @@ local function admit()
 		-- The line reached every place up to to: the live ones went in, the
 		-- ghosts lost their turn then (and come back as lapsed admissions).
 		record_admission(serving, to - serving, now)
+		if waitlist and got > 0 then
+			-- The units let in for are owed until paid by a fall of the
+			-- supply or until the session could have ended:
+			-- "w:start:count:fans:units:supply:owed:sample:at".
+			local units = math.min(got * wl_units, wl_supply - wl_owed)
+			local grants = waitlist_grants(now)
+			grants[#grants + 1] = {units, now + grace + session}
+			save_waitlist_grants(grants)
+			redis.call('HINCRBY', meta, 'wladm', int(got))
+			redis.call('RPUSH', history, 'w:' .. int(serving) .. ':' .. int(to - serving) .. ':' .. int(got) .. ':' ..
+				int(units) .. ':' .. int(wl_supply) .. ':' .. int(wl_owed + units) .. ':' .. int(wl_sample) .. ':' .. int(now))
+		end
 		redis.call('HSET', meta, 'serving', int(to))
 		redis.call('ZREMRANGEBYSCORE', left, '-inf', '(' .. int(to))
 		serving = to

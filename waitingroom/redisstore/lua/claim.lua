@@ -22,6 +22,29 @@ local pending = num(m[2])
 -- The serving counter of the place's lane (see serving_of in lib.lua).
 m[1] = serving_of(place, num(m[1]))
 
+-- Opens the new session of a requeued visitor let in again. It must end in
+-- a later second than the failed one (its end is the finished mark less the
+-- retention), or it would share the pass id every node now refuses: let in
+-- within the second the failed one began, it ends a second after it.
+local function open_again()
+	local exp = now + session
+	local fin = redis.call('ZSCORE', finished, visitor)
+	if fin then
+		local failed = math.floor((tonumber(fin) - retention) / 1000000)
+		if math.floor(exp / 1000000) <= failed then
+			exp = (failed + 1) * 1000000
+		end
+	end
+	return open_session(visitor, now, exp - now, retention, ttl)
+end
+
+-- A requeued visitor the controller let in again (advance.lua): the pending
+-- slot is theirs.
+if redis.call('ZREM', readmits, visitor) == 1 then
+	redis.call('HSET', meta, 'pending', int(pending - 1))
+	return {0, open_again()}
+end
+
 -- A requeued visitor (requeue.lua) asks again: in, into a new session, when
 -- nobody requeued before them still waits and a visitor's worth of budget
 -- and a slot are free; otherwise they keep their place at the front by
@@ -44,19 +67,7 @@ if order then
 	redis.call('ZREM', returners, visitor)
 	redis.call('ZREM', requeued, visitor)
 	redis.call('HINCRBY', meta, 'returned', 1)
-	-- The new session must end in a later second than the failed one (its
-	-- end is the finished mark less the retention), or it would share the
-	-- pass id every node now refuses: let in within the second the failed
-	-- one began, it ends a second after it.
-	local exp = now + session
-	local fin = redis.call('ZSCORE', finished, visitor)
-	if fin then
-		local failed = math.floor((tonumber(fin) - retention) / 1000000)
-		if math.floor(exp / 1000000) <= failed then
-			exp = (failed + 1) * 1000000
-		end
-	end
-	return {0, open_session(visitor, now, exp - now, retention, ttl)}
+	return {0, open_again()}
 end
 
 -- A session that idled out comes back to the end it had, once per idle-out:

@@ -108,7 +108,7 @@ if redis.call('EXISTS', meta) == 1 then
 	if ext.whole and redis.call('HGET', meta, 'blank') == '1' then
 		-- Created by a node that knew nothing of it: take what this one knew.
 		redis.call('HDEL', meta, 'blank')
-		redis.call('HSET', meta, 'drawn', ARGV[8], 'drawsize', ARGV[9], 'epochs', ARGV[12])
+		redis.call('HSET', meta, 'drawn', ARGV[8], 'drawsize', ARGV[9], 'epochs', ARGV[12], 'pq', ext.pq)
 		if ext.lostat > num(redis.call('HGET', meta, 'lostat')) then
 			redis.call('HSET', meta, 'lostat', int(ext.lostat))
 		end
@@ -131,7 +131,7 @@ redis.call('HSET', meta,
 	'credit', '1', -- a new room lets its first visitor straight in
 	'tick', '0', 'pending', '0',
 	'drawn', ARGV[8], 'drawsize', ARGV[9],
-	'revcur', '0', 'ver', '0', 'inc', ARGV[11], 'epochs', ARGV[12],
+	'revcur', '0', 'ver', '0', 'inc', ARGV[11], 'epochs', ARGV[12], 'pq', ext.pq,
 	'settle', int(ext.settle), 'lostat', int(ext.lostat))
 if ext.mfrom < tonumber(ARGV[1]) then
 	redis.call('HSET', meta, 'mfrom', int(ext.mfrom), 'mto', ARGV[1])

@@ -7,7 +7,8 @@
 -- admitted, and a crowd is mostly told to wait), join_limit's interval (µs,
 -- 0: none) and burst, and what each visitor is weighed by (see weigh in
 -- lib.lua): "" for nobody, else "<network>,<seed>,<seed until>;" for each in
--- turn, network and seed being indices into KEYS (0: none).
+-- turn, network and seed being indices into KEYS (0: none), the lanes (see
+-- below), and the phase pre-queue open (see settle_phases in lib.lua).
 -- Returns {first key, admitted, session end} (see join_visitors in lib.lua),
 -- and when visitors were weighed a fourth element, the refused among them as
 -- {index (from 0), refusal, wait (µs)} one after the other: they have no
@@ -22,6 +23,9 @@ local now = tonumber(ARGV[1])
 if now < num(redis.call('HGET', meta, 'settle')) then
 	return -1
 end
+-- An open phase pre-queue holds its fans, these among them: nobody is
+-- admitted on the spot.
+local join_open = settle_phases(now, ARGV[13] or '') == nil and ARGV[2] == '1'
 local packed, pos = ARGV[8], 1
 -- Visitors are asked for in order, from the first, so the reading goes on
 -- where the last one ended.
@@ -35,10 +39,11 @@ end
 local checks = ARGV[11]
 if ARGV[12] ~= '' then
 	-- Joiners in priority lanes (ARGV[12]: each joiner's lane number, ","
-	-- between them; see join_lane in lib.lua): one at a time, in order, each
+	-- between them, plus MAX_LANES for a lane whose weight in force is 0;
+	-- see join_lane in lib.lua): one at a time, in order, each
 	-- weighed first. The reply's fifth element is, for each placed joiner,
 	-- its place and whether it was admitted.
-	local open, cap, session, retention, ttl = ARGV[2] == '1', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+	local open, cap, session, retention, ttl = join_open, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
 	local interval, burst = tonumber(ARGV[9]), tonumber(ARGV[10])
 	local lanes = {}
 	for l in string.gmatch(ARGV[12], '(%d+)') do
@@ -59,10 +64,16 @@ if ARGV[12] ~= '' then
 			refused[#refused + 1] = wait
 		else
 			local key, admitted, e
-			if lanes[i + 1] == 0 then
-				key, admitted, e = join_visitors(now, open, cap, session, retention, ttl, 1, function() return v end)
+			-- A lane number of MAX_LANES or more is that lane's less
+			-- MAX_LANES, whose weight in force is 0: its joiner waits.
+			local lane, lopen = lanes[i + 1], open
+			if lane >= MAX_LANES then
+				lane, lopen = lane - MAX_LANES, false
+			end
+			if lane == 0 then
+				key, admitted, e = join_visitors(now, lopen, cap, session, retention, ttl, 1, function() return v end)
 			else
-				key, admitted, e = join_lane(now, open, cap, session, retention, ttl, lanes[i + 1], v)
+				key, admitted, e = join_lane(now, lopen, cap, session, retention, ttl, lane, v)
 			end
 			if admitted > 0 then
 				exp = e
@@ -74,7 +85,7 @@ if ARGV[12] ~= '' then
 	return {0, 0, exp, refused, out}
 end
 if checks == '' then
-	local first, admitted, exp = join_visitors(now, ARGV[2] == '1', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7]), visitor)
+	local first, admitted, exp = join_visitors(now, join_open, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7]), visitor)
 	return {first, admitted, exp}
 end
 local interval, burst = tonumber(ARGV[9]), tonumber(ARGV[10])
@@ -92,5 +103,5 @@ for lk, sk, till in string.gmatch(checks, '(%d+),(%d+),(%d+);') do
 	end
 	i = i + 1
 end
-local first, admitted, exp = join_visitors(now, ARGV[2] == '1', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], #placed, function(k) return placed[k + 1] end)
+local first, admitted, exp = join_visitors(now, join_open, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], #placed, function(k) return placed[k + 1] end)
 return {first, admitted, exp, refused}

@@ -41,6 +41,12 @@ elseif not had and place < serving_of(place, serving) then
 		end
 	end
 end
+if redis.call('ZREM', readmits, visitor) == 1 then
+	-- A requeued visitor the controller let in again: their pending slot
+	-- goes back, and the admission counts as lapsed (advance.lua).
+	redis.call('HINCRBY', meta, 'pending', -1)
+	redis.call('HINCRBY', meta, 'abandoned', 1)
+end
 redis.call('ZREM', returners, visitor)
 redis.call('ZREM', requeued, visitor)
 redis.call('ZREM', idled, visitor)

@@ -5,9 +5,9 @@ local meta, live, finished, batches, returners, revoked, revokedexp, history, la
 	KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 local seen, idled, hb, hbtmp, livecounts, livehead, idledends =
 	KEYS[10], KEYS[11], KEYS[12], KEYS[13], KEYS[14], KEYS[15], KEYS[16]
-local left, requeued, requeues, audit = KEYS[17], KEYS[18], KEYS[19], KEYS[20]
+local left, requeued, requeues, audit, readmits = KEYS[17], KEYS[18], KEYS[19], KEYS[20], KEYS[21]
 -- The keys above are the room's; a script given more finds them after.
-local ROOM_KEYS = 20
+local ROOM_KEYS = 21
 
 -- Redis formats large Lua numbers in exponent notation, which INCRBY and
 -- friends refuse; every integer written goes through int.
@@ -140,12 +140,95 @@ local function parse_epochs(s)
 	return out
 end
 
-local function format_epochs(epochs)
+-- Writes a list as a meta field: each element as one writes it, "," between.
+local function format_list(list, one)
 	local parts = {}
-	for i, e in ipairs(epochs) do
-		parts[i] = int(e[1]) .. ':' .. int(e[2]) .. ':' .. int(e[3])
+	for i, e in ipairs(list) do
+		parts[i] = one(e)
 	end
 	return table.concat(parts, ',')
+end
+
+local function format_epochs(epochs)
+	return format_list(epochs, function(e)
+		return int(e[1]) .. ':' .. int(e[2]) .. ':' .. int(e[3])
+	end)
+end
+
+-- The phase pre-queues (waitingroom/phasequeue.go) live in one meta field,
+-- "phase:start:count:closed:starts:draw,..." oldest first (starts in µs);
+-- at most MAX_PHASE_RANGES are kept.
+local MAX_PHASE_RANGES = 16
+
+-- Each range is {phase, start, count, closed (boolean), starts, draw ('0'/'1')}.
+local PHASE_RANGE = '([%w_%-]+):(%d+):(%d+):(%d):(%-?%d+):(%d)'
+
+local function format_phase_ranges(ranges)
+	return format_list(ranges, function(r)
+		return r[1] .. ':' .. int(r[2]) .. ':' .. int(r[3]) .. ':' .. (r[4] and '1' or '0') .. ':' .. int(r[5]) .. ':' .. r[6]
+	end)
+end
+
+-- Brings the phase pre-queues to now, as waitingroom.SettlePhaseRanges
+-- does: the open one whose start has come closes with the keys given so
+-- far, and the pre-queue spec names ("<phase>,<opens>,<starts>,<draw>", µs;
+-- "": none) opens at the next key if it has not. A range drawn now resets
+-- the beats, given by key. Returns the key the line is held at while a
+-- range is open, else nil. Costs one read when there is nothing to do.
+local function settle_phases(now, spec)
+	local cur = redis.call('HGET', meta, 'pq')
+	if (not cur or cur == '') and spec == '' then
+		return nil
+	end
+	local ranges = {}
+	for ph, start, count, closed, starts, draw in string.gmatch(cur or '', PHASE_RANGE) do
+		ranges[#ranges + 1] = {ph, tonumber(start), tonumber(count), closed == '1', tonumber(starts), draw}
+	end
+	local seq = num(redis.call('HGET', meta, 'seq'))
+	local changed, drew = false, false
+	local function close(r)
+		r[4], r[3] = true, seq - r[2]
+		changed = true
+		drew = drew or r[6] == '1'
+	end
+	for _, r in ipairs(ranges) do
+		if not r[4] and now >= r[5] then
+			close(r)
+		end
+	end
+	if spec ~= '' then
+		local ph, opens, starts, draw = string.match(spec, '^([%w_%-]+),(%-?%d+),(%-?%d+),(%d)$')
+		opens, starts = tonumber(opens), tonumber(starts)
+		local known = false
+		for _, r in ipairs(ranges) do
+			known = known or r[1] == ph
+		end
+		if not known and now >= opens and now < starts then
+			for _, r in ipairs(ranges) do
+				if not r[4] then
+					close(r)
+				end
+			end
+			ranges[#ranges + 1] = {ph, seq, 0, false, starts, draw}
+			while #ranges > MAX_PHASE_RANGES do
+				table.remove(ranges, 1)
+			end
+			changed = true
+		end
+	end
+	if changed then
+		redis.call('HSET', meta, 'pq', format_phase_ranges(ranges))
+	end
+	if drew then
+		redis.call('HDEL', meta, 'wseq')
+		redis.call('DEL', left)
+	end
+	for _, r in ipairs(ranges) do
+		if not r[4] then
+			return r[2]
+		end
+	end
+	return nil
 end
 
 -- The public history (waitingroom/history.go) is a list of entries
@@ -426,13 +509,14 @@ local function join_lane(now, open, cap, session, retention, ttl, lane, visitor)
 end
 
 -- A step's split between the lanes is one history entry,
--- "l:at:waiting,admitted,credit;..." by lane (waitingroom.LaneStep).
-local function record_lanes(credit, waiting, got, now)
+-- "l:at:waiting,admitted,credit;...:weights" by lane, with the weights'
+-- text the step split by (waitingroom.LaneStep).
+local function record_lanes(spec, credit, waiting, got, now)
 	local parts = {}
 	for i = 1, #got do
 		parts[i] = int(waiting[i]) .. ',' .. int(got[i]) .. ',' .. int(credit[i])
 	end
-	redis.call('RPUSH', history, 'l:' .. int(now) .. ':' .. table.concat(parts, ';'))
+	redis.call('RPUSH', history, 'l:' .. int(now) .. ':' .. table.concat(parts, ';') .. ':' .. spec)
 end
 
 -- Shares a step's n admissions between the lanes by weight, as
@@ -466,7 +550,8 @@ local function share_lanes(spec, weights, general, n, now, ttl)
 	for _ = 1, n do
 		local total, best = 0, 0
 		for i = 1, #weights do
-			if waiting[i] > got[i] then
+			-- A lane of weight 0 admits nobody while it is in force.
+			if weights[i] > 0 and waiting[i] > got[i] then
 				cr[i] = cr[i] + weights[i]
 				total = total + weights[i]
 				if best == 0 or cr[i] > cr[best] then
@@ -485,7 +570,7 @@ local function share_lanes(spec, weights, general, n, now, ttl)
 		parts[i] = int(cr[i])
 	end
 	redis.call('HSET', meta, 'lspec', spec, 'lcredit', table.concat(parts, ','))
-	record_lanes(before, waiting, got, now)
+	record_lanes(spec, before, waiting, got, now)
 	local others = 0
 	for i = 2, #weights do
 		local k = got[i]
@@ -503,4 +588,47 @@ local function share_lanes(spec, weights, general, n, now, ttl)
 	redis.call('HINCRBY', meta, 'lwait', int(-others))
 	redis.call('PEXPIRE', history, ttl)
 	return got[1], others
+end
+
+-- The waitlist (waitingroom/waitlist.go, docs/waitlist.md): the meta hash
+-- keeps, while the line is one, 'wlsince' (µs), 'wlfrom' (serving when it
+-- began), 'wladm' (fans let in from it) and 'wlgrants', the units let in
+-- for and still owed, "units:until(µs)" joined by ',', oldest first.
+
+-- The grants still owed at now, as a list of {units, until}, and their sum.
+local function waitlist_grants(now)
+	local kept, owed = {}, 0
+	for u, till in string.gmatch(redis.call('HGET', meta, 'wlgrants') or '', '(%d+):(%-?%d+)') do
+		if tonumber(till) > now then
+			kept[#kept + 1] = {tonumber(u), tonumber(till)}
+			owed = owed + tonumber(u)
+		end
+	end
+	return kept, owed
+end
+
+local function save_waitlist_grants(grants)
+	local parts = {}
+	for _, g in ipairs(grants) do
+		parts[#parts + 1] = int(g[1]) .. ':' .. int(g[2])
+	end
+	redis.call('HSET', meta, 'wlgrants', table.concat(parts, ','))
+end
+
+-- A fall of the supply by fallen units pays the oldest grants first
+-- (waitingroom.PayWaitlist).
+local function pay_waitlist(fallen)
+	if not redis.call('HGET', meta, 'wlgrants') then
+		return
+	end
+	local out = {}
+	for u, till in string.gmatch(redis.call('HGET', meta, 'wlgrants'), '(%d+):(%-?%d+)') do
+		local units = tonumber(u)
+		local pay = math.min(units, fallen)
+		fallen = fallen - pay
+		if units > pay then
+			out[#out + 1] = {units - pay, tonumber(till)}
+		end
+	end
+	save_waitlist_grants(out)
 end

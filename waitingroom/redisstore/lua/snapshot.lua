@@ -5,7 +5,9 @@
 -- "forgotten:settle until:blank:lost at:margin from:margin to", "live from:young:skipped:idled out:returned:requeued", live
 -- counts, live head, pace, supply samples (supply.lua), lanes ("" without lanes, else
 -- "<weights text>|<credits>|<seq>:<serving>:<admitted>,..." for lanes 1 to 7),
--- number of batches, batch..., revocation...}, each batch
+-- the waitlist ("since:from:admitted:owed" while the line is one, else
+-- "ended:<µs>" once it was, else ""),
+-- the phase pre-queues (see settle_phases in lib.lua), number of batches, batch..., revocation...}, each batch
 -- being a batches member (lib.lua) and each revocation "cursor:expiry:pass
 -- id" (or "cursor:expiry:~idled at:visitor"); nil when the room is unknown.
 if redis.call('EXISTS', meta) == 0 then
@@ -62,7 +64,16 @@ if redis.call('HEXISTS', meta, 'lwait') == 1 then
 	end
 	out[21] = (l[1] or '') .. '|' .. (l[2] or '') .. '|' .. table.concat(parts, ',')
 end
-out[22] = #bs
+out[22] = ''
+if redis.call('HEXISTS', meta, 'wlsince') == 1 then
+	local wl = redis.call('HMGET', meta, 'wlsince', 'wlfrom', 'wladm')
+	local _, owed = waitlist_grants(now)
+	out[22] = wl[1] .. ':' .. wl[2] .. ':' .. wl[3] .. ':' .. int(owed)
+elseif redis.call('HEXISTS', meta, 'wlended') == 1 then
+	out[22] = 'ended:' .. redis.call('HGET', meta, 'wlended')
+end
+out[23] = redis.call('HGET', meta, 'pq') or ''
+out[24] = #bs
 for _, m in ipairs(bs) do
 	out[#out + 1] = m
 end

@@ -26,6 +26,11 @@ if #samples > 0 then
 		return {last, 0}
 	end
 	n = tonumber(ln)
+	local lunits = tonumber(string.match(last, '^%d+:(%d+):'))
+	if units < lunits then
+		-- A fall pays what the waitlist's fans were let in for.
+		pay_waitlist(lunits - units)
+	end
 end
 n = n + 1
 local c = redis.call('HMGET', meta, 'claimed', 'seq', 'serving')

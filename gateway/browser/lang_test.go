@@ -1,18 +1,21 @@
-package gateway
+package browser
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/internal/browsertest"
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/memstore"
@@ -95,32 +98,34 @@ func TestBrowserWaitingPageInLanguages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
+	t.Parallel()
 	browser := headlessBrowser(t)
 	axeSrc := browsertest.AxeSource(t)
 	dir := artifactDir(t)
-	clock := useTestClock(t)
 	for _, lang := range browserLanguages {
 		for _, w := range pageWidths {
 			t.Run(lang.code+"-"+w.name, func(t *testing.T) {
+				clock := newTestClock()
 				flaky := storetest.NewFlaky(memstore.New())
-				h := testHandler(t, Handler{Settings: waitingroom.Settings{
+				h := newRoom(t, gateway.Handler{Settings: waitingroom.Settings{
 					Title: "Browser night", NewUsersPerMinute: 60, TotalActiveUsers: 4, SessionDuration: time.Hour, QueueAll: true,
-				}}, flaky)
+				}}, flaky, clock.Now)
+				room := h.LiveRoom()
 				ctx := context.Background()
 				for range 4 {
-					if _, err := h.room.Join(ctx); err != nil {
+					if _, err := room.Join(ctx); err != nil {
 						t.Fatal(err)
 					}
 				}
 				tick := func(n int) {
 					for range n {
 						clock.Advance(time.Second)
-						_ = h.room.Tick(ctx)
+						_ = room.Tick(ctx)
 					}
 				}
 				patch := func(s waitingroom.Settings, names ...string) {
 					t.Helper()
-					if _, err := h.room.Patch(ctx, waitingroom.OverridesOf(s, names...)); err != nil {
+					if _, err := room.Patch(ctx, waitingroom.OverridesOf(s, names...)); err != nil {
 						t.Fatal(err)
 					}
 					tick(1)
@@ -139,12 +144,10 @@ func TestBrowserWaitingPageInLanguages(t *testing.T) {
 				if lang.code == "ar" {
 					noJS.acceptLanguage("ar-EG,ar;q=0.9,en;q=0.5")
 				}
-				loc := h.langs.lookup(lang.code)
-
 				check := func(step, variant string) {
 					t.Helper()
 					live := fan.await(variant, func(s shown) bool { return s.Variant == variant })
-					want := loc.texts[strings.TrimSuffix(variant, variantReconnecting)].Headline
+					want := headline(h, lang.code, strings.TrimSuffix(variant, variantReconnecting))
 					if live.Headline != want {
 						t.Errorf("%s: headline %q, want %q", step, live.Headline, want)
 					}
@@ -197,11 +200,13 @@ func TestBrowserRefusalsInLanguages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
+	t.Parallel()
 	browser := headlessBrowser(t)
 	axeSrc := browsertest.AxeSource(t)
 	dir := artifactDir(t)
-	clock := useTestClock(t)
-	now := clock.Now()
+	// Each case runs a room on a clock of its own, from the moment its
+	// settings are written for.
+	now := time.Now().Truncate(time.Second)
 	limit, err := waitingroom.ParseJoinLimit("1/h")
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +214,7 @@ func TestBrowserRefusalsInLanguages(t *testing.T) {
 	cases := []struct {
 		name     string
 		settings waitingroom.Settings
-		prepare  func(h *Handler, flaky *storetest.Flaky)
+		prepare  func(h *gateway.Handler, clock *testClock, flaky *storetest.Flaky)
 		status   int
 		js       bool
 		// headline is the catalog key of the page's heading.
@@ -218,21 +223,24 @@ func TestBrowserRefusalsInLanguages(t *testing.T) {
 		{name: "not_open", settings: waitingroom.Settings{PrequeueStart: now.Add(time.Hour), EventStart: now.Add(2 * time.Hour)}, js: true, headline: "not_open.headline"},
 		{name: "not_open-nojs", settings: waitingroom.Settings{PrequeueStart: now.Add(time.Hour), EventStart: now.Add(2 * time.Hour)}, headline: "not_open.headline"},
 		{name: "unavailable", status: http.StatusServiceUnavailable, js: true, headline: "unavailable.headline",
-			prepare: func(h *Handler, flaky *storetest.Flaky) {
+			prepare: func(h *gateway.Handler, clock *testClock, flaky *storetest.Flaky) {
 				flaky.SetDown(true)
 				for range 3 {
 					clock.Advance(time.Second)
-					_ = h.room.Tick(context.Background())
+					_ = h.LiveRoom().Tick(context.Background())
 				}
 			}},
 		{name: "slow_down", status: http.StatusTooManyRequests, settings: waitingroom.Settings{JoinLimit: limit}, headline: "slowdown.title",
-			prepare: func(h *Handler, _ *storetest.Flaky) {
+			prepare: func(h *gateway.Handler, _ *testClock, _ *storetest.Flaky) {
 				// Another browser on the fan's network took the hour's place.
-				req := get("/events/42")
+				req := httptest.NewRequest(http.MethodGet, "http://example.test/events/42", nil)
 				req.RemoteAddr = "127.0.0.1:1"
-				rec := serve(h, &origin{}, req)
-				if rec.Code != http.StatusOK {
-					panic(rec.Code)
+				rec := httptest.NewRecorder()
+				if err := h.ServeHTTP(rec, req, caddyhttp.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) error {
+					_, err := w.Write([]byte("origin"))
+					return err
+				})); err != nil || rec.Code != http.StatusOK {
+					panic(fmt.Sprint(rec.Code, err))
 				}
 			}},
 		{name: "challenge-nojs", settings: waitingroom.Settings{Challenge: waitingroom.Challenge{PoWBits: waitingroom.DefaultPoWBits}}, headline: "challenge.headline"},
@@ -245,15 +253,16 @@ func TestBrowserRefusalsInLanguages(t *testing.T) {
 					flaky := storetest.NewFlaky(memstore.New())
 					s := tc.settings
 					s.Title = "Browser night"
-					h := testHandler(t, Handler{Settings: s}, flaky)
+					clock := newTestClockAt(now)
+					h := newRoom(t, gateway.Handler{Settings: s}, flaky, clock.Now)
 					if tc.prepare != nil {
-						tc.prepare(h, flaky)
+						tc.prepare(h, clock, flaky)
 					}
 					site := serveHandler(t, h)
 					fan := newBrowserFan(t, browser, name, w.width, tc.js)
 					fan.acceptLanguage(lang.code)
 					fan.open(site + "/events/42")
-					want := h.langs.lookup(lang.code).T(tc.headline)
+					want := h.Message(lang.code, tc.headline)
 					got, err := chromedp.Run(fan.ctx, chromedp.Evaluate[string](`document.querySelector("h1").textContent`))
 					if err != nil || got != want {
 						t.Errorf("heading %q (%v), want %q", got, err, want)
@@ -284,16 +293,18 @@ func TestBrowserChallengeExplainsSlowDown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	browser := headlessBrowser(t)
+	t.Parallel()
 	limit, err := waitingroom.ParseJoinLimit("1/m")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := testHandler(t, Handler{Settings: waitingroom.Settings{
+	// The room reads the wall clock: the test moves no time of its own.
+	h := newRoom(t, gateway.Handler{Settings: waitingroom.Settings{
 		Title: "Puzzle night", TotalActiveUsers: 1, NewUsersPerMinute: 60, JoinLimit: limit,
 		Challenge: waitingroom.Challenge{PoWBits: waitingroom.DefaultPoWBits},
-	}}, nil)
+	}}, nil, nil)
 	site := serveHandler(t, h)
+	browser := headlessBrowser(t)
 	first := newBrowserFan(t, browser, "first", 1280, true)
 	first.open(site + "/events/42?lang=de")
 	if err := chromedp.Do(first.ctx, chromedp.WaitVisible("#shop")); err != nil {
@@ -301,7 +312,7 @@ func TestBrowserChallengeExplainsSlowDown(t *testing.T) {
 	}
 	second := newBrowserFan(t, browser, "second", 390, true)
 	second.open(site + "/events/42?lang=de")
-	words := h.langs.lookup("de").T("challenge.too_many")
+	words := h.Message("de", "challenge.too_many")
 	before, _, _ := strings.Cut(words, "{s}")
 	deadline := time.Now().Add(30 * time.Second)
 	var msg string

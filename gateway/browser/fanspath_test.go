@@ -1,10 +1,8 @@
-package gateway
+package browser
 
 import (
 	"context"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -13,21 +11,9 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/foyer-dev/foyer/internal/browsertest"
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
-
-// chromium finds a headless-capable Chromium, or skips (fails in CI).
-func chromium(t *testing.T) string { return browsertest.Chromium(t) }
-
-// browser opens a fresh, isolated headless browser: one fan.
-func browser(t *testing.T, exe string) (context.Context, context.CancelFunc) {
-	t.Helper()
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browsertest.AllocatorOptions(exe, t.TempDir())...)
-	ctx, cancelCtx := chromedp.NewContext(alloc)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	return ctx, func() { cancelTimeout(); cancelCtx(); cancelAlloc() }
-}
 
 // TestBrowserWalksTheFansPath: a real browser joins, waits on the page, is taken
 // to the site the moment its turn comes, with no click, and reaches the origin.
@@ -35,26 +21,14 @@ func TestBrowserWalksTheFansPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	exe := chromium(t)
-	clock := useTestClock(t)
-	h := testHandler(t, Handler{Settings: waitingroom.Settings{Title: "Browser night", TotalActiveUsers: 1, NewUsersPerMinute: 60}}, nil)
-	originPage := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		_, _ = w.Write([]byte(`<!doctype html><title>Shop</title><h1 id="shop">Seats for ` + r.URL.Path + `</h1>`))
-	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = h.ServeHTTP(w, r, handlerFunc(originPage))
-	})}
-	go func() { _ = srv.Serve(l) }()
-	defer srv.Close()
-	site := "http://" + l.Addr().String()
+	t.Parallel()
+	clock := newTestClock()
+	h := newRoom(t, gateway.Handler{Settings: waitingroom.Settings{Title: "Browser night", TotalActiveUsers: 1, NewUsersPerMinute: 60}}, nil, clock.Now)
+	room := h.LiveRoom()
+	site := serveSite(t, h, shopPage, nil)
+	headless := headlessBrowser(t)
 
-	first, stopFirst := browser(t, exe)
-	defer stopFirst()
+	first := newFanContext(t, headless)
 	if err := chromedp.Do(first, chromedp.Navigate(site+"/events/42")); err != nil {
 		t.Fatalf("first fan: %v", err)
 	}
@@ -66,8 +40,7 @@ func TestBrowserWalksTheFansPath(t *testing.T) {
 		t.Fatalf("first fan sees %q, want the shop", text)
 	}
 
-	second, stopSecond := browser(t, exe)
-	defer stopSecond()
+	second := newFanContext(t, headless)
 	if err := chromedp.Do(second, chromedp.Navigate(site+"/events/42?section=A")); err != nil {
 		t.Fatalf("second fan: %v", err)
 	}
@@ -98,15 +71,15 @@ func TestBrowserWalksTheFansPath(t *testing.T) {
 			pass = c.Value
 		}
 	}
-	p, err := h.room.CheckPass(pass)
+	p, err := room.CheckPass(pass)
 	if err != nil {
 		t.Fatalf("the first fan's pass: %v", err)
 	}
-	if err := h.room.Revoke(context.Background(), p); err != nil {
+	if err := room.Revoke(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Second)
-	if err := h.room.Tick(context.Background()); err != nil {
+	if err := room.Tick(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
@@ -122,13 +95,6 @@ func TestBrowserWalksTheFansPath(t *testing.T) {
 	}
 }
 
-type handlerFunc http.HandlerFunc
-
-func (f handlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
-	f(w, r)
-	return nil
-}
-
 // TestBrowserReturnerWaitsOnThePage: a fan whose turn lapsed comes back, in a
 // real browser, while the one slot is taken. The page says they are next, and
 // asks the room by polling (each poll keeps the slot held for them), without
@@ -138,17 +104,18 @@ func TestBrowserReturnerWaitsOnThePage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	exe := chromium(t)
-	clock := useTestClock(t)
-	h := testHandler(t, Handler{Settings: waitingroom.Settings{Title: "Returners", TotalActiveUsers: 1, NewUsersPerMinute: 60}}, nil)
+	t.Parallel()
+	clock := newTestClock()
+	h := newRoom(t, gateway.Handler{Settings: waitingroom.Settings{Title: "Returners", TotalActiveUsers: 1, NewUsersPerMinute: 60}}, nil, clock.Now)
+	room := h.LiveRoom()
 	var mu sync.Mutex
 	pages, sockets, polls := 0, 0, 0
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	site := serveSite(t, h, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(`<!doctype html><title>Shop</title><h1 id="shop">Shop</h1>`))
+	}, func(r *http.Request) {
 		mu.Lock()
+		defer mu.Unlock()
 		switch {
 		case strings.HasSuffix(r.URL.Path, "/ws"):
 			sockets++
@@ -157,26 +124,17 @@ func TestBrowserReturnerWaitsOnThePage(t *testing.T) {
 		case r.URL.Path == "/events/42" && strings.Contains(r.Header.Get("Accept"), "text/html"):
 			pages++
 		}
-		mu.Unlock()
-		_ = h.ServeHTTP(w, r, handlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html")
-			_, _ = w.Write([]byte(`<!doctype html><title>Shop</title><h1 id="shop">Shop</h1>`))
-		}))
-	})}
-	go func() { _ = srv.Serve(l) }()
-	defer srv.Close()
-	site := "http://" + l.Addr().String()
+	})
 	tick := func(seconds int) {
 		for range seconds {
 			clock.Advance(time.Second)
-			if err := h.room.Tick(context.Background()); err != nil {
+			if err := room.Tick(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	passOf := func(f *fan) waitingroom.Pass {
-		u, _ := url.Parse(site)
-		p, err := h.room.CheckPass(findJarCookie(f, u, "foyer_pass"))
+		p, err := room.CheckPass(f.cookie(site, "foyer_pass"))
 		if err != nil {
 			t.Fatalf("pass: %v", err)
 		}
@@ -188,7 +146,7 @@ func TestBrowserReturnerWaitsOnThePage(t *testing.T) {
 		t.Fatalf("first fan: %q, want the shop", body)
 	}
 	lapsed.get(site + "/events/42")
-	if err := h.room.Revoke(context.Background(), passOf(holder)); err != nil {
+	if err := room.Revoke(context.Background(), passOf(holder)); err != nil {
 		t.Fatal(err)
 	}
 	tick(1) // the second fan's turn; they are away
@@ -200,10 +158,8 @@ func TestBrowserReturnerWaitsOnThePage(t *testing.T) {
 	behind := newFan(t)
 	behind.get(site + "/events/42")
 
-	u, _ := url.Parse(site)
-	ticket := findJarCookie(lapsed, u, "foyer_ticket")
-	ctx, stop := browser(t, exe)
-	defer stop()
+	ticket := lapsed.cookie(site, "foyer_ticket")
+	ctx := newFanContext(t, headlessBrowser(t))
 	if _, err := chromedp.Call(ctx, network.SetCookie, network.SetCookieParams{Name: "foyer_ticket", Value: ticket, URL: site + "/"}); err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +177,7 @@ func TestBrowserReturnerWaitsOnThePage(t *testing.T) {
 	if p != 1 || s != 0 || q < 1 {
 		t.Fatalf("in 3 s the returner's page loaded %d times, opened %d live connections and polled %d times; want 1, 0 and at least 1", p, s, q)
 	}
-	if err := h.room.Revoke(context.Background(), passOf(inside)); err != nil {
+	if err := room.Revoke(context.Background(), passOf(inside)); err != nil {
 		t.Fatal(err)
 	}
 	tick(1)

@@ -1,4 +1,4 @@
-package gateway
+package browser
 
 import (
 	"context"
@@ -14,19 +14,11 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/internal/browsertest"
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/memstore"
 )
-
-// englishT is the English catalog's text for key.
-func englishT(key string) string {
-	ls, err := newLangSet("", []string{"en"}, "", "foyer_lang")
-	if err != nil {
-		panic(err)
-	}
-	return ls.def().T(key)
-}
 
 // hiddenTab makes the tab's pages report themselves hidden
 // (document.hidden, visibilityState) until window.foyerTestShow() is called,
@@ -109,17 +101,19 @@ func TestBrowserYourTurn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
+	t.Parallel()
 	headless := headlessBrowser(t)
 	axeSrc := browsertest.AxeSource(t)
 	dir := artifactDir(t)
-	clock := useTestClock(t)
-	h := testHandler(t, Handler{Settings: waitingroom.Settings{
+	clock := newTestClock()
+	h := newRoom(t, gateway.Handler{Settings: waitingroom.Settings{
 		Title: "Turn night", NewUsersPerMinute: 60, TotalActiveUsers: 10, SessionDuration: time.Hour, QueueAll: true,
-	}}, memstore.New())
+	}}, memstore.New(), clock.Now)
+	room := h.LiveRoom()
 	ctx := context.Background()
 	site := serveHandler(t, h)
-	wantTitle := englishT("turn.title") + " · Turn night"
-	wantAlert := englishT("turn.announce")
+	wantTitle := englishT(h, "turn.title") + " · Turn night"
+	wantAlert := englishT(h, "turn.announce")
 
 	// One fan looks at the page; the other has gone to another tab, after
 	// allowing notifications.
@@ -161,8 +155,8 @@ func TestBrowserYourTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if label != englishT("turn.notify_button") || !reached {
-		t.Errorf("the notify button reads %q (want %q) and was reached by Tab: %v", label, englishT("turn.notify_button"), reached)
+	if label != englishT(h, "turn.notify_button") || !reached {
+		t.Errorf("the notify button reads %q (want %q) and was reached by Tab: %v", label, englishT(h, "turn.notify_button"), reached)
 	}
 	inView.shot(dir, "waiting-notify-focused")
 
@@ -170,13 +164,13 @@ func TestBrowserYourTurn(t *testing.T) {
 	// they are next (their page reloads into that variant), the hidden tab
 	// that it is in line. The first step lets the fan in view in, and tells
 	// the hidden tab it is next.
-	if _, err := h.room.Patch(ctx, waitingroom.OverridesOf(waitingroom.Settings{}, "queue_all")); err != nil {
+	if _, err := room.Patch(ctx, waitingroom.OverridesOf(waitingroom.Settings{}, "queue_all")); err != nil {
 		t.Fatal(err)
 	}
 	inView.await(variantNext, func(s shown) bool { return s.Variant == variantNext })
 	step := func() {
 		clock.Advance(time.Second)
-		if err := h.room.Tick(ctx); err != nil {
+		if err := room.Tick(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -263,20 +257,22 @@ func TestBrowserLeave(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
+	t.Parallel()
 	headless := headlessBrowser(t)
 	axeSrc := browsertest.AxeSource(t)
 	dir := artifactDir(t)
-	clock := useTestClock(t)
 	for _, w := range pageWidths {
 		t.Run(w.name, func(t *testing.T) {
+			clock := newTestClock()
 			// One fan inside fills the room; two wait ahead of ours.
-			h := testHandler(t, Handler{Settings: waitingroom.Settings{
+			h := newRoom(t, gateway.Handler{Settings: waitingroom.Settings{
 				Title: "Leave night", NewUsersPerMinute: 60, TotalActiveUsers: 1, SessionDuration: time.Hour,
-			}}, memstore.New())
+			}}, memstore.New(), clock.Now)
+			room := h.LiveRoom()
 			ctx := context.Background()
 			join := func(n int) {
 				for range n {
-					if _, err := h.room.Join(ctx); err != nil {
+					if _, err := room.Join(ctx); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -294,8 +290,8 @@ func TestBrowserLeave(t *testing.T) {
 			join(2) // behind our fan
 
 			fan.clickAndLoad(`#leave button[type=submit]`)
-			if got := fan.text("h1"); got != englishT("leave.confirm_headline") {
-				t.Fatalf("after Leave the line, the page says %q, want %q", got, englishT("leave.confirm_headline"))
+			if got := fan.text("h1"); got != englishT(h, "leave.confirm_headline") {
+				t.Fatalf("after Leave the line, the page says %q, want %q", got, englishT(h, "leave.confirm_headline"))
 			}
 			if fan.cookie(site, "foyer_ticket") != ticket {
 				t.Error("asking to confirm already gave the place up")
@@ -304,8 +300,8 @@ func TestBrowserLeave(t *testing.T) {
 			fan.axe(axeSrc, "confirm")
 
 			fan.clickAndLoad(`#leave-confirm`)
-			if got := fan.text("h1"); got != englishT("leave.done_headline") {
-				t.Fatalf("after confirming, the page says %q, want %q", got, englishT("leave.done_headline"))
+			if got := fan.text("h1"); got != englishT(h, "leave.done_headline") {
+				t.Fatalf("after confirming, the page says %q, want %q", got, englishT(h, "leave.done_headline"))
 			}
 			if c := fan.cookie(site, "foyer_ticket"); c != "" {
 				t.Errorf("the ticket cookie is still there after leaving: %q", c)
@@ -314,7 +310,7 @@ func TestBrowserLeave(t *testing.T) {
 			fan.axe(axeSrc, "left")
 
 			clock.Advance(time.Second)
-			if err := h.room.Tick(ctx); err != nil {
+			if err := room.Tick(ctx); err != nil {
 				t.Fatal(err)
 			}
 			fan.clickAndLoad(`#join-again`)

@@ -1,4 +1,4 @@
-package gateway
+package browser
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 	"github.com/foyer-dev/foyer/waitingroom/memstore"
 	"github.com/foyer-dev/foyer/waitingroom/storetest"
@@ -23,20 +24,22 @@ func TestBrowserLiveAgreesWithReload(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
+	t.Parallel()
 	browser := headlessBrowser(t)
 	dir := artifactDir(t)
-	clock := useTestClock(t)
 	for _, w := range pageWidths {
 		t.Run(w.name, func(t *testing.T) {
+			clock := newTestClock()
 			flaky := storetest.NewFlaky(memstore.New())
 			// The cap is the 25 ahead of the fan: once they are all let in
 			// the fan is next and stays so until their grace lapses.
-			h := testHandler(t, Handler{Settings: waitingroom.Settings{
+			h := newRoom(t, gateway.Handler{Settings: waitingroom.Settings{
 				Title: "Browser night", NewUsersPerMinute: 60, TotalActiveUsers: 25, SessionDuration: time.Hour, QueueAll: true,
-			}}, flaky)
+			}}, flaky, clock.Now)
+			room := h.LiveRoom()
 			ctx := context.Background()
 			for range 25 {
-				if _, err := h.room.Join(ctx); err != nil {
+				if _, err := room.Join(ctx); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -44,12 +47,12 @@ func TestBrowserLiveAgreesWithReload(t *testing.T) {
 				t.Helper()
 				for range n {
 					clock.Advance(time.Second)
-					_ = h.room.Tick(ctx) // fails while the store is down, as it should
+					_ = room.Tick(ctx) // fails while the store is down, as it should
 				}
 			}
 			patch := func(s waitingroom.Settings, names ...string) {
 				t.Helper()
-				if _, err := h.room.Patch(ctx, waitingroom.OverridesOf(s, names...)); err != nil {
+				if _, err := room.Patch(ctx, waitingroom.OverridesOf(s, names...)); err != nil {
 					t.Fatal(err)
 				}
 				tick(1)
@@ -63,7 +66,7 @@ func TestBrowserLiveAgreesWithReload(t *testing.T) {
 			check := func(step, variant string, ok func(shown) bool) {
 				t.Helper()
 				live := fan.await(variant, func(s shown) bool { return s.Variant == variant && ok(s) })
-				if want := englishText(strings.TrimSuffix(variant, variantReconnecting)).Headline; live.Headline != want {
+				if want := headline(h, "en", strings.TrimSuffix(variant, variantReconnecting)); live.Headline != want {
 					t.Errorf("%s: headline %q, want %q", step, live.Headline, want)
 				}
 				fan.shot(dir, fmt.Sprintf("%s-js-%s", w.name, step))
@@ -140,51 +143,55 @@ func TestBrowserPageStates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
+	t.Parallel()
 	browser := headlessBrowser(t)
 	dir := artifactDir(t)
-	clock := useTestClock(t)
-	now := clock.Now()
+	// Each case runs a room on a clock of its own, from the moment its
+	// settings are written for.
+	now := time.Now().Truncate(time.Second)
 	cases := []struct {
 		name     string
 		settings waitingroom.Settings
-		// prepare puts the room in its state; ahead joins fans before the
-		// browser's.
-		prepare func(t *testing.T, h *Handler, flaky *storetest.Flaky)
+		// prepare puts the room in its state, moving its clock.
+		prepare func(t *testing.T, h *gateway.Handler, clock *testClock, flaky *storetest.Flaky)
 		variant string
+		// live: the page opens a live connection (data-ws-url), which only
+		// a fan holding a place has something to follow on.
+		live bool
 	}{
 		{name: "not_open", variant: variantNotOpen,
 			settings: waitingroom.Settings{PrequeueStart: now.Add(time.Hour), EventStart: now.Add(2 * time.Hour)}},
-		{name: "registered", variant: variantRegistered,
+		{name: "registered", variant: variantRegistered, live: true,
 			settings: waitingroom.Settings{PrequeueStart: now.Add(-time.Minute), EventStart: now.Add(time.Hour), ShuffleAtEventStart: true}},
-		{name: "prequeue", variant: variantPrequeue,
+		{name: "prequeue", variant: variantPrequeue, live: true,
 			settings: waitingroom.Settings{PrequeueStart: now.Add(-time.Minute), EventStart: now.Add(time.Hour)}},
-		{name: "awaiting_draw", variant: variantAwaitingDraw,
+		{name: "awaiting_draw", variant: variantAwaitingDraw, live: true,
 			settings: waitingroom.Settings{QueueingMethod: waitingroom.Random, TotalActiveUsers: 1, NewUsersPerMinute: 60},
-			prepare: func(t *testing.T, h *Handler, _ *storetest.Flaky) {
+			prepare: func(t *testing.T, h *gateway.Handler, clock *testClock, _ *storetest.Flaky) {
 				for range 3 { // one walks in, two are drawn into the first group
-					if _, err := h.room.Join(context.Background()); err != nil {
+					if _, err := h.LiveRoom().Join(context.Background()); err != nil {
 						t.Fatal(err)
 					}
 				}
 				clock.Advance(time.Second)
-				if err := h.room.Tick(context.Background()); err != nil {
+				if err := h.LiveRoom().Tick(context.Background()); err != nil {
 					t.Fatal(err)
 				}
 			}},
 		{name: "closed", variant: variantClosed,
 			settings: waitingroom.Settings{EventStart: now.Add(-2 * time.Hour), EventEnd: now.Add(-time.Hour)}},
 		{name: "sold_out", variant: variantSoldOut,
-			prepare: func(t *testing.T, h *Handler, _ *storetest.Flaky) {
-				if _, err := h.room.Patch(context.Background(), waitingroom.OverridesOf(waitingroom.Settings{SoldOut: true}, "sold_out")); err != nil {
+			prepare: func(t *testing.T, h *gateway.Handler, _ *testClock, _ *storetest.Flaky) {
+				if _, err := h.LiveRoom().Patch(context.Background(), waitingroom.OverridesOf(waitingroom.Settings{SoldOut: true}, "sold_out")); err != nil {
 					t.Fatal(err)
 				}
 			}},
 		{name: "unavailable", variant: variantUnavailable,
-			prepare: func(t *testing.T, h *Handler, flaky *storetest.Flaky) {
+			prepare: func(t *testing.T, h *gateway.Handler, clock *testClock, flaky *storetest.Flaky) {
 				flaky.SetDown(true)
 				for range 3 {
 					clock.Advance(time.Second)
-					_ = h.room.Tick(context.Background())
+					_ = h.LiveRoom().Tick(context.Background())
 				}
 			}},
 	}
@@ -199,18 +206,19 @@ func TestBrowserPageStates(t *testing.T) {
 					flaky := storetest.NewFlaky(memstore.New())
 					s := tc.settings
 					s.Title = "Browser night"
-					h := testHandler(t, Handler{Settings: s}, flaky)
+					clock := newTestClockAt(now)
+					h := newRoom(t, gateway.Handler{Settings: s}, flaky, clock.Now)
 					if tc.prepare != nil {
-						tc.prepare(t, h, flaky)
+						tc.prepare(t, h, clock, flaky)
 					}
 					site := serveHandler(t, h)
 					fan := newBrowserFan(t, browser, name, w.width, js)
 					fan.open(site + "/events/42")
 					got := fan.await(tc.variant, func(s shown) bool { return s.Variant == tc.variant })
-					if want := englishText(tc.variant).Headline; got.Headline != want {
+					if want := headline(h, "en", tc.variant); got.Headline != want {
 						t.Errorf("headline %q, want %q", got.Headline, want)
 					}
-					if (got.Live != "") != englishText(tc.variant).Live {
+					if (got.Live != "") != tc.live {
 						t.Errorf("live connection %q on a %s page", got.Live, tc.variant)
 					}
 					if js {

@@ -1,4 +1,4 @@
-package gateway
+package browser
 
 import (
 	"context"
@@ -12,8 +12,6 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
-
-	"github.com/foyer-dev/foyer/internal/browsertest"
 )
 
 // TestBrowserEmbeddedRoomIsAdmitted: a real browser that blocks third-party
@@ -29,7 +27,7 @@ func TestBrowserEmbeddedRoomIsAdmitted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser and Caddy")
 	}
-	exe := chromium(t)
+	t.Parallel()
 	port := freePort()
 	shop := "https://shop.test:" + strconv.Itoa(port)
 	roomSite := "https://room.test:" + strconv.Itoa(port)
@@ -59,18 +57,11 @@ func TestBrowserEmbeddedRoomIsAdmitted(t *testing.T) {
 		}
 	}`, shop, roomSite)))
 
-	opts := append(browsertest.AllocatorOptions(exe, t.TempDir()),
+	ctx := headlessBrowserWith(t,
 		chromedp.Flag("host-resolver-rules", "MAP shop.test 127.0.0.1, MAP room.test 127.0.0.1"),
 		chromedp.Flag("ignore-certificate-errors", true),
 		chromedp.Flag("test-third-party-cookie-phaseout", true),
 	)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(alloc)
-	defer cancel()
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
 	defer cancelTimeout()
 	if _, err := chromedp.Call(ctx, network.SetCookieControls, network.SetCookieControlsParams{EnableThirdPartyCookieRestriction: true}); err != nil {

@@ -1,10 +1,9 @@
-package gateway
+package browser
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/internal/browsertest"
 )
 
@@ -47,13 +47,31 @@ func artifactDir(t *testing.T) string {
 	return dir
 }
 
-// headlessBrowser starts one Chromium for a test; each fan gets a browser
-// context of their own in it (their own cookies), which is much cheaper than a
-// browser each.
+// maxBrowsers bounds the Chromiums the suite runs at once: each is several
+// processes, heavy on a machine of two cores, and tests crowding it would
+// only wait longer for their pages, and time out.
+const maxBrowsers = 2
+
+// browsers holds a slot for each Chromium running.
+var browsers = make(chan struct{}, maxBrowsers)
+
+// headlessBrowser starts one Chromium for a test, once one of maxBrowsers
+// slots is free; each fan gets a browser context of their own in it (their
+// own cookies), which is much cheaper than a browser each. The test's
+// cleanup stops it and frees the slot.
 func headlessBrowser(t *testing.T) context.Context {
 	t.Helper()
-	exe := chromium(t)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browsertest.AllocatorOptions(exe, t.TempDir())...)
+	return headlessBrowserWith(t)
+}
+
+// headlessBrowserWith is headlessBrowser with Chromium's command line
+// extended by opts.
+func headlessBrowserWith(t *testing.T, opts ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	exe := browsertest.Chromium(t)
+	browsers <- struct{}{}
+	t.Cleanup(func() { <-browsers })
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(browsertest.AllocatorOptions(exe, t.TempDir()), opts...)...)
 	ctx, cancel := chromedp.NewContext(alloc)
 	if err := chromedp.Do(ctx); err != nil { // start the browser
 		cancel()
@@ -61,6 +79,17 @@ func headlessBrowser(t *testing.T) context.Context {
 		t.Fatalf("starting Chromium: %v", err)
 	}
 	t.Cleanup(func() { cancel(); cancelAlloc() })
+	return ctx
+}
+
+// newFanContext opens a tab in a browser context of its own (a fan, with
+// their own cookies) at Chromium's own window size, every action on it
+// bounded by a minute in all.
+func newFanContext(t *testing.T, browser context.Context) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancel() })
 	return ctx
 }
 
@@ -234,22 +263,12 @@ func (f *tab) noErrors(when string, allowStatus ...int) {
 
 // serveHandler serves h on a loopback port, with an origin that answers a page
 // saying where the fan landed. It returns the site's URL.
-func serveHandler(t *testing.T, h *Handler) string {
+func serveHandler(t *testing.T, h *gateway.Handler) string {
 	t.Helper()
-	origin := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return serveSite(t, h, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte(`<!doctype html><title>Shop</title><link rel="icon" href="data:,"><h1 id="shop">Seats for ` + r.URL.Path + `</h1>`))
-	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = h.ServeHTTP(w, r, handlerFunc(origin))
-	})}
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return "http://" + l.Addr().String()
+	}, nil)
 }
 
 // sameView compares a live page with a fresh load, field by field.

@@ -1,4 +1,4 @@
-package gateway
+package browser
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // consoleProblems collects what a page reports as errors: console errors and
@@ -64,6 +65,23 @@ func dashboardArtifacts(t *testing.T) string {
 	return dir
 }
 
+// dashboardSites is two rooms and the dashboard behind basic_auth, as
+// docs/operations.md shows it (gateway/testdata/dashboard-sites.caddyfile).
+func dashboardSites(t *testing.T) string {
+	t.Helper()
+	hash, err := bcrypt.GenerateFromPassword([]byte(dashPassword), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites, err := os.ReadFile("../testdata/dashboard-sites.caddyfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(string(sites), "{hash}", string(hash))
+}
+
+const dashPassword = "correct horse"
+
 // TestBrowserDashboard: an operator opens the dashboard in a real browser,
 // behind basic_auth. It shows every room of the node, its figures follow fans
 // joining without a reload, the charts are drawn, the markup names what a
@@ -72,14 +90,13 @@ func TestBrowserDashboard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	exe := chromium(t)
+	t.Parallel()
 	newCaddy(t, caddyConfig(t.TempDir(), dashboardSites(t)))
 	for range 3 { // one let in, two waiting
 		newFan(t).get(base + "/events/1")
 	}
 
-	ctx, stop := browser(t, exe)
-	defer stop()
+	ctx := newFanContext(t, headlessBrowser(t))
 	var problems consoleProblems
 	problems.watch(ctx)
 	auth := "Basic " + base64.StdEncoding.EncodeToString([]byte("ops:"+dashPassword))

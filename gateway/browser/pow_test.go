@@ -1,12 +1,10 @@
-package gateway
+package browser
 
 import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
-	"net"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,31 +14,20 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/foyer-dev/foyer/gateway"
 	"github.com/foyer-dev/foyer/waitingroom"
 )
 
 // powSite serves a room that asks newcomers for the default proof of work,
-// in front of a page that says which URL it was asked for.
-func powSite(t *testing.T) (*Handler, string) {
+// in front of a page that says which URL it was asked for. Its room reads
+// the wall clock: these tests move no time of their own.
+func powSite(t *testing.T) (*gateway.Handler, string) {
 	t.Helper()
-	h := testHandler(t, Handler{Settings: waitingroom.Settings{
+	h := newRoom(t, gateway.Handler{Settings: waitingroom.Settings{
 		Title: "Puzzle night", TotalActiveUsers: 1, NewUsersPerMinute: 60,
 		Challenge: waitingroom.Challenge{PoWBits: waitingroom.DefaultPoWBits},
-	}}, nil)
-	originPage := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		_, _ = w.Write([]byte(`<!doctype html><title>Shop</title><h1 id="shop">Seats for ` + r.URL.Path + `</h1>`))
-	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = h.ServeHTTP(w, r, handlerFunc(originPage))
-	})}
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { srv.Close() })
-	return h, "http://" + l.Addr().String()
+	}}, nil, nil)
+	return h, serveSite(t, h, shopPage, nil)
 }
 
 func browserCookie(t *testing.T, ctx context.Context, name string) string {
@@ -67,11 +54,12 @@ func TestBrowserSolvesTheChallenge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	exe := chromium(t)
+	t.Parallel()
 	h, site := powSite(t)
+	room := h.LiveRoom()
+	headless := headlessBrowser(t)
 
-	first, stopFirst := browser(t, exe)
-	defer stopFirst()
+	first := newFanContext(t, headless)
 	start := time.Now()
 	if err := chromedp.Do(first, chromedp.Navigate(site+"/events/42")); err != nil {
 		t.Fatalf("first fan: %v", err)
@@ -84,15 +72,14 @@ func TestBrowserSolvesTheChallenge(t *testing.T) {
 	if err != nil || text != "Seats for /events/42" {
 		t.Fatalf("first fan sees %q %v, want the shop at the URL asked for", text, err)
 	}
-	if _, err := h.room.CheckPass(browserCookie(t, first, "foyer_pass")); err != nil {
+	if _, err := room.CheckPass(browserCookie(t, first, "foyer_pass")); err != nil {
 		t.Fatalf("first fan's pass: %v", err)
 	}
 	if browserCookie(t, first, "foyer_ticket") == "" {
 		t.Fatal("first fan holds no ticket")
 	}
 
-	second, stopSecond := browser(t, exe)
-	defer stopSecond()
+	second := newFanContext(t, headless)
 	if err := chromedp.Do(second, chromedp.Navigate(site+"/events/42?section=A")); err != nil {
 		t.Fatalf("second fan: %v", err)
 	}
@@ -103,14 +90,14 @@ func TestBrowserSolvesTheChallenge(t *testing.T) {
 	if err != nil || !strings.Contains(headline, "next") && !strings.Contains(headline, "in line") {
 		t.Fatalf("second fan's page says %q %v, want the line", headline, err)
 	}
-	tk, err := h.room.OpenTicket(browserCookie(t, second, "foyer_ticket"))
+	tk, err := room.OpenTicket(browserCookie(t, second, "foyer_ticket"))
 	if err != nil {
 		t.Fatalf("second fan's ticket: %v", err)
 	}
 	if tk.Key != 1 {
 		t.Fatalf("second fan's place %d, want 1 (behind the first)", tk.Key)
 	}
-	if n := h.room.Stats().Joins.Load(); n != 2 {
+	if n := room.Stats().Joins.Load(); n != 2 {
 		t.Fatalf("%d places made for two fans", n)
 	}
 
@@ -164,10 +151,9 @@ func TestBrowserWithoutJavaScriptIsToldTheSaleNeedsIt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	exe := chromium(t)
+	t.Parallel()
 	h, site := powSite(t)
-	ctx, stop := browser(t, exe)
-	defer stop()
+	ctx := newFanContext(t, headlessBrowser(t))
 	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +171,7 @@ func TestBrowserWithoutJavaScriptIsToldTheSaleNeedsIt(t *testing.T) {
 	if attr, err := chromedp.Run(ctx, chromedp.AttributeValue("#challenge-work", "hidden")); err != nil || !attr.Exists {
 		t.Fatalf("the solver's progress is shown (%v) without JavaScript", err)
 	}
-	if n := h.room.Stats().Joins.Load(); n != 0 || browserCookie(t, ctx, "foyer_ticket") != "" {
+	if n := h.LiveRoom().Stats().Joins.Load(); n != 0 || browserCookie(t, ctx, "foyer_ticket") != "" {
 		t.Fatalf("%d places made for a browser without JavaScript", n)
 	}
 }

@@ -1,0 +1,172 @@
+package waitingroom_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foyer-dev/foyer/waitingroom"
+)
+
+// TestWaitlistTwoNodes: two nodes of a room with the waitlist on, on the
+// memory store and on Redis (each node its own client). At sold out every
+// fan keeps their place, told "waitlist" with their position, from either
+// node; a newcomer joins at the back; units that come back let in exactly as
+// many fans, from the front, in order, with passes that say waitlist; a fan
+// who leaves the waitlist is passed over without taking a unit; positions
+// never rise; turning sold_out off ends the waitlist, and the passes issued
+// from then on carry the claim too: what is left, returned or not, is
+// anyone's.
+func TestWaitlistTwoNodes(t *testing.T) {
+	for _, b := range modelBackends {
+		t.Run(b.name, func(t *testing.T) {
+			stores, _, drop := b.open(t)("waitlist-" + b.name)
+			t.Cleanup(drop)
+			e := newEnv(t)
+			s := waitingroom.Settings{NewUsersPerMinute: 600, TotalActiveUsers: 100, QueueAll: true, Waitlist: true}
+			e.store = stores[0]
+			a := e.node("waitlist-"+b.name, s)
+			e.store = stores[1]
+			nb := e.node("waitlist-"+b.name, s)
+			nodes := []*waitingroom.Room{a, nb}
+			var fans []waitingroom.Ticket
+			for range 8 {
+				fans = append(fans, e.join(a).Ticket)
+			}
+			op := func(r *waitingroom.Room, name string, v waitingroom.Settings) {
+				t.Helper()
+				if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(v, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The origin says 0 left: with the waitlist on, that is sold out.
+			a.NoteSupply(0)
+			e.step(1, a, nb)
+			if !nb.Settings().SoldOut {
+				t.Fatal("a supply of 0 with the waitlist on did not declare sold out")
+			}
+			op(nb, "queue_all", waitingroom.Settings{QueueAll: false})
+			e.step(2, a, nb)
+			last := make([]uint64, len(fans)+1)
+			look := func(i int) waitingroom.Visit {
+				t.Helper()
+				v := e.poll(nodes[i%2], fans[i])
+				fans[i] = v.Ticket
+				if p := v.Status.Position; p != nil && v.Status.State == waitingroom.StateWaitlist {
+					if last[i] > 0 && *p+1 > last[i] {
+						t.Fatalf("fan %d: position rose from %d to %d", i, last[i]-1, *p)
+					}
+					last[i] = *p + 1
+				}
+				return v
+			}
+			for i := range fans {
+				v := look(i)
+				if v.Status.State != waitingroom.StateWaitlist || v.Status.Position == nil || *v.Status.Position != uint64(i) || v.Pass != "" {
+					t.Fatalf("fan %d at sold out: %+v, want waitlist with %d ahead", i, v.Status, i)
+				}
+			}
+			late := e.join(nb)
+			if late.Status.State != waitingroom.StateWaitlist || *late.Status.Position != uint64(len(fans)) {
+				t.Fatalf("a newcomer at sold out: %+v, want the back of the waitlist", late.Status)
+			}
+			fans = append(fans, late.Ticket)
+
+			// Fan 3 leaves the waitlist.
+			if tr, err := a.Leave(e.ctx, waitingroom.Arrival{Ticket: a.SealTicket(fans[3])}); err != nil || tr.From != waitingroom.TicketWaitlisted {
+				t.Fatalf("leaving the waitlist: %v %v", tr, err)
+			}
+			admitted := func() []int {
+				var in []int
+				for i := range fans {
+					if i == 3 {
+						continue
+					}
+					v := look(i)
+					if v.Status.State == waitingroom.StateAdmitted {
+						// Let in from the waitlist, or once the sale
+						// reopened: the pass may hold what came back.
+						if w := nodes[i%2].Snapshot().Waitlist; v.Pass != "" && (w.On() || !w.Ended.IsZero()) && !e.pass(nodes[i%2], v.Pass).Waitlist {
+							t.Fatalf("fan %d let in (waitlist %+v) without the claim", i, w)
+						}
+						in = append(in, i)
+					}
+				}
+				return in
+			}
+			// Three units come back (refunds), reported through node b.
+			nb.NoteSupply(3)
+			e.step(2, a, nb)
+			if in := admitted(); len(in) != 3 || in[0] != 0 || in[1] != 1 || in[2] != 2 {
+				t.Fatalf("3 units back: let in %v, want fans 0, 1, 2", in)
+			}
+			e.step(3, a, nb)
+			if in := admitted(); len(in) != 3 {
+				t.Fatalf("the same 3 units let in %v", in)
+			}
+			// Two more (the three let in hold nothing yet): the next two,
+			// past fan 3 who left, without spending a unit on them.
+			a.NoteSupply(5)
+			e.step(2, a, nb)
+			if in := admitted(); len(in) != 5 || in[3] != 4 || in[4] != 5 {
+				t.Fatalf("5 units back: let in %v, want 0, 1, 2, 4, 5", in)
+			}
+			snap, err := stores[0].Snapshot(context.Background(), "waitlist-"+b.name, e.clock.Now(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.Waitlist.Admitted != 5 || snap.Waitlist.Owed != 5 {
+				t.Fatalf("the store's waitlist %+v, want 5 let in, 5 owed", snap.Waitlist)
+			}
+			rep, err := a.Fairness(e.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := rep.Waitlist
+			if w == nil || len(w.Periods) != 1 || w.Admitted != 5 || !w.EachReturnReachesOneFan || !w.InOrder || len(w.Steps) != 2 {
+				t.Fatalf("the fairness report's waitlist: %+v", w)
+			}
+			if len(w.Returns) != 2 || w.Returns[0].Back != 3 || w.Returns[1].Back != 2 ||
+				w.Steps[0].Sample != w.Returns[0].Sample || w.Steps[0].Start != 0 || w.Steps[0].Fans != 3 ||
+				w.Steps[1].Sample != w.Returns[1].Sample || w.Steps[1].Start != 3 || w.Steps[1].Count != 3 || w.Steps[1].Fans != 2 {
+				t.Fatalf("returns %+v, steps %+v: want 3 back reaching places 0-2, 2 back reaching 3-5 (3 left)", w.Returns, w.Steps)
+			}
+			// The operator reopens the sale: the waitlist ends, the line
+			// moves at the rate.
+			op(a, "sold_out", waitingroom.Settings{SoldOut: false})
+			e.step(2, a, nb)
+			for _, n := range nodes {
+				if w := n.Snapshot().Waitlist; w.On() || w.Ended.IsZero() {
+					t.Fatalf("after reopening, a node sees the waitlist %+v; want it ended", w)
+				}
+			}
+			if in := admitted(); len(in) != len(fans)-1 {
+				t.Fatalf("after reopening: let in %v, want everyone left", in)
+			}
+		})
+	}
+}
+
+// TestWaitlistNeedsOneFirstComeLine: the waitlist is refused, naming the
+// setting, with lanes and with the random method; alone it validates.
+func TestWaitlistNeedsOneFirstComeLine(t *testing.T) {
+	lanes := mustLanes(t, "presale=3 general=1")
+	for name, s := range map[string]waitingroom.Settings{
+		"lanes":  {Waitlist: true, Lanes: lanes},
+		"random": {Waitlist: true, QueueingMethod: waitingroom.Random},
+		// A phase's lanes number the room's lanes as its own do.
+		"a phase's lanes": {Waitlist: true, Phases: waitingroom.NewPhases(
+			phaseOf("presale", 0, time.Hour, waitingroom.Settings{Lanes: lanes}, "lanes"))},
+	} {
+		err := s.WithDefaults().Validate()
+		var se *waitingroom.SettingError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), "waitlist: needs") {
+			t.Errorf("waitlist with %s: %v; want refused, naming waitlist", name, err)
+		}
+	}
+	if err := (waitingroom.Settings{Waitlist: true}).WithDefaults().Validate(); err != nil {
+		t.Errorf("waitlist alone: %v", err)
+	}
+}
