@@ -16,6 +16,14 @@ func (d fairnessData) SupplyTotals() string {
 		"likely_unserved", d.loc.Uint(t.Likely.Told-t.Likely.Served), "likely", d.loc.Uint(t.Likely.Told))
 }
 
+// SupplyPlaces writes the count, place by place, of what fans were in fact
+// told, and how many of them were let in.
+func (d fairnessData) SupplyPlaces(p *waitingroom.PlacesTold) string {
+	return d.loc.T("fairness.supply.places", "told", d.loc.Uint(p.Told),
+		"unlikely_in", d.loc.Uint(p.Unlikely.LetIn), "unlikely", d.loc.Uint(p.Unlikely.Told),
+		"likely_in", d.loc.Uint(p.Likely.LetIn), "likely", d.loc.Uint(p.Likely.Told))
+}
+
 // SupplyEnds writes where an estimate said the supply would run out.
 func (d fairnessData) SupplyEnds(p waitingroom.SupplyEstimatePoint) string {
 	return d.loc.T("fairness.range", "first", d.loc.Uint(p.Ends[0]), "last", d.loc.Uint(p.Ends[1]))

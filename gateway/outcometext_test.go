@@ -54,7 +54,13 @@ func TestFairnessPageShowsTheSupplysCalibration(t *testing.T) {
 		{N: 1, Units: 100, At: at, Claimed: 0, Waiting: 300},
 		{N: 2, Units: 0, At: at.Add(time.Minute), Claimed: 40, Waiting: 260},
 	}
-	rep := waitingroom.FairnessReport{Room: "concert", Reason: "sold_out", Supply: waitingroom.CalibrateSupply(samples, 45)}
+	withPlaces := func() *waitingroom.SupplyCalibration {
+		c := waitingroom.CalibrateSupply(samples, 45)
+		c.Places = &waitingroom.PlacesTold{Told: 310, LetIn: 45, Likely: waitingroom.ToldLetIn{Told: 12, LetIn: 11},
+			AtRisk: waitingroom.ToldLetIn{Told: 90, LetIn: 33}, Unlikely: waitingroom.ToldLetIn{Told: 273, LetIn: 1}}
+		return c
+	}
+	rep := waitingroom.FairnessReport{Room: "concert", Reason: "sold_out", Supply: withPlaces()}
 	for _, l := range allLanguages(t).locales {
 		var b strings.Builder
 		if err := fairnessPage.Execute(&b, newFairnessData(rep, l, nil)); err != nil {
@@ -65,12 +71,18 @@ func TestFairnessPageShowsTheSupplysCalibration(t *testing.T) {
 		if !strings.Contains(page, heading) || !strings.Contains(page, l.Uint(88)+" ("+l.Uint(28)+")") || strings.Contains(page, "{unlikely") {
 			t.Errorf("%s: the page lacks the supply's estimates", l.Code)
 		}
+		// The count place by place, every figure in the language's digits.
+		places := template.HTMLEscapeString(l.T("fairness.supply.places", "told", l.Uint(310), "unlikely_in", l.Uint(1),
+			"unlikely", l.Uint(273), "likely_in", l.Uint(11), "likely", l.Uint(12)))
+		if !strings.Contains(page, places) || strings.Contains(page, "{likely_in}") {
+			t.Errorf("%s: the page lacks the count of places told", l.Code)
+		}
 		b.Reset()
 		rep.Supply = nil
 		if err := fairnessPage.Execute(&b, newFairnessData(rep, l, nil)); err != nil || strings.Contains(b.String(), heading+"</h2>") {
 			t.Errorf("%s: a room without a supply shows its section (%v)", l.Code, err)
 		}
-		rep.Supply = waitingroom.CalibrateSupply(samples, 45)
+		rep.Supply = withPlaces()
 	}
 }
 

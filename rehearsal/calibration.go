@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -54,9 +55,12 @@ func outcomeIndex(o string) int {
 
 var outcomeLabels = [3]string{"likely", "at risk", "unlikely"}
 
-// calibLive counts the answers by outcome, second by second.
+// calibLive counts the answers by outcome, second by second, and the joins
+// and polls whose answer never reached the fan (the transport failed, or a
+// 503): the room may have told those fans an outcome they did not read.
 type calibLive struct {
-	bySec [3][]atomic.Int64
+	bySec  [3][]atomic.Int64
+	unread atomic.Int64
 }
 
 // noteOutcome records the outcome of a status answer sent at at.
@@ -91,9 +95,13 @@ func (f *fan) noteLetIn(at time.Duration) {
 // beside it.
 type calibration struct {
 	fans                    int // fans told an outcome at least once
+	letIn                   int // of them, how many were let in
 	told                    [3]int
 	toldServed              [3]int // of them, how many got tickets
-	skips, skipsExcused     int    // let in and served after "unlikely" without "at_risk"; of them, after a rise of the supply
+	toldLetIn               [3]int // and how many were let in
+	unread                  int    // answers to joins and polls the fans never read
+	reportDiffers           []string
+	skips, skipsExcused     int // let in and served after "unlikely" without "at_risk"; of them, after a rise of the supply
 	report                  *waitingroom.SupplyCalibration
 	reportErr               error
 	reportBad               []string // where the report's figures do not add up
@@ -112,11 +120,17 @@ func (r *rehearsal) calibrate(rep *waitingroom.SupplyCalibration, repErr error) 
 		}
 		c.fans++
 		served := f.outcome == outBought
+		if f.admitted {
+			c.letIn++
+		}
 		for k, was := range [3]bool{t.likely, t.atRisk, t.unlikely} {
 			if was {
 				c.told[k]++
 				if served {
 					c.toldServed[k]++
+				}
+				if f.admitted {
+					c.toldLetIn[k]++
 				}
 			}
 		}
@@ -129,11 +143,48 @@ func (r *rehearsal) calibrate(rep *waitingroom.SupplyCalibration, repErr error) 
 	}
 	c.unlikelyOK = float64(c.told[2]-c.toldServed[2]) >= unlikelyBound*float64(c.told[2])
 	c.skipsOK = c.skips == c.skipsExcused
+	c.unread = int(r.calib.unread.Load())
 	if rep != nil {
 		c.reportBad = checkCalibration(rep)
+		c.reportDiffers = c.compare(rep.Places)
 	}
-	c.ok = c.unlikelyOK && c.skipsOK && rep != nil && len(c.reportBad) == 0
+	c.ok = c.unlikelyOK && c.skipsOK && rep != nil && len(c.reportBad) == 0 && len(c.reportDiffers) == 0
 	return c
+}
+
+// compare sets the fairness report's count of places told beside the fans'
+// own, figure by figure, and says where they differ. One fan holds one
+// place here, so they are equal, but for answers the room gave and the fan
+// never read: each may have told one more place than the fans saw, never
+// fewer.
+func (c calibration) compare(p *waitingroom.PlacesTold) []string {
+	if p == nil {
+		return []string{"the report counts no places told"}
+	}
+	var out []string
+	check := func(name string, report uint64, fans int) {
+		if int(report) < fans || int(report) > fans+c.unread {
+			out = append(out, fmt.Sprintf("%s: the report %d, the fans %d (%d answers unread)", name, report, fans, c.unread))
+		}
+	}
+	check("told an outcome", p.Told, c.fans)
+	check("told one and let in", p.LetIn, c.letIn)
+	for k, b := range []waitingroom.ToldLetIn{p.Likely, p.AtRisk, p.Unlikely} {
+		check("told "+outcomeLabels[k], b.Told, c.told[k])
+		check("told "+outcomeLabels[k]+" and let in", b.LetIn, c.toldLetIn[k])
+	}
+	return out
+}
+
+// equalsFans words the comparison of the report's count with the fans'.
+func (c calibration) equalsFans() string {
+	if len(c.reportDiffers) == 0 {
+		if c.unread == 0 {
+			return "met: equal, figure by figure"
+		}
+		return fmt.Sprintf("met: equal but for %d answers the fans never read", c.unread)
+	}
+	return "NOT MET: " + strings.Join(c.reportDiffers, "; ")
 }
 
 // supplyRose reports whether a sample between from and to reported more
@@ -187,6 +238,9 @@ func checkCalibration(rep *waitingroom.SupplyCalibration) []string {
 // the run: the room publishes its report once it has sold out, so it is
 // asked a few times.
 func (r *rehearsal) fairnessSupply() (*waitingroom.SupplyCalibration, error) {
+	// The nodes send what they told with their beats, once a second: the
+	// last answers reach the store within two.
+	time.Sleep(2 * time.Second)
 	return fairnessPart(r, "supply", func(rep waitingroom.FairnessReport) *waitingroom.SupplyCalibration { return rep.Supply })
 }
 
@@ -244,6 +298,13 @@ func (c calibration) print(w io.Writer) {
 			fmt.Fprintf(w, "; %s", b)
 		}
 		fmt.Fprintln(w)
+		if p := c.report.Places; p != nil {
+			fmt.Fprintf(w, "  report, place by place: told %d (let in %d); likely %d (%d), at risk %d (%d), unlikely %d (%d)\n",
+				p.Told, p.LetIn, p.Likely.Told, p.Likely.LetIn, p.AtRisk.Told, p.AtRisk.LetIn, p.Unlikely.Told, p.Unlikely.LetIn)
+		}
+		fmt.Fprintf(w, "  fans, fan by fan:      told %d (let in %d); likely %d (%d), at risk %d (%d), unlikely %d (%d)\n",
+			c.fans, c.letIn, c.told[0], c.toldLetIn[0], c.told[1], c.toldLetIn[1], c.told[2], c.toldLetIn[2])
+		fmt.Fprintf(w, "  report equals fans   %s\n", c.equalsFans())
 	}
 }
 
@@ -263,6 +324,14 @@ func (c calibration) rows() []reportRow {
 			reportRow{"fairness report: places told likely / at risk / unlikely (served)", fmt.Sprintf("%d (%d) / %d (%d) / %d (%d)",
 				t.Likely.Told, t.Likely.Served, t.AtRisk.Told, t.AtRisk.Served, t.Unlikely.Told, t.Unlikely.Served)},
 			reportRow{"fairness report adds up", met(len(c.reportBad) == 0)})
+		if p := c.report.Places; p != nil {
+			rows = append(rows, reportRow{"fairness report: places told, let in; likely, at risk, unlikely (let in)", fmt.Sprintf("%d, %d; %d (%d), %d (%d), %d (%d)",
+				p.Told, p.LetIn, p.Likely.Told, p.Likely.LetIn, p.AtRisk.Told, p.AtRisk.LetIn, p.Unlikely.Told, p.Unlikely.LetIn)})
+		}
+		rows = append(rows,
+			reportRow{"fans: told, let in; likely, at risk, unlikely (let in)", fmt.Sprintf("%d, %d; %d (%d), %d (%d), %d (%d)",
+				c.fans, c.letIn, c.told[0], c.toldLetIn[0], c.told[1], c.toldLetIn[1], c.told[2], c.toldLetIn[2])},
+			reportRow{"fairness report equals the count of fans", c.equalsFans()})
 	} else {
 		rows = append(rows, reportRow{"fairness report", fmt.Sprintf("UNAVAILABLE: %v", c.reportErr)})
 	}

@@ -14,8 +14,9 @@ import (
 // service reporting what is left to sell, every status answer's outcome
 // recorded. The verdict holds: at least 90% of the fans told unlikely got no
 // tickets, none was served after unlikely without at risk between (but for
-// a rise of the supply), and the fairness report's calibration adds up; the
-// report carries the table and the chart.
+// a rise of the supply), the fairness report's calibration adds up, and its
+// count of what each place was told equals the fans' own; the report carries
+// the table and the chart.
 func TestRehearsalCalibrationScenario(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the servers")
@@ -40,6 +41,9 @@ func TestRehearsalCalibrationScenario(t *testing.T) {
 	}
 	if !strings.HasPrefix(cell("fairness report adds up"), "met") {
 		t.Fatalf("the fairness report's calibration: %s", cell("fairness report adds up"))
+	}
+	if eq := cell("fairness report equals the count of fans"); !strings.HasPrefix(eq, "met") {
+		t.Fatalf("the fairness report's count of places told: %s", eq)
 	}
 	t.Logf("likely %s, at risk %s, unlikely %s; %s; %s", cell("told likely (got tickets)"), cell("told at risk (got tickets)"),
 		cell("told unlikely (got tickets)"), cell("told unlikely and not served"), cell("served after unlikely without at risk"))

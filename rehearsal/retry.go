@@ -28,6 +28,11 @@ func (r *rehearsal) shopFailure(f *fan, res result, ok bool, what string) (next 
 // retry tries a failed request again after a second (or the Retry-After
 // the server gave), a few times.
 func (r *rehearsal) retry(f *fan, res result, what string) (time.Duration, bool) {
+	if what == "join" || what == "poll" {
+		// A status the fan never read: the room may have told them an
+		// outcome all the same (calibration.go).
+		r.calib.unread.Add(1)
+	}
 	if res.cut {
 		return 0, r.end(f, outCut, "")
 	}

@@ -106,6 +106,7 @@ func (r *Room) joinAccount(ctx context.Context, a *arrival, v *view, t Ticket, n
 		held := Ticket{Room: r.id, Visitor: res.Visitor, Key: res.Key, Joined: res.Joined, Seen: now}
 		if a.polled {
 			st, held := v.status(held, now)
+			r.noteTold(held, st)
 			return Visit{Status: st, Ticket: held, transition: machine[TicketWaiting][EventArrive]}, nil
 		}
 		found := *a

@@ -348,6 +348,7 @@ func (r *Room) placed(v *view, t Ticket, res JoinResult, now time.Time) (Visit, 
 		return vis, err
 	}
 	st, t := v.status(t, now)
+	r.noteTold(t, st)
 	return Visit{Status: st, Ticket: t, transition: machine[TicketNew][EventArrive]}, nil
 }
 

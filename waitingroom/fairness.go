@@ -153,6 +153,16 @@ func (r *Room) Fairness(ctx context.Context) (FairnessReport, error) {
 		rep.Complete = false
 	}
 	rep.Supply = CalibrateSupply(supply, snap.Claimed)
+	if rep.Supply != nil {
+		// The marks nodes send with their beats: an answer counts here
+		// within a second or so of being given.
+		tally, err := r.store.ToldTally(ctx, r.id)
+		if err != nil {
+			return FairnessReport{}, err
+		}
+		places := placesTold(tally)
+		rep.Supply.Places = &places
+	}
 	rep.Waitlist = waitlistReport(hist)
 	rep.Counts = FairnessCounts{
 		Issued: snap.Seq, Serving: snap.Serving, Admitted: snap.Admitted, Skipped: snap.Skipped,

@@ -49,7 +49,13 @@ type beats struct {
 	mu       sync.Mutex
 	places   map[uint64]struct{}
 	sessions map[string]struct{}
-	last     time.Time // the last flush
+	// told are the marks of what places' holders were told not sent yet,
+	// and sent those this node sent already: a place is told the same
+	// outcome at every poll, and the store needs it once. sent is bounded
+	// like the rest; emptied when full, it only costs marks sent again,
+	// which the store adds to what it has.
+	told, sent map[uint64]ToldMarks
+	last       time.Time // the last flush
 }
 
 func (b *beats) place(p uint64) {
@@ -62,6 +68,25 @@ func (b *beats) session(visitor string) {
 	b.mu.Lock()
 	noteBeat(&b.sessions, visitor)
 	b.mu.Unlock()
+}
+
+// tell notes marks m for place p, unless this node sent them already.
+func (b *beats) tell(p uint64, m ToldMarks) {
+	b.mu.Lock()
+	if b.sent[p]&m != m {
+		b.addTold(p, m)
+	}
+	b.mu.Unlock()
+}
+
+// addTold adds marks m to those of place p not sent yet.
+func (b *beats) addTold(p uint64, m ToldMarks) {
+	if b.told == nil {
+		b.told = make(map[uint64]ToldMarks)
+	}
+	if _, ok := b.told[p]; ok || len(b.told) < maxBeatsHeld {
+		b.told[p] |= m
+	}
 }
 
 // noteBeat adds k to the set, unless it holds maxBeatsHeld already.
@@ -78,7 +103,7 @@ func noteBeat[K comparable](set *map[K]struct{}, k K) {
 func (b *beats) take(now time.Time) (Beats, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if now.Sub(b.last) < beatInterval || (len(b.places) == 0 && len(b.sessions) == 0) {
+	if now.Sub(b.last) < beatInterval || (len(b.places) == 0 && len(b.sessions) == 0 && len(b.told) == 0) {
 		return Beats{}, false
 	}
 	b.last = now
@@ -89,8 +114,19 @@ func (b *beats) take(now time.Time) (Beats, bool) {
 	for v := range b.sessions {
 		out.Sessions = append(out.Sessions, v)
 	}
+	if len(b.told) > 0 {
+		if b.sent == nil || len(b.sent)+len(b.told) > maxBeatsHeld {
+			b.sent = make(map[uint64]ToldMarks, len(b.told))
+		}
+		out.Told = make([]PlaceTold, 0, len(b.told))
+		for p, m := range b.told {
+			out.Told = append(out.Told, PlaceTold{Place: p, Marks: m})
+			b.sent[p] |= m
+		}
+	}
 	clear(b.places)
 	clear(b.sessions)
+	clear(b.told)
 	return out, true
 }
 
@@ -102,6 +138,11 @@ func (b *beats) giveBack(out Beats) {
 	for _, v := range out.Sessions {
 		b.session(v)
 	}
+	b.mu.Lock()
+	for _, t := range out.Told {
+		b.addTold(t.Place, t.Marks)
+	}
+	b.mu.Unlock()
 }
 
 // flushBeats sends the marks gathered since the last flush, at most once a
@@ -136,6 +177,16 @@ func (r *Room) markWaiting(t Ticket, st Status) {
 		r.beats.place(t.Key) // not placed yet
 	default:
 		r.beats.place(t.Place)
+	}
+	r.noteTold(t, st)
+}
+
+// noteTold marks the outcome a fan is being told for their place, so that the
+// fairness report counts what fans were in fact told (PlacesTold). An
+// outcome is only told with a position, so the place is the ticket's.
+func (r *Room) noteTold(t Ticket, st Status) {
+	if m := markOf(st.Outcome); m != 0 && st.Position != nil {
+		r.beats.tell(t.Place, m)
 	}
 }
 

@@ -81,6 +81,8 @@ func TestProtocolSchemas(t *testing.T) {
 		{"supply estimate", report.Defs["estimate"], waitingroom.SupplyEstimatePoint{}},
 		{"outcomes told", report.Defs["told"], waitingroom.SupplyTold{}},
 		{"told and served", report.Defs["told_served"], waitingroom.ToldServed{}},
+		{"places told", report.Defs["places_told"], waitingroom.PlacesTold{}},
+		{"told and let in", report.Defs["told_let_in"], waitingroom.ToldLetIn{}},
 		{"lanes", report.Defs["lanes"], waitingroom.LanesReport{}},
 		{"lane", report.Defs["lane"], waitingroom.LaneAdmissions{}},
 		{"lane check", report.Defs["lane_check"], waitingroom.LaneCheck{}},

@@ -122,14 +122,20 @@ type Store interface {
 	Advance(ctx context.Context, room string, now time.Time, lim Limits) error
 
 	// Beat records, in one round trip, that the holders of places were seen
-	// waiting and that visitors' sessions were used, at now. A node gathers
+	// waiting and that visitors' sessions were used, at now, and what places'
+	// holders were told (Beats.Told). A node gathers
 	// what its requests saw and calls it at most once a second (see
-	// liveness.go). Places below serving and visitors without a live session
-	// are ignored. Each mark is recorded atomically, not necessarily all of
+	// liveness.go). Places seen below serving and visitors without a live
+	// session are ignored; told marks are kept wherever serving is. Each mark is recorded atomically, not necessarily all of
 	// them at once: a backend may split a large Beat into bounded parts (the
 	// Redis store does, so as not to hold the server), since a mark only adds
 	// to what the store knows.
 	Beat(ctx context.Context, room string, beats Beats, now time.Time, lim Limits) error
+
+	// ToldTally counts the room's places by the marks Beat recorded for
+	// them (Beats.Told), which are kept, place by place, for the room's
+	// life: the fairness report's account of what fans were in fact told.
+	ToldTally(ctx context.Context, room string) (ToldTally, error)
 
 	// Snapshot reads the room's state, with the revocations recorded after the
 	// given cursor (0: all that are still live).
@@ -330,6 +336,16 @@ func (r Refusal) String() string {
 type Beats struct {
 	Places   []uint64
 	Sessions []string
+	// Told are marks of what places' holders were told of their chance,
+	// and of their being let in (supplycalibration.go): each sent once by a
+	// node, and added by the store to what it holds for the place.
+	Told []PlaceTold
+}
+
+// PlaceTold is a place and marks to add to it.
+type PlaceTold struct {
+	Place uint64
+	Marks ToldMarks
 }
 
 // Heartbeats are kept per window of time: the store remembers, for each of the

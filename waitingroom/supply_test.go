@@ -75,3 +75,105 @@ func TestSupplyNotedOnOneNodeToldOnBoth(t *testing.T) {
 		}
 	}
 }
+
+// TestFairnessCountsWhatEachFanWasTold: the fairness report's count, place
+// by place, of the outcomes fans were told equals what the fans themselves
+// saw, polled through two nodes, told at their join and at their polls, and
+// whether they were let in; a node sends each place's marks once, whatever
+// it is asked.
+func TestFairnessCountsWhatEachFanWasTold(t *testing.T) {
+	e := newEnv(t)
+	s := waitingroom.Settings{NewUsersPerMinute: 120, TotalActiveUsers: 1000, QueueAll: true}
+	a, b := e.node("told", s), e.node("told", s)
+	nodes := []*waitingroom.Room{a, b}
+	a.NoteSupply(40)
+	e.step(1, a, b)
+
+	type seen struct {
+		told  [3]bool
+		letIn bool
+	}
+	index := map[waitingroom.Outcome]int{waitingroom.OutcomeLikely: 0, waitingroom.OutcomeAtRisk: 1, waitingroom.OutcomeUnlikely: 2}
+	var fans []waitingroom.Ticket
+	var saw []seen
+	note := func(i int, v waitingroom.Visit) {
+		if k, ok := index[v.Status.Outcome]; ok {
+			saw[i].told[k] = true
+		}
+		if v.Pass != "" {
+			saw[i].letIn = true
+		}
+	}
+	for i := range 60 {
+		v := e.join(nodes[i%2])
+		fans, saw = append(fans, v.Ticket), append(saw, seen{})
+		note(i, v)
+	}
+	// Five more join, are told where they stand, and never look again.
+	for i := range 5 {
+		v := e.join(nodes[i%2])
+		saw = append(saw, seen{})
+		note(len(saw)-1, v)
+	}
+	if _, err := a.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{QueueAll: false}, "queue_all")); err != nil {
+		t.Fatal(err)
+	}
+	units := uint64(40)
+	for round := range 6 {
+		e.step(2, a, b)
+		bought := uint64(0)
+		for i := range fans {
+			if saw[i].letIn {
+				continue
+			}
+			// Every fan polls three times a round, through either node.
+			for k := range 3 {
+				v := e.poll(nodes[(i+k+round)%2], fans[i])
+				fans[i] = v.Ticket
+				note(i, v)
+			}
+			if saw[i].letIn {
+				bought += 3
+			}
+		}
+		units -= min(units, bought)
+		nodes[round%2].NoteSupply(units)
+	}
+	if err := a.DeclareSoldOut(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.step(2, a, b) // the marks go with the nodes' next beats
+
+	var want waitingroom.PlacesTold
+	for _, f := range saw {
+		any := false
+		for k, c := range []*waitingroom.ToldLetIn{&want.Likely, &want.AtRisk, &want.Unlikely} {
+			if f.told[k] {
+				any = true
+				c.Told++
+				if f.letIn {
+					c.LetIn++
+				}
+			}
+		}
+		if any {
+			want.Told++
+			if f.letIn {
+				want.LetIn++
+			}
+		}
+	}
+	if want.Likely.Told == 0 || want.AtRisk.Told == 0 || want.Unlikely.Told == 0 || want.LetIn == 0 {
+		t.Fatalf("the fans' count %+v: every outcome should have been told, and some let in", want)
+	}
+	rep, err := b.Fairness(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Supply == nil || rep.Supply.Places == nil {
+		t.Fatalf("the report has no count of places told: %+v", rep.Supply)
+	}
+	if got := *rep.Supply.Places; got != want {
+		t.Fatalf("the report counts %+v; the fans saw %+v", got, want)
+	}
+}

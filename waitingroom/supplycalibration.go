@@ -24,6 +24,9 @@ type SupplyCalibration struct {
 	// Totals add up the estimates' bands: a place waiting through several
 	// estimates counts once in each.
 	Totals SupplyTold `json:"totals"`
+	// Places count what the holders of places were in fact told, place by
+	// place; absent when the store could not be read for them.
+	Places *PlacesTold `json:"places,omitempty"`
 }
 
 // SupplyEstimatePoint is one estimate, made when a sample came in, and what
@@ -115,4 +118,87 @@ func countTold(front, waiting uint64, reach [2]float64, served uint64) SupplyTol
 		return ToldServed{Told: b - a, Served: min(b, max(a, served)) - a}
 	}
 	return SupplyTold{Likely: band(front, lo), AtRisk: band(lo, hi), Unlikely: band(hi, end)}
+}
+
+// ToldMarks are what a place's holder was ever told of their chance, and whether
+// they were let in, one bit each: the marks a node records as it answers
+// (docs/supply.md, "Calibration").
+type ToldMarks uint8
+
+const (
+	MarkLikely ToldMarks = 1 << iota
+	MarkAtRisk
+	MarkUnlikely
+	MarkLetIn
+)
+
+// markOf is the mark of an outcome; 0 for none.
+func markOf(o Outcome) ToldMarks {
+	switch o {
+	case OutcomeLikely:
+		return MarkLikely
+	case OutcomeAtRisk:
+		return MarkAtRisk
+	case OutcomeUnlikely:
+		return MarkUnlikely
+	}
+	return 0
+}
+
+// ToldTally counts a room's places by their marks: ToldTally[m] is how many
+// places carry exactly the marks m. Places never marked are not counted.
+type ToldTally [16]uint64
+
+// PlacesTold is the calibration counted place by place, from the marks the
+// nodes recorded as they answered: each place counted once for every
+// outcome its holder was ever told, with how many of those places were let
+// in afterwards or before. A fan-side count (one fan, one place) finds the
+// same figures; the estimates' bands above are what the room would have told
+// every place waiting, polled or not.
+type PlacesTold struct {
+	// Told is how many places were told any outcome, LetIn how many of
+	// them were let in.
+	Told     uint64    `json:"told"`
+	LetIn    uint64    `json:"let_in"`
+	Likely   ToldLetIn `json:"likely"`
+	AtRisk   ToldLetIn `json:"at_risk"`
+	Unlikely ToldLetIn `json:"unlikely"`
+}
+
+// ToldLetIn is how many places were told an outcome, and how many of them
+// were let in.
+type ToldLetIn struct {
+	Told  uint64 `json:"told"`
+	LetIn uint64 `json:"let_in"`
+}
+
+// placesTold sums the tally into the places told each outcome.
+func placesTold(t ToldTally) PlacesTold {
+	var p PlacesTold
+	for m, n := range t {
+		marks := ToldMarks(m)
+		if n == 0 || marks&^MarkLetIn == 0 {
+			continue // let in, never told: a place with no outcome to judge
+		}
+		in := marks&MarkLetIn != 0
+		add := func(c *ToldLetIn) {
+			c.Told += n
+			if in {
+				c.LetIn += n
+			}
+		}
+		p.Told += n
+		if in {
+			p.LetIn += n
+		}
+		for _, o := range []struct {
+			bit ToldMarks
+			c   *ToldLetIn
+		}{{MarkLikely, &p.Likely}, {MarkAtRisk, &p.AtRisk}, {MarkUnlikely, &p.Unlikely}} {
+			if marks&o.bit != 0 {
+				add(o.c)
+			}
+		}
+	}
+	return p
 }

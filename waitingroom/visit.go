@@ -58,6 +58,12 @@ func (v *view) inGrace(place uint64) bool {
 // node: a ticket shared among clients shares its session, and the origin's
 // revoke of any of its passes refuses them all.
 func (r *Room) admitted(t Ticket, expires time.Time, now time.Time) (Visit, error) {
+	v := r.view.Load()
+	if v.supply.Known {
+		// Beside what the fan was told, the fairness report counts whether
+		// they were let in (PlacesTold).
+		r.beats.tell(t.Place, MarkLetIn)
+	}
 	p := Pass{
 		ID:        SessionPassID(r.id, t.Visitor.String(), expires),
 		Room:      r.id,
@@ -65,7 +71,7 @@ func (r *Room) admitted(t Ticket, expires time.Time, now time.Time) (Visit, erro
 		OrderKey:  t.Place,
 		IssuedAt:  now,
 		ExpiresAt: expires,
-		Waitlist:  r.view.Load().holdsReturns(t.Place),
+		Waitlist:  v.holdsReturns(t.Place),
 	}
 	tok, err := r.key.IssuePass(p, r.issuer)
 	if err != nil {
@@ -74,7 +80,7 @@ func (r *Room) admitted(t Ticket, expires time.Time, now time.Time) (Visit, erro
 	t.Claimed = true
 	t.Seen = now
 	st := r.AdmittedStatus(p)
-	if r.view.Load().draws() {
+	if v.draws() {
 		k := t.Key
 		st.DrawIndex = &k
 	}

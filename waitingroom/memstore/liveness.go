@@ -54,6 +54,12 @@ func (s *Store) Beat(_ context.Context, name string, b waitingroom.Beats, now ti
 			blk[off/64] |= 1 << (63 - off%64)
 		}
 	}
+	for _, t := range b.Told {
+		if r.told == nil {
+			r.told = make(map[uint64]waitingroom.ToldMarks)
+		}
+		r.told[t.Place] |= t.Marks
+	}
 	r.expireSessions(now)
 	for _, v := range b.Sessions {
 		if _, ok := r.live[v]; !ok {
@@ -64,6 +70,20 @@ func (s *Store) Beat(_ context.Context, name string, b waitingroom.Beats, now ti
 		}
 	}
 	return nil
+}
+
+// ToldTally implements waitingroom.Store.
+func (s *Store) ToldTally(_ context.Context, name string) (waitingroom.ToldTally, error) {
+	r, err := s.lockRoom(name)
+	if err != nil {
+		return waitingroom.ToldTally{}, err
+	}
+	defer r.mu.Unlock()
+	var t waitingroom.ToldTally
+	for _, m := range r.told {
+		t[m&0xF]++
+	}
+	return t, nil
 }
 
 // windowIndex numbers the heartbeat window holding now.

@@ -161,19 +161,35 @@ func (c beatCall) args(now time.Time, window time.Duration) []any {
 // step that runs between two of them sees some marks a step later, which the
 // windows' slack (a place is judged over five of them) absorbs.
 func (s *Store) Beat(ctx context.Context, room string, b waitingroom.Beats, now time.Time, lim waitingroom.Limits) error {
-	if len(b.Places) == 0 && len(b.Sessions) == 0 {
+	if len(b.Places) == 0 && len(b.Sessions) == 0 && len(b.Told) == 0 {
 		return nil
 	}
 	win := beatWindow(lim)
 	calls := splitBeats(b, win > 0)
-	if len(calls) == 1 {
+	told := s.toldCalls(room, b.Told)
+	if len(calls) == 1 && len(told) == 0 {
 		_, err := s.run(ctx, "beat", beatScript, room, calls[0].args(now, win)...)
 		return err
 	}
+	// Every call, the beats' and the marks', in one pipeline: each is
+	// (script, keys, args), sent again on its own if the server lost its
+	// scripts.
+	type call struct {
+		script *redis.Script
+		keys   []string
+		args   []any
+	}
+	all := make([]call, 0, len(calls)+len(told))
 	keys := roomKeys(s.prefix, room)
+	for _, c := range calls {
+		all = append(all, call{beatScript, keys, c.args(now, win)})
+	}
+	for _, c := range told {
+		all = append(all, call{toldScript, c.keys, c.args})
+	}
 	cmds, _ := s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, c := range calls {
-			beatScript.EvalSha(ctx, p, keys, c.args(now, win)...)
+		for _, c := range all {
+			c.script.EvalSha(ctx, p, c.keys, c.args...)
 		}
 		return nil
 	})
@@ -182,8 +198,8 @@ func (s *Store) Beat(ctx context.Context, room string, b waitingroom.Beats, now 
 		err := cmd.Err()
 		if redis.HasErrorPrefix(err, "NOSCRIPT") {
 			// The server lost its script cache (a restart, a failover):
-			// Run sends the script itself.
-			_, err = s.run(ctx, "beat", beatScript, room, calls[i].args(now, win)...)
+			// runOn sends the script itself.
+			_, err = s.runOn(ctx, "beat", all[i].script, room, all[i].keys, all[i].args...)
 		} else if errors.Is(err, redis.Nil) {
 			err = waitingroom.ErrNoRoom
 		} else if err != nil {

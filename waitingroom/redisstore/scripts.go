@@ -62,6 +62,8 @@ var (
 	codeReturnSrc string
 	//go:embed lua/supply.lua
 	supplySrc string
+	//go:embed lua/told.lua
+	toldSrc string
 )
 
 var (
@@ -87,13 +89,14 @@ var (
 	codeRedeemScript    = newScript(codeRedeemSrc)
 	codeReturnScript    = newScript(codeReturnSrc)
 	supplyScript        = newScript(supplySrc)
+	toldScript          = newScript(toldSrc)
 
 	allScripts = []*redis.Script{
 		initScript, joinScript, claimScript, reclaimScript, releaseScript, advanceScript,
 		snapshotScript, drawSeedScript, phaseSeedScript, laneCommitScript, saveOverridesScript, historyScript, beatScript,
 		accountScript, leaveScript, requeueScript, auditAppendScript, auditScript,
 		codeAddScript, codeRedeemScript,
-		supplyScript,
+		supplyScript, toldScript,
 	}
 )
 

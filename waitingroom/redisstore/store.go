@@ -78,8 +78,9 @@ func (s *Store) LoadScripts(ctx context.Context) error {
 func (s *Store) Drop(ctx context.Context, room string) error {
 	keys := roomKeys(s.prefix, room)
 	// The heartbeat windows are keys of their own, named after the hb key,
-	// and so are the networks and seeds joins are weighed by.
-	for _, match := range []string{keys[hbKey] + ":*", roomKey(s.prefix, room, limitKeyName, "*"), roomKey(s.prefix, room, seedKeyName, "*")} {
+	// and so are the networks and seeds joins are weighed by, and the
+	// bitmaps of what fans were told.
+	for _, match := range []string{keys[hbKey] + ":*", roomKey(s.prefix, room, limitKeyName, "*"), roomKey(s.prefix, room, seedKeyName, "*"), roomKey(s.prefix, room, toldKeyName, "*")} {
 		iter := s.client.Scan(ctx, 0, match, 1000).Iterator()
 		for iter.Next(ctx) {
 			keys = append(keys, iter.Val())

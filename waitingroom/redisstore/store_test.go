@@ -137,8 +137,8 @@ func TestEveryKeyExpires(t *testing.T) {
 	// A pass revoked for a visitor whose session is gone already: the
 	// revocation is written, the live session of visitor 1 stays.
 	must(s.Release(ctx, "r", "2", "pass-2", res.Expires, t0.Add(13*time.Second), lim))
-	// A heartbeat window is written.
-	must(s.Beat(ctx, "r", waitingroom.Beats{Places: []uint64{2}}, t0.Add(14*time.Second), lim))
+	// A heartbeat window is written, and what a fan was told.
+	must(s.Beat(ctx, "r", waitingroom.Beats{Places: []uint64{2}, Told: []waitingroom.PlaceTold{{Place: 2, Marks: waitingroom.MarkUnlikely}}}, t0.Add(14*time.Second), lim))
 	// A waiting fan leaves the line: their place is recorded as left.
 	must(s.Leave(ctx, "r", "2", 2, t0.Add(14*time.Second), lim))
 	// An operator pauses the room: the audit trail is written.
@@ -186,7 +186,12 @@ func TestEveryKeyExpires(t *testing.T) {
 	third := redisstore.RoomKeys(prefix, "q")
 	fourth := redisstore.RoomKeys(prefix, "w")
 	idled := []string{keyNamed(other, "idled"), keyNamed(other, "idledends"), keyNamed(third, "requeued"), keyNamed(third, "requeues"), keyNamed(fourth, "readmits")}
-	for _, k := range append(append(append(keys, windows...), idled...), redisstore.AccountBucket(prefix, "r", acct.Account)) {
+	told, err := c.Keys(ctx, strings.TrimSuffix(keyNamed(keys, "meta"), "meta")+"told:*").Result()
+	must(err)
+	if len(told) != 1 {
+		t.Errorf("bitmaps of what fans were told: %q, want the general lane's", told)
+	}
+	for _, k := range append(append(append(append(keys, windows...), told...), idled...), redisstore.AccountBucket(prefix, "r", acct.Account)) {
 		if strings.HasSuffix(k, "{r}:hb") || strings.HasSuffix(k, ":hbtmp") || strings.HasSuffix(k, "{r}:idled") || strings.HasSuffix(k, "{r}:idledends") ||
 			strings.HasSuffix(k, "{r}:requeued") || strings.HasSuffix(k, "{r}:requeues") || strings.HasSuffix(k, "{r}:readmits") {
 			continue // a name, a scratch key deleted by the step that makes it, and the other rooms'

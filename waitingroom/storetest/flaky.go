@@ -112,6 +112,14 @@ func (f *Flaky) Beat(ctx context.Context, room string, b waitingroom.Beats, now 
 	return f.Store.Beat(ctx, room, b, now, lim)
 }
 
+// ToldTally implements waitingroom.Store.
+func (f *Flaky) ToldTally(ctx context.Context, room string) (waitingroom.ToldTally, error) {
+	if err := f.err(); err != nil {
+		return waitingroom.ToldTally{}, err
+	}
+	return f.Store.ToldTally(ctx, room)
+}
+
 // Snapshot implements waitingroom.Store.
 func (f *Flaky) Snapshot(ctx context.Context, room string, now time.Time, after int64) (waitingroom.Snapshot, error) {
 	if err := f.err(); err != nil {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/foyer-dev/foyer/waitingroom"
@@ -8,6 +9,7 @@ import (
 
 var supplyTests = []suiteTest{
 	{"SupplyLatestReportWins", testSupplyLatestWins},
+	{"ToldMarksAddUp", testToldMarks},
 }
 
 func (f *fixture) supply(units uint64, sec float64) (waitingroom.SupplySample, bool) {
@@ -65,5 +67,58 @@ func testSupplyLatestWins(t *testing.T, h Harness) {
 	}
 	if n != waitingroom.MaxSupplyTail+3 {
 		t.Fatalf("history holds %d supply entries, want %d", n, waitingroom.MaxSupplyTail+3)
+	}
+}
+
+// testToldMarks: the marks of what places' holders were told are kept place
+// by place, whatever serving and whether the place is still waiting, in
+// every lane; a mark only adds to a place's (two nodes may send the same);
+// the tally counts each place once, by the marks it carries; a room the
+// store lost starts with none; an unknown room is ErrNoRoom.
+func testToldMarks(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	lim := limits()
+	if got, err := f.s.ToldTally(f.ctx, f.room); err != nil || got != (waitingroom.ToldTally{}) {
+		t.Fatalf("tally of a room told nothing: %v %v", got, err)
+	}
+	const (
+		likely, risk, unlikely, in = waitingroom.MarkLikely, waitingroom.MarkAtRisk, waitingroom.MarkUnlikely, waitingroom.MarkLetIn
+	)
+	lanePlace := waitingroom.LanePlace(2, 7)
+	f.beat(waitingroom.Beats{Told: []waitingroom.PlaceTold{
+		{Place: 0, Marks: likely}, {Place: 1, Marks: likely}, {Place: 2, Marks: unlikely},
+		{Place: 5000, Marks: risk}, {Place: lanePlace, Marks: unlikely},
+	}}, at(1), lim)
+	a, b := f.pair(h)
+	for _, s := range []waitingroom.Store{a, b} {
+		// Both nodes tell place 2 "at risk" and let places 0 and 2 in.
+		if err := s.Beat(f.ctx, f.room, waitingroom.Beats{Told: []waitingroom.PlaceTold{
+			{Place: 0, Marks: in}, {Place: 2, Marks: risk | in}, {Place: lanePlace, Marks: risk},
+		}}, at(2), lim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.advance(at(3), lim)
+	var want waitingroom.ToldTally
+	want[likely|in]++        // place 0
+	want[likely]++           // place 1
+	want[unlikely|risk|in]++ // place 2
+	want[risk]++             // place 5000
+	want[unlikely|risk]++    // the lane's place 7
+	if got, err := f.s.ToldTally(f.ctx, f.room); err != nil || got != want {
+		t.Fatalf("tally %v %v, want %v", got, err, want)
+	}
+	if h.Wipe != nil {
+		h.Wipe(t, f.s, f.room)
+		f.init(waitingroom.Recall{})
+		if got, err := f.s.ToldTally(f.ctx, f.room); err != nil || got != (waitingroom.ToldTally{}) {
+			t.Fatalf("tally after the store lost the room: %v %v, want none", got, err)
+		}
+	}
+	if _, err := f.s.ToldTally(f.ctx, f.room+"-unknown"); !errors.Is(err, waitingroom.ErrNoRoom) {
+		t.Fatalf("tally of an unknown room: %v, want ErrNoRoom", err)
+	}
+	if err := f.s.Beat(f.ctx, f.room+"-unknown", waitingroom.Beats{Told: []waitingroom.PlaceTold{{Place: 1, Marks: likely}}}, at(4), lim); !errors.Is(err, waitingroom.ErrNoRoom) {
+		t.Fatalf("marks for an unknown room: %v, want ErrNoRoom", err)
 	}
 }
