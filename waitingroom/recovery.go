@@ -59,6 +59,9 @@ func (r *Room) wholeRecall(now time.Time, v *view) Recall {
 		LaneCredit:  v.snap.LaneCredit,
 		LaneSpec:    v.snap.LaneSpec,
 	}
+	if !v.snap.Waitlist.On() {
+		seed.WaitlistEnded = v.snap.Waitlist.Ended
+	}
 	seed.Overrides, seed.OverridesVersion = r.overridesSeed()
 	if r.known {
 		margin := uint64(math.Ceil(r.flow.joinRate()*(now.Sub(v.at).Seconds()+1))) + reseedMargin

@@ -506,6 +506,12 @@ type Recall struct {
 	Lanes      []LaneCounters
 	LaneCredit []int64
 	LaneSpec   string
+	// WaitlistEnded is when the line last stopped being a waitlist, as the
+	// node last saw it (WaitlistState.Ended; zero: never, or not known). A
+	// room whose line is not a waitlist takes it when it is later than its
+	// own, whether or not the room exists: passes issued after a reopening
+	// keep the waitlist claim across a loss of the store.
+	WaitlistEnded time.Time
 }
 
 // HeldSession is a session known from its pass: it ends at Until, and its
@@ -619,6 +625,12 @@ type Snapshot struct {
 	Lanes      []LaneCounters
 	LaneCredit []int64
 	LaneSpec   string
+	// WaitlistEnded is when the line last stopped being a waitlist, as the
+	// node last saw it (WaitlistState.Ended; zero: never, or not known). A
+	// room whose line is not a waitlist takes it when it is later than its
+	// own, whether or not the room exists: passes issued after a reopening
+	// keep the waitlist claim across a loss of the store.
+	WaitlistEnded time.Time
 }
 
 // LaneCounters are one priority lane's monotone totals: its order keys

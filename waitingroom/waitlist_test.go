@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
 )
 
 // TestWaitlistTwoNodes: two nodes of a room with the waitlist on, on the
@@ -144,6 +145,32 @@ func TestWaitlistTwoNodes(t *testing.T) {
 			}
 			if in := admitted(); len(in) != len(fans)-1 {
 				t.Fatalf("after reopening: let in %v, want everyone left", in)
+			}
+
+			// The store loses the room after the reopening. The nodes
+			// re-seed it, the end of the waitlist with it, and a fan let
+			// in afterwards may still take what came back.
+			if m, ok := stores[0].(*memstore.Store); ok {
+				m.Drop("waitlist-" + b.name)
+			} else {
+				drop()
+			}
+			e.step(2, a, nb)
+			for _, n := range nodes {
+				if w := n.Snapshot().Waitlist; w.On() || w.Ended.IsZero() {
+					t.Fatalf("after the store lost the room, a node sees the waitlist %+v; want it ended", w)
+				}
+			}
+			after := e.join(nb)
+			for range 10 {
+				if after.Pass != "" {
+					break
+				}
+				e.step(1, a, nb)
+				after = e.poll(a, after.Ticket)
+			}
+			if after.Pass == "" || !e.pass(a, after.Pass).Waitlist {
+				t.Fatalf("a fan let in after the loss: %+v, pass %q; want one with the waitlist claim", after.Status, after.Pass)
 			}
 		})
 	}

@@ -215,12 +215,15 @@ func (s *Store) Init(_ context.Context, name string, seed waitingroom.Recall) er
 
 // restore applies what a seed carries beyond the counters, whether or not the
 // room exists: the overrides when the seed's are newer, the forgotten places,
-// and the sessions known from their passes.
+// the end of the last waitlist, and the sessions known from their passes.
 func (r *memRoom) restore(seed waitingroom.Recall) {
 	if seed.OverridesVersion > r.version {
 		r.overrides, r.version = append([]byte(nil), seed.Overrides...), seed.OverridesVersion
 	}
 	r.forgotten = max(r.forgotten, seed.Forgotten)
+	if !r.wl.On() && seed.WaitlistEnded.After(r.wl.Ended) {
+		r.wl.Ended = seed.WaitlistEnded
+	}
 	for _, hs := range seed.Sessions {
 		if _, ok := r.live[hs.Visitor]; ok {
 			continue

@@ -39,10 +39,15 @@ func survivors(seed waitingroom.Recall) string {
 		LSpec   string      `json:"lspec"`
 		// The phase pre-queues (see lua/lib.lua, settle_phases).
 		PQ string `json:"pq"`
+		// When the last waitlist ended (µs; 0: not known).
+		WlEnded int64 `json:"wlended"`
 	}{PQ: formatPhaseRanges(seed.PhaseRanges), Lanes: [][3]uint64{}, Ovr: string(seed.Overrides), Ver: seed.OverridesVersion, Forgot: seed.Forgotten, Whole: seed.Whole, Raise: seed.RaiseOnly, Sessions: [][3]any{},
 		Skipped: seed.Skipped, IdledOut: seed.IdledOut, Returned: seed.Returned, Requeued: seed.Requeued}
 	if !seed.SettleUntil.IsZero() {
 		ext.Settle = seed.SettleUntil.UnixMicro()
+	}
+	if !seed.WaitlistEnded.IsZero() {
+		ext.WlEnded = seed.WaitlistEnded.UnixMicro()
 	}
 	ext.MFrom = seed.MarginFrom
 	if seed.MarginFrom == 0 {

@@ -13,6 +13,7 @@ var waitlistTests = []suiteTest{
 	{"WaitlistUnitsAFanAndTheCap", testWaitlistUnitsAndCap},
 	{"WaitlistLeftoverReachesAFan", testWaitlistLeftover},
 	{"WaitlistEnds", testWaitlistEnds},
+	{"WaitlistEndSurvivesLoss", testWaitlistEndSurvivesLoss},
 }
 
 // waitlisting are the limits of a sold-out room with the waitlist on.
@@ -226,5 +227,38 @@ func testWaitlistEnds(t *testing.T, h Harness) {
 	f.advance(at(4), waitlisting(1))
 	if s := f.snap(at(4)); !s.Waitlist.On() || s.Waitlist.From != 1 || s.Waitlist.Admitted != 1 || s.Serving != 2 || !s.Waitlist.Ended.IsZero() {
 		t.Fatalf("second waitlist: %+v serving %d", s.Waitlist, s.Serving)
+	}
+}
+
+// testWaitlistEndSurvivesLoss: the end of the last waitlist comes back with
+// a node's seed: a room the seed creates takes it; one that exists takes a
+// later one, never an earlier; a line that is a waitlist again keeps none.
+func testWaitlistEndSurvivesLoss(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	f.fill(5, at(0))
+	f.supply(1, 1)
+	f.advance(at(2), waitlisting(1))
+	closed := limits()
+	closed.Open = false
+	f.advance(at(3), closed)
+	if h.Wipe != nil {
+		h.Wipe(t, f.s, f.room)
+		f.init(waitingroom.Recall{Counters: waitingroom.Counters{Seq: 5, Serving: 1}, Whole: true, WaitlistEnded: at(3)})
+		if s := f.snap(at(4)); s.Waitlist.On() || !s.Waitlist.Ended.Equal(at(3)) {
+			t.Fatalf("re-created from a seed: waitlist %+v, want ended at %s", s.Waitlist, at(3))
+		}
+	}
+	f.init(waitingroom.Recall{WaitlistEnded: at(2)})
+	if s := f.snap(at(4)); !s.Waitlist.Ended.Equal(at(3)) {
+		t.Fatalf("an earlier end from a seed: %+v, want the end at %s kept", s.Waitlist, at(3))
+	}
+	f.init(waitingroom.Recall{WaitlistEnded: at(3.5)})
+	if s := f.snap(at(4)); !s.Waitlist.Ended.Equal(at(3.5)) {
+		t.Fatalf("a later end from a seed: %+v, want it taken", s.Waitlist)
+	}
+	f.advance(at(5), waitlisting(1))
+	f.init(waitingroom.Recall{WaitlistEnded: at(4.5)})
+	if s := f.snap(at(5)); !s.Waitlist.On() || !s.Waitlist.Ended.IsZero() {
+		t.Fatalf("a seed's end while the line is a waitlist again: %+v, want none", s.Waitlist)
 	}
 }

@@ -13,7 +13,8 @@ if ext.raise and redis.call('EXISTS', meta) == 0 then
 end
 
 -- What a seed restores whether or not the room exists (Seed in store.go):
--- newer overrides, the forgotten places, and sessions known from passes.
+-- newer overrides, the forgotten places, the end of the last waitlist, and
+-- sessions known from passes.
 local function restore()
 	if ext.ver > num(redis.call('HGET', meta, 'ver')) then
 		redis.call('HSET', meta, 'ovr', ext.ovr, 'ver', int(ext.ver))
@@ -32,6 +33,10 @@ local function restore()
 	end
 	if ext.requeued > num(redis.call('HGET', meta, 'requeued')) then
 		redis.call('HSET', meta, 'requeued', int(ext.requeued))
+	end
+	-- The end of the last waitlist, unless the line is one again.
+	if ext.wlended > num(redis.call('HGET', meta, 'wlended')) and redis.call('HEXISTS', meta, 'wlsince') == 0 then
+		redis.call('HSET', meta, 'wlended', int(ext.wlended))
 	end
 	for _, s in ipairs(ext.sessions) do
 		-- NX: a visitor who holds a session keeps its end.
