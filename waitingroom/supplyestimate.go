@@ -55,11 +55,13 @@ type SupplyEstimate struct {
 	// operator): only then may a fan's outcome skip at_risk.
 	Dropped bool `json:"dropped,omitempty"`
 
-	// The measure: claims and units fallen over the intervals between
-	// samples in which someone claimed, and the sum of squares of the
-	// per-interval ratios weighted by their claims.
+	// The measure: claims and units fallen since the first sample, and
+	// over the intervals between samples in which someone claimed the sum
+	// of squares of the per-interval ratios weighted by their claims.
+	// startActive is the sessions live at the first sample.
 	claims, fallen, squares float64
 	intervals               int
+	startActive             float64
 }
 
 // Fold returns the estimate after sample s. A sample not newer than the last
@@ -70,15 +72,23 @@ func (e SupplyEstimate) Fold(s SupplySample) SupplyEstimate {
 	}
 	prev := e
 	e.Dropped = false
-	if prev.Known && s.Claimed > prev.Last.Claimed {
-		dc := float64(s.Claimed - prev.Last.Claimed)
-		du := float64(prev.Last.Units) - float64(s.Units)
-		e.claims += dc
-		e.fallen += du
-		e.squares += du * du / dc
-		e.intervals++
+	if !prev.Known {
+		e.startActive = float64(s.Active)
 	}
-	e.PerFan, e.Measured = e.perFan()
+	if prev.Known {
+		// Units fall when fans buy, some time after their claim: a fall
+		// with no claim since the last sample is the fans claimed before
+		// buying, and counts.
+		du := float64(prev.Last.Units) - float64(s.Units)
+		e.fallen += du
+		if s.Claimed > prev.Last.Claimed {
+			dc := float64(s.Claimed - prev.Last.Claimed)
+			e.claims += dc
+			e.squares += du * du / dc
+			e.intervals++
+		}
+	}
+	e.PerFan, e.Measured = e.perFan(float64(s.Active))
 	if prev.Known {
 		// The most the fans could have bought since the previous sample:
 		// those claimed since, and those who were shopping then, each at the
@@ -102,17 +112,32 @@ func (e SupplyEstimate) Fold(s SupplySample) SupplyEstimate {
 	return e
 }
 
-// perFan is the range of units per fan: the weighted mean of the measured
-// ratios, two standard errors either side, once enough is measured; the
-// prior before.
-func (e SupplyEstimate) perFan() ([2]float64, bool) {
+// perFan is the range of units per fan, once enough is measured (the prior
+// before): the weighted mean of the measured ratios, two standard errors
+// either side, widened by what the lag between a claim and its purchase
+// leaves unknown, active being the sessions live now. Fans still shopping
+// have yet to buy: dividing the units fallen by every claim reads a sale
+// whose fans take a while to buy as one whose fans buy little, and tells
+// far too many "likely" while the first fans shop. So the range reaches
+// down to the fall shared among every fan who could have bought (those
+// live at the first sample and those claimed since), and up to the fall
+// shared among those whose sessions are over (as if the fans still live
+// had bought nothing yet); with none over yet, up to the prior's high end.
+func (e SupplyEstimate) perFan(active float64) ([2]float64, bool) {
 	if e.intervals < 2 || e.claims < supplyMinMeasured {
 		return [2]float64{SupplyPriorPerFanLow, SupplyPriorPerFanHigh}, false
 	}
 	m := e.fallen / e.claims
 	variance := max(0, (e.squares-m*m*e.claims)/float64(e.intervals-1))
 	se := math.Sqrt(variance / e.claims)
-	return [2]float64{max(supplyMinPerFan, m-2*se), max(supplyMinPerFan, m+2*se)}, true
+	lo := min(m-2*se, e.fallen/(e.claims+e.startActive))
+	hi := m + 2*se
+	if over := e.startActive + e.claims - active; over >= 1 {
+		hi = max(hi, e.fallen/over)
+	} else {
+		hi = max(hi, SupplyPriorPerFanHigh)
+	}
+	return [2]float64{max(supplyMinPerFan, lo), max(supplyMinPerFan, lo, hi)}, true
 }
 
 // Chance is a range of probability, in steps of a tenth at the finest: never

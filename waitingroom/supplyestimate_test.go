@@ -177,3 +177,38 @@ func TestSupplyOutcomeNeverSkipsAtRisk(t *testing.T) {
 		}
 	})
 }
+
+// TestSupplyEstimateLagOfPurchases: fans let in fast who buy some seconds
+// after their claim (here 2 units each, 4 s after, their session over once
+// they bought) make the units fall long after the claims. Never, at any
+// sample, is a fan waiting beyond the true reach (1,000 units for 500 fans)
+// told likely, nor one before it unlikely; the measure ends around 2 a fan.
+func TestSupplyEstimateLagOfPurchases(t *testing.T) {
+	const (
+		units, perFan, lag, rate = 1000, 2, 4, 60
+		reach                    = units / perFan
+	)
+	var e SupplyEstimate
+	claimedAt := func(sec int) uint64 { return uint64(min(max(0, sec)*rate, 700)) }
+	for sec := 1; sec <= 20; sec++ {
+		claimed := claimedAt(sec)
+		bought := min(claimedAt(sec-lag), reach) // fans who bought by now
+		left := units - perFan*bought
+		active := claimed - claimedAt(sec-lag) // still shopping
+		e = e.Fold(supplySample(uint64(sec), left, sec, claimed, active))
+		if left == 0 {
+			break
+		}
+		// A fan waiting has a claim index past those made.
+		if e.Reach[0] > float64(max(claimed, reach)) {
+			t.Fatalf("at %d s (claimed %d, %d left, %d shopping): likely up to claim %.0f, beyond the true reach %d (per fan %v)",
+				sec, claimed, left, active, e.Reach[0], reach, e.PerFan)
+		}
+		if e.Reach[1] < reach {
+			t.Fatalf("at %d s: unlikely from claim %.0f, before the true reach %d (per fan %v)", sec, e.Reach[1], reach, e.PerFan)
+		}
+	}
+	if e.PerFan[0] > perFan || e.PerFan[1] < perFan {
+		t.Fatalf("per fan %v, want a range holding %d", e.PerFan, perFan)
+	}
+}
