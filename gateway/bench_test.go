@@ -226,6 +226,27 @@ func BenchmarkJoinLanes(b *testing.B) {
 	benchJoinsWith(b, benchLaneHandler(b, nil), benchLaneCode)
 }
 
+// BenchmarkStatusPollSupply is BenchmarkStatusPoll in a room that knows its
+// supply (docs/supply.md): each poll tells the fan their outcome, and marks
+// what it told for the fairness report's count; the marks go with the
+// node's beats, so the polls cost the store nothing.
+func BenchmarkStatusPollSupply(b *testing.B) {
+	store := &countingStore{Store: memstore.New()}
+	h := testHandler(&testing.T{}, Handler{Settings: waitingroom.Settings{QueueAll: true}}, store)
+	for range 1500 {
+		serve(h, &origin{}, get("/"))
+	}
+	ticket := cookieFrom(serve(h, &origin{}, get("/")), "foyer_ticket")
+	h.room.NoteSupply(400)
+	if err := h.room.Tick(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	if body := benchStatusBody(h, ticket); !strings.Contains(body, `"outcome":"unlikely"`) {
+		b.Fatalf("the fan's status with 400 units left for 1,500 ahead: %s; want unlikely", body)
+	}
+	benchPollsCostNothing(b, h, store, ticket)
+}
+
 // BenchmarkStatusPollWaitlist is BenchmarkStatusPoll for a fan on the
 // waitlist of a sold-out room (docs/waitlist.md): the position comes from
 // the node's view as a queued fan's does, and the polls cost the store
