@@ -93,6 +93,20 @@ type decision struct {
 type modelNode struct {
 	index int
 	room  *waitingroom.Room
+	// sawReopen: this node's view showed the waitlist ended (the sale
+	// reopened) and no waitlist since. It outlives a loss of the store,
+	// as the node's knowledge does (invariant 12).
+	sawReopen bool
+}
+
+// noteWaitlist updates sawReopen from the node's view.
+func (n *modelNode) noteWaitlist() {
+	switch w := n.room.Snapshot().Waitlist; {
+	case w.On():
+		n.sawReopen = false
+	case !w.Ended.IsZero():
+		n.sawReopen = true
+	}
 }
 
 // admit answers one request of a fan through Room.Admit, the one call the
@@ -1190,13 +1204,16 @@ func (m *admissionModel) resigned(f *modelFan, node int, token string, d decisio
 // reopening and the next sell-out (docs/waitlist.md, "Limits").
 func (m *admissionModel) checkWaitlistClaim(node int, p waitingroom.Pass, handed bool) {
 	m.tb.Helper()
-	switch w := m.nodes[node].room.Snapshot().Waitlist; {
+	n := m.nodes[node]
+	n.noteWaitlist()
+	switch w := n.room.Snapshot().Waitlist; {
 	case handed && w.On() && p.Waitlist && p.OrderKey < w.From:
 		m.fatalf("invariant 12: node %d handed %s a pass with the waitlist claim for place %d, let in before the waitlist began at %d",
 			node, m.who(p.Subject), p.OrderKey, w.From)
-	case !w.On() && !w.Ended.IsZero() && !p.Waitlist:
-		m.fatalf("invariant 12: node %d handed %s a pass without the waitlist claim after the waitlist ended at +%s (the sale reopened)",
-			node, m.who(p.Subject), m.until(w.Ended))
+	case !w.On() && n.sawReopen && !p.Waitlist:
+		// Ended may be zero here only if a loss of the store forgot it.
+		m.fatalf("invariant 12: node %d handed %s a pass without the waitlist claim after it saw the waitlist end (the sale reopened; ended %+v now)",
+			node, m.who(p.Subject), w.Ended)
 	}
 }
 
@@ -1733,6 +1750,9 @@ func (m *admissionModel) check() {
 	m.tb.Helper()
 	if m.tainted != "" {
 		return
+	}
+	for _, n := range m.nodes {
+		n.noteWaitlist()
 	}
 	now := m.clock.Now()
 	live := map[sessionKey]*sessionRec{}

@@ -70,7 +70,8 @@ import (
 //     out between a reopening and this sell-out keeps it), and once it
 //     has seen the waitlist end (the operator reopened the sale) every pass
 //     it hands out or sends on to the origin carries it (a session's pass
-//     without it is signed again with it, and is otherwise the same).
+//     without it is signed again with it, and is otherwise the same), a
+//     loss of the store since included.
 //
 // Across a loss of the store (docs/operations.md, "When Redis comes back empty") the
 // invariants hold with these carve-outs, each what docs/operations.md promises then:
@@ -454,6 +455,34 @@ var admissionRegressions = []admissionRegression{
 			{Op: opWait, Seconds: 2},
 			{Op: opPoll, Fan: 2, Node: 0, Code: modelCodeMany},
 			{Op: opCodeJoin, Node: 1, Code: modelCodeMany},
+		},
+	},
+	{
+		// The origin reports a supply through node 0, and the store loses
+		// the room before node 0's next tick sent it: the report's
+		// ErrNoRoom failed every tick before its controller step, the one
+		// that re-seeds the room, so the node never recovered.
+		name:  "supply_waiting_to_be_sent_when_the_store_loses_the_room",
+		cfg:   modelSettings{Cap: 2, Rate: 60, ReturnWindow: waitingroom.DefaultReturnWindow, WaitingIdle: waitingroom.DefaultWaitingIdleTimeout},
+		steps: []modelStep{{Op: opSupply, Node: 0, Units: 0}, {Op: opStoreLost}, {Op: opJoin, Node: 0}, {Op: opWait, Seconds: 2}},
+	},
+	{
+		// The operator sells out and reopens the sale, and the store then
+		// loses the room: the nodes re-seed it with the end of the
+		// waitlist, so a fan let in afterwards still holds the waitlist
+		// claim (invariant 12), as one let in before the loss would.
+		name: "reopened_sale_keeps_the_waitlist_claim_after_a_loss",
+		cfg:  modelSettings{Cap: 2, Rate: 60, ReturnWindow: waitingroom.DefaultReturnWindow, WaitingIdle: waitingroom.DefaultWaitingIdleTimeout},
+		steps: []modelStep{
+			{Op: opJoin, Node: 0},
+			{Op: opOperator, Node: 0, Setting: "sold_out", On: true},
+			{Op: opWait, Seconds: 2},
+			{Op: opOperator, Node: 1, Setting: "sold_out", On: false},
+			{Op: opWait, Seconds: 2},
+			{Op: opStoreLost},
+			{Op: opJoin, Node: 1},
+			{Op: opWait, Seconds: 2},
+			{Op: opPoll, Fan: 1, Node: 0},
 		},
 	},
 }

@@ -7,7 +7,8 @@ import (
 
 // expiringSet is a node's own set of keys that it forgets once each entry's
 // forgetAt has passed: the revoked passes and the idled-out visitors, which
-// the poll path reads on every status answer. Safe for concurrent use; the
+// the poll path reads on every status answer, and the passes signed again
+// with the waitlist claim. Safe for concurrent use; the
 // zero value is empty and ready.
 type expiringSet[V interface{ forgetAt() time.Time }] struct {
 	mu sync.RWMutex

@@ -47,3 +47,11 @@ func (r *Room) LineOrder(k uint64) (uint64, bool) {
 	}
 	return k, false
 }
+
+// ResignedPasses is how many sessions' passes this node has signed again
+// with the waitlist claim and keeps (claimReturns).
+func (r *Room) ResignedPasses() int {
+	r.resigned.mu.RLock()
+	defer r.resigned.mu.RUnlock()
+	return len(r.resigned.m)
+}

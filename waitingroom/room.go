@@ -68,6 +68,9 @@ type Room struct {
 	passes   *passCache
 	revoked  revocations
 	idled    idleOuts
+	// resigned are the passes this node signed again with the waitlist
+	// claim, by session (claimReturns).
+	resigned expiringSet[resignedPass]
 	// reclaimed are the sessions this node took over after a loss.
 	reclaimed reclaimedSessions
 	beats     beats
@@ -404,6 +407,7 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 	// pass would be good again for those seconds.
 	r.revoked.prune(now.Add(-passLeeway))
 	r.idled.prune(now.Add(-passLeeway))
+	r.resigned.prune(now)
 	if err := r.flushRevocations(ctx, now); err != nil {
 		r.storeFailed()
 		return err

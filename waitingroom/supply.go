@@ -103,6 +103,13 @@ func (r *Room) flushSupply(ctx context.Context) error {
 			n.units, n.at, n.set = units, at, true
 		}
 		n.mu.Unlock()
+		if errors.Is(err, ErrNoRoom) {
+			// The store lost the room: this tick's controller step re-seeds
+			// it, and the report goes with the next. Failing the tick here
+			// would stop it before the step, at every tick, for as long as
+			// the report waits.
+			return nil
+		}
 		return err
 	}
 	return r.soldOutAtZero(ctx, units)

@@ -144,18 +144,33 @@ func waitlistUnits(e SupplyEstimate) int {
 // waitlist began, and a pass of the waitlist must not lose its claim there.
 // A pass that is no session's (a passthrough one) is left as it is. The
 // check is a field compare on the request path; the signature is made once
-// per session.
+// per session on this node, and kept until the pass expires.
 func (r *Room) claimReturns(p Pass) (string, Pass, bool) {
 	if p.Waitlist || !r.view.Load().holdsReturns(p.OrderKey) || p.ID != SessionPassID(r.id, p.Subject, p.ExpiresAt) {
 		return "", p, false
+	}
+	if c, ok := r.resigned.get(p.ID); ok {
+		// Signed already: a client that keeps sending the pass without the
+		// claim, and never keeps the new cookie, costs a map lookup.
+		return c.token, c.pass, true
 	}
 	p.Waitlist = true
 	tok, err := r.key.IssuePass(p, r.issuer)
 	if err != nil {
 		return "", p, false
 	}
+	r.resigned.put(p.ID, resignedPass{token: tok, pass: p})
 	return tok, p, true
 }
+
+// resignedPass is a session's pass signed again with the waitlist claim,
+// kept by the session's pass ID until the pass expires (claimReturns).
+type resignedPass struct {
+	token string
+	pass  Pass
+}
+
+func (rp resignedPass) forgetAt() time.Time { return rp.pass.ExpiresAt }
 
 // holdsReturns reports whether a session of place may hold units that came
 // back after a sell-out, as this node's view knows it: it was let in from

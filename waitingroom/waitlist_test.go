@@ -197,3 +197,49 @@ func TestWaitlistNeedsOneFirstComeLine(t *testing.T) {
 		t.Errorf("waitlist alone: %v", err)
 	}
 }
+
+// TestReopenedSaleSignsAPassOnce: a session let in before the sell-out,
+// still going when the sale reopens, has its pass signed again with the
+// waitlist claim on its next request; sent again without the claim (a
+// client that never keeps the new cookie), the pass gets the same new pass
+// each time, signed once and kept by the node until it expires.
+func TestReopenedSaleSignsAPassOnce(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("resign", waitingroom.Settings{NewUsersPerMinute: 60, TotalActiveUsers: 10, Waitlist: true})
+	in := e.join(r)
+	if in.Pass == "" || e.pass(r, in.Pass).Waitlist {
+		t.Fatalf("the first fan: %+v; want let in without the claim", in.Status)
+	}
+	r.NoteSupply(0)
+	e.step(1, r)
+	if !r.Settings().SoldOut {
+		t.Fatal("a supply of 0 with the waitlist on did not sell out")
+	}
+	if _, err := r.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{SoldOut: false}, "sold_out")); err != nil {
+		t.Fatal(err)
+	}
+	e.step(1, r)
+	var first string
+	for i := range 3 {
+		d, err := r.Admit(e.ctx, waitingroom.Arrival{Kind: waitingroom.RequestPage, Pass: in.Pass})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := e.pass(r, d.Pass)
+		if !d.NewPass || !p.Waitlist || p.ID != in.Admission.ID {
+			t.Fatalf("request %d with the pass from before the sell-out: new %v, %+v; want the session's pass with the claim", i, d.NewPass, p)
+		}
+		if i == 0 {
+			first = d.Pass
+		} else if d.Pass != first {
+			t.Fatalf("request %d: another pass than the first re-signing", i)
+		}
+	}
+	if n := r.ResignedPasses(); n != 1 {
+		t.Fatalf("the node keeps %d re-signed passes, want 1", n)
+	}
+	e.step(int(waitingroom.Settings{}.WithDefaults().SessionDuration/time.Second)+2, r)
+	if n := r.ResignedPasses(); n != 0 {
+		t.Fatalf("after the session's end, the node keeps %d re-signed passes, want none", n)
+	}
+}
