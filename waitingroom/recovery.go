@@ -59,8 +59,11 @@ func (r *Room) wholeRecall(now time.Time, v *view) Recall {
 		LaneCredit:  v.snap.LaneCredit,
 		LaneSpec:    v.snap.LaneSpec,
 	}
-	if !v.snap.Waitlist.On() {
-		seed.WaitlistEnded = v.snap.Waitlist.Ended
+	if w := v.snap.Waitlist; w.On() {
+		seed.Waitlist = w
+		seed.WaitlistOwedUntil = now.Add(v.settings.AdmissionGrace + v.settings.SessionDuration)
+	} else {
+		seed.WaitlistEnded = w.Ended
 	}
 	seed.Overrides, seed.OverridesVersion = r.overridesSeed()
 	if r.known {

@@ -512,6 +512,14 @@ type Recall struct {
 	// own, whether or not the room exists: passes issued after a reopening
 	// keep the waitlist claim across a loss of the store.
 	WaitlistEnded time.Time
+	// Waitlist is the line's waitlist as the node last saw it, while it
+	// was one (Since set): a room this seed creates (or a blank one, with
+	// the first whole seed) takes it up where it was, owing its Owed units
+	// until WaitlistOwedUntil (when the sessions let in for them could have
+	// ended at the latest), so that no unit that came back reaches two fans
+	// across the loss. Ignored when the room exists.
+	Waitlist          WaitlistState
+	WaitlistOwedUntil time.Time
 }
 
 // HeldSession is a session known from its pass: it ends at Until, and its
@@ -625,12 +633,6 @@ type Snapshot struct {
 	Lanes      []LaneCounters
 	LaneCredit []int64
 	LaneSpec   string
-	// WaitlistEnded is when the line last stopped being a waitlist, as the
-	// node last saw it (WaitlistState.Ended; zero: never, or not known). A
-	// room whose line is not a waitlist takes it when it is later than its
-	// own, whether or not the room exists: passes issued after a reopening
-	// keep the waitlist claim across a loss of the store.
-	WaitlistEnded time.Time
 }
 
 // LaneCounters are one priority lane's monotone totals: its order keys

@@ -243,3 +243,68 @@ func TestReopenedSaleSignsAPassOnce(t *testing.T) {
 		t.Fatalf("after the session's end, the node keeps %d re-signed passes, want none", n)
 	}
 }
+
+// TestWaitlistDebtSurvivesLoss: the store loses the room while the line is a
+// waitlist that owes a unit to the fan it let in: the nodes re-seed it with
+// the waitlist and its debt, so the origin reporting the same unit again
+// lets nobody else in, and a unit that does come back reaches the next fan.
+func TestWaitlistDebtSurvivesLoss(t *testing.T) {
+	for _, b := range modelBackends {
+		t.Run(b.name, func(t *testing.T) {
+			room := "waitlist-debt-" + b.name
+			stores, _, drop := b.open(t)(room)
+			t.Cleanup(drop)
+			e := newEnv(t)
+			s := waitingroom.Settings{NewUsersPerMinute: 600, TotalActiveUsers: 100, QueueAll: true, Waitlist: true}
+			e.store = stores[0]
+			a := e.node(room, s)
+			e.store = stores[1]
+			nb := e.node(room, s)
+			var fans []waitingroom.Ticket
+			for range 4 {
+				fans = append(fans, e.join(a).Ticket)
+			}
+			a.NoteSupply(0)
+			e.step(1, a, nb)
+			if _, err := nb.Patch(e.ctx, waitingroom.OverridesOf(waitingroom.Settings{QueueAll: false}, "queue_all")); err != nil {
+				t.Fatal(err)
+			}
+			e.step(2, a, nb)
+			letIn := func() []int {
+				var in []int
+				for i := range fans {
+					v := e.poll([]*waitingroom.Room{a, nb}[i%2], fans[i])
+					fans[i] = v.Ticket
+					if v.Status.State == waitingroom.StateAdmitted {
+						in = append(in, i)
+					}
+				}
+				return in
+			}
+			nb.NoteSupply(1) // a refund
+			e.step(2, a, nb)
+			if in := letIn(); len(in) != 1 || in[0] != 0 {
+				t.Fatalf("one unit back: let in %v, want fan 0", in)
+			}
+			if m, ok := stores[0].(*memstore.Store); ok {
+				m.Drop(room)
+			} else {
+				drop()
+			}
+			e.step(2, a, nb)
+			if w := nb.Snapshot().Waitlist; !w.On() || w.Owed != 1 || w.Admitted != 1 {
+				t.Fatalf("after the loss, the waitlist %+v; want it taken up, owing 1", w)
+			}
+			a.NoteSupply(1) // the origin reports the same unit again
+			e.step(2, a, nb)
+			if in := letIn(); len(in) != 1 {
+				t.Fatalf("the same unit reported after the loss: let in %v, want fan 0 alone", in)
+			}
+			nb.NoteSupply(2) // another refund
+			e.step(2, a, nb)
+			if in := letIn(); len(in) != 2 || in[1] != 1 {
+				t.Fatalf("one more back: let in %v, want fans 0 and 1", in)
+			}
+		})
+	}
+}

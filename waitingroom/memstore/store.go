@@ -209,6 +209,7 @@ func (s *Store) Init(_ context.Context, name string, seed waitingroom.Recall) er
 			heap.Push(&r.sessions, ses)
 			r.live[ses.visitor] = ses
 		}
+		r.restoreWaitlist(seed)
 	}
 	return nil
 }

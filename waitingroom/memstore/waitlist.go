@@ -64,3 +64,19 @@ func (r *memRoom) waitlistState(now time.Time) waitingroom.WaitlistState {
 	}
 	return w
 }
+
+// restoreWaitlist takes up the waitlist a seed carries (a node's view of it
+// before the store lost the room), unless the room has one: its record, and
+// what it owed, as one grant until the seed says.
+func (r *memRoom) restoreWaitlist(seed waitingroom.Recall) {
+	w := seed.Waitlist
+	if !w.On() || r.wl.On() {
+		return
+	}
+	r.wl = waitingroom.WaitlistState{Since: w.Since, From: w.From, Admitted: w.Admitted}
+	r.wlGrants = nil
+	if w.Owed > 0 {
+		r.wlGrants = []waitingroom.WaitlistGrant{{Units: w.Owed, Until: seed.WaitlistOwedUntil}}
+	}
+	r.history = append(r.history, waitingroom.HistoryEntry{Kind: waitingroom.HistoryWaitlistStart, Start: w.From, At: w.Since})
+}

@@ -39,8 +39,15 @@ func survivors(seed waitingroom.Recall) string {
 		LSpec   string      `json:"lspec"`
 		// The phase pre-queues (see lua/lib.lua, settle_phases).
 		PQ string `json:"pq"`
-		// When the last waitlist ended (µs; 0: not known).
-		WlEnded int64 `json:"wlended"`
+		// When the last waitlist ended (µs; 0: not known), or the
+		// waitlist going on: since (µs, 0: none), from, admitted, and
+		// the units owed until wlowedtill (µs).
+		WlEnded    int64  `json:"wlended"`
+		WlSince    int64  `json:"wlsince"`
+		WlFrom     uint64 `json:"wlfrom"`
+		WlAdm      uint64 `json:"wladm"`
+		WlOwed     uint64 `json:"wlowed"`
+		WlOwedTill int64  `json:"wlowedtill"`
 	}{PQ: formatPhaseRanges(seed.PhaseRanges), Lanes: [][3]uint64{}, Ovr: string(seed.Overrides), Ver: seed.OverridesVersion, Forgot: seed.Forgotten, Whole: seed.Whole, Raise: seed.RaiseOnly, Sessions: [][3]any{},
 		Skipped: seed.Skipped, IdledOut: seed.IdledOut, Returned: seed.Returned, Requeued: seed.Requeued}
 	if !seed.SettleUntil.IsZero() {
@@ -48,6 +55,10 @@ func survivors(seed waitingroom.Recall) string {
 	}
 	if !seed.WaitlistEnded.IsZero() {
 		ext.WlEnded = seed.WaitlistEnded.UnixMicro()
+	}
+	if w := seed.Waitlist; w.On() {
+		ext.WlSince, ext.WlFrom, ext.WlAdm, ext.WlOwed = w.Since.UnixMicro(), w.From, w.Admitted, w.Owed
+		ext.WlOwedTill = seed.WaitlistOwedUntil.UnixMicro()
 	}
 	ext.MFrom = seed.MarginFrom
 	if seed.MarginFrom == 0 {

@@ -14,6 +14,7 @@ var waitlistTests = []suiteTest{
 	{"WaitlistLeftoverReachesAFan", testWaitlistLeftover},
 	{"WaitlistEnds", testWaitlistEnds},
 	{"WaitlistEndSurvivesLoss", testWaitlistEndSurvivesLoss},
+	{"WaitlistOwedSurvivesLoss", testWaitlistOwedSurvivesLoss},
 }
 
 // waitlisting are the limits of a sold-out room with the waitlist on.
@@ -260,5 +261,68 @@ func testWaitlistEndSurvivesLoss(t *testing.T, h Harness) {
 	f.init(waitingroom.Recall{WaitlistEnded: at(4.5)})
 	if s := f.snap(at(5)); !s.Waitlist.On() || !s.Waitlist.Ended.IsZero() {
 		t.Fatalf("a seed's end while the line is a waitlist again: %+v, want none", s.Waitlist)
+	}
+}
+
+// testWaitlistOwedSurvivesLoss: a room re-created from a node's seed takes
+// up the waitlist it had, with what it owed, so the unit a fan was let in
+// for before the loss does not let in another after it; the debt runs out
+// when the seed says; a room that exists keeps its own waitlist.
+func testWaitlistOwedSurvivesLoss(t *testing.T, h Harness) {
+	if h.Wipe == nil {
+		t.Skip("the backend cannot lose a room")
+	}
+	f := newFixture(t, h)
+	f.fill(5, at(0))
+	lim := waitlisting(1)
+	f.supply(0, 1)
+	f.advance(at(2), lim)
+	f.supply(1, 3) // one refund
+	f.advance(at(4), lim)
+	before := f.snap(at(4))
+	if !before.Waitlist.On() || before.Serving != 1 || before.Waitlist.Owed != 1 {
+		t.Fatalf("one back: serving %d, waitlist %+v; want 1 let in, 1 owed", before.Serving, before.Waitlist)
+	}
+	h.Wipe(t, f.s, f.room)
+	f.init(waitingroom.Recall{Counters: before.Counters, Whole: true, Waitlist: before.Waitlist, WaitlistOwedUntil: at(60)})
+	s := f.snap(at(5))
+	if w := s.Waitlist; !w.On() || !w.Since.Equal(at(2)) || w.From != 0 || w.Admitted != 1 || w.Owed != 1 {
+		t.Fatalf("re-created from a seed: waitlist %+v; want it taken up, owing 1", w)
+	}
+	// The origin reports the same unit after the loss: it is owed, nobody
+	// more goes in, until the debt runs out.
+	f.supply(1, 6)
+	f.advance(at(7), lim)
+	if s := f.snap(at(7)); s.Serving != 1 {
+		t.Fatalf("the owed unit reported again: serving %d, want 1 (nobody more let in)", s.Serving)
+	}
+	f.advance(at(61), lim)
+	if s := f.snap(at(61)); s.Serving != 2 || s.Waitlist.Admitted != 2 {
+		t.Fatalf("once the debt ran out: serving %d, waitlist %+v; want the next fan in", s.Serving, s.Waitlist)
+	}
+	// Again, and this time the first report after the loss says nothing is
+	// left: nothing more can be owed.
+	again := f.snap(at(61))
+	h.Wipe(t, f.s, f.room)
+	f.init(waitingroom.Recall{Counters: again.Counters, Whole: true, Waitlist: again.Waitlist, WaitlistOwedUntil: at(200)})
+	if w := f.snap(at(62)).Waitlist; w.Owed != 1 {
+		t.Fatalf("re-created again: waitlist %+v; want 1 owed", w)
+	}
+	f.supply(0, 62)
+	if w := f.snap(at(63)).Waitlist; w.Owed != 0 {
+		t.Fatalf("after a first report of none left: waitlist %+v; want nothing owed", w)
+	}
+	var began bool
+	for _, e := range f.history(0, 100) {
+		began = began || (e.Kind == waitingroom.HistoryWaitlistStart && e.Start == 0 && e.At.Equal(at(2)))
+	}
+	if !began {
+		t.Fatalf("the re-created room's history does not say when its waitlist began: %+v", f.history(0, 100))
+	}
+	other := before.Waitlist
+	other.Since, other.From = at(1), 3
+	f.init(waitingroom.Recall{Waitlist: other, WaitlistOwedUntil: at(200)})
+	if w := f.snap(at(62)).Waitlist; !w.Since.Equal(at(2)) || w.From != 0 {
+		t.Fatalf("a seed's waitlist over the room's own: %+v; want the room's kept", w)
 	}
 }

@@ -101,6 +101,23 @@ local function hold_and_restore_batches()
 	end
 end
 
+-- The waitlist going on when the store lost the room, as the node saw it:
+-- creation-only, or for a blank room the first whole seed, and never over
+-- a waitlist the room has. What it owed is one grant until the seed says.
+local function restore_waitlist()
+	if ext.wlsince <= 0 or redis.call('HEXISTS', meta, 'wlsince') == 1 then
+		return
+	end
+	local grants = ''
+	if ext.wlowed > 0 then
+		grants = int(ext.wlowed) .. ':' .. int(ext.wlowedtill)
+	end
+	redis.call('HSET', meta, 'wlsince', int(ext.wlsince), 'wlfrom', int(ext.wlfrom), 'wladm', int(ext.wladm), 'wlgrants', grants)
+	redis.call('HDEL', meta, 'wlended')
+	redis.call('RPUSH', history, 'ws:' .. int(ext.wlfrom) .. ':' .. int(ext.wlsince))
+	redis.call('PEXPIRE', history, ttl)
+end
+
 if redis.call('EXISTS', meta) == 1 then
 	local cur = redis.call('HMGET', meta, unpack(counters))
 	for i, field in ipairs(counters) do
@@ -121,6 +138,7 @@ if redis.call('EXISTS', meta) == 1 then
 			redis.call('HSET', meta, 'mfrom', int(ext.mfrom), 'mto', ARGV[1])
 		end
 		hold_and_restore_batches()
+		restore_waitlist()
 	end
 	return 0
 end
@@ -153,4 +171,5 @@ redis.call('PEXPIRE', meta, ttl)
 hold_and_restore_batches()
 restore()
 restore_lanes(true)
+restore_waitlist()
 return 1

@@ -19,6 +19,14 @@ for part in string.gmatch(tail, '[^,]+') do
 	samples[#samples + 1] = part
 end
 local n = 0
+if #samples == 0 then
+	-- The first report since the room was created, which took up a
+	-- waitlist's debt from before a loss: no more can be owed than is left.
+	local _, owed = waitlist_grants(now)
+	if owed > units then
+		pay_waitlist(owed - units)
+	end
+end
 if #samples > 0 then
 	local last = samples[#samples]
 	local ln, lat = string.match(last, '^(%d+):%d+:(%-?%d+):')
