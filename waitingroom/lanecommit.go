@@ -3,6 +3,7 @@ package waitingroom
 import (
 	"context"
 	"maps"
+	"strings"
 	"time"
 )
 
@@ -54,6 +55,21 @@ func (r *Room) syncLaneCommits(ctx context.Context, now time.Time) error {
 		}
 		r.laneCommits[key] = at
 		r.mu.Unlock()
+	}
+	return nil
+}
+
+// restoreLaneCommits puts back, after a loss of the store, the phases' lane
+// commitments this node knows with the times they were first made: the
+// store keeps the first time of each, so a node that starts afresh and
+// commits them again is told the original time, not the time since the
+// loss.
+func (r *Room) restoreLaneCommits(ctx context.Context) error {
+	for key, at := range r.laneCommitTimes() {
+		phase, c, _ := strings.Cut(key, ":")
+		if _, err := r.store.CommitLanes(ctx, r.id, phase, c, at); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -293,3 +293,35 @@ func TestReseedHoldsSlotsOnlyUntilTheSessionsAreFound(t *testing.T) {
 		t.Fatalf("back after a slot freed: in %v %+v, want the same session", back.In(), back.Admission)
 	}
 }
+
+// TestLaneCommitmentSurvivesLoss: the store loses the room after the nodes
+// committed a phase's lane weights: the node that re-seeds it puts the
+// commitment back with the time it was first made, so a node that starts
+// afresh afterwards publishes that time, not one after the loss.
+func TestLaneCommitmentSurvivesLoss(t *testing.T) {
+	e := newEnv(t)
+	lanes, err := waitingroom.ParseLanes("presale=3 general=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	phase := waitingroom.ScheduledPhase{Name: "presale", Start: e.clock.Now().Add(time.Minute), End: e.clock.Now().Add(2 * time.Minute)}
+	s := waitingroom.Settings{TotalActiveUsers: 10, NewUsersPerMinute: 60, Lanes: lanes, Phases: waitingroom.NewPhases(phase)}
+	a := e.node("lane-commit", s)
+	e.step(1, a)
+	committed := func(r *waitingroom.Room) time.Time {
+		t.Helper()
+		lp := r.DrawInfo().LanePhases
+		if len(lp) != 1 || lp[0].CommittedAt == nil {
+			t.Fatalf("the phase's lane commitment: %+v", lp)
+		}
+		return *lp[0].CommittedAt
+	}
+	first := committed(a)
+	e.store.(*memstore.Store).Drop("lane-commit")
+	e.step(10, a) // a re-seeds the room
+	fresh := e.node("lane-commit", s)
+	e.step(1, a, fresh)
+	if got := committed(fresh); !got.Equal(first) {
+		t.Fatalf("a fresh node after the loss publishes the commitment at %s; want the time it was first made, %s", got, first)
+	}
+}

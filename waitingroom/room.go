@@ -548,7 +548,10 @@ func (r *Room) reseed(ctx context.Context, now time.Time) error {
 			return err
 		}
 	}
-	return r.restorePhaseSeeds(ctx)
+	if err := r.restorePhaseSeeds(ctx); err != nil {
+		return err
+	}
+	return r.restoreLaneCommits(ctx)
 }
 
 // reseedMargin is added to the order keys on re-seeding, beyond the measured
