@@ -80,6 +80,12 @@ func (v *view) laneWait(place uint64, places float64) float64 {
 // room without lanes now, or for a place of a lane the room no longer has:
 // such a place waits as in a line without lanes.
 func (v *view) laneOf(place uint64) (list []Lane, own int, ok bool) {
+	if !v.settings.Lanes.On() && v.settings.Phases.Len() == 0 {
+		// No lanes, and no phase to bring any: every poll of a room
+		// without lanes comes here, and working out the lanes in force
+		// copies the settings three times over.
+		return nil, 0, false
+	}
 	lanes := v.settings.LanesInForce()
 	own, _ = LaneOfPlace(place)
 	if !lanes.On() || own >= lanes.Len() {

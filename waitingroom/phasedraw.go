@@ -198,7 +198,12 @@ func (v *view) phasePrequeue(k uint64, now time.Time) (starts time.Time, draw, o
 	if open || k < v.snap.Seq {
 		return time.Time{}, false, false
 	}
-	phases := v.settings.Unphased().Phases
+	// The phases as configured, without copying the settings (a poll
+	// comes here while its view predates its key).
+	phases := v.settings.Phases
+	if b := phases.unphased; b != nil {
+		phases = b.Phases
+	}
 	pq := phases.prequeueAt(now)
 	if pq.Phase == "" {
 		pq = phases.prequeueAt(now.Add(phaseSkew))

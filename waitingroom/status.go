@@ -208,8 +208,11 @@ func (v *view) status(t Ticket, now time.Time) (Status, Ticket) {
 	if !t.Placed {
 		if starts, draw, ok := v.phasePrequeue(t.Key, now); ok && draw {
 			// Registered in a phase's pre-queue: places are drawn at the
-			// phase's start, and nobody is shown one before.
-			st.State, st.OpensAt = StatePrequeue, &starts
+			// phase's start, and nobody is shown one before. (A copy is
+			// pointed to: taking starts' own address would put it on the
+			// heap for every poll, in a pre-queue or not.)
+			opens := starts
+			st.State, st.OpensAt = StatePrequeue, &opens
 			return st.refreshIn(untilRefresh(starts.Sub(now), v.maxRefresh())), t
 		} else if ok {
 			held = starts // in line, held until the phase's start
