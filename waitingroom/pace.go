@@ -15,7 +15,8 @@ import (
 // over the last few minutes with recent seconds weighing most, and with the
 // seconds nobody was admitted (a full room) counted in. Time while the room is
 // paused, held, not yet live or empty is not counted at all, so a pause does
-// not make the line look slower once it resumes.
+// not make the line look slower once it resumes, nor time in which only fans
+// of lanes of weight 0 wait (they wait for another phase, not for the line).
 type Pace struct {
 	// Places is the weighted count of places admitted from the line.
 	Places float64 `json:"places"`

@@ -128,10 +128,11 @@ func (r *memRoom) admit(now time.Time, lim waitingroom.Limits, elapsed int64) {
 	// The priority lanes, if any, share the step by weight: the general
 	// lane's share goes on as a room without lanes admits (lanes.go).
 	lanesWaiting := r.lanesWaiting()
+	waiting := r.admittingWaits(lim.Lanes, end-r.c.Serving, lanesWaiting)
 	n := min(admissible(line, r.free(lim), end-r.c.Serving+lanesWaiting), fans)
 	n, others := r.shareLanes(lim.Lanes, end-r.c.Serving, n, now)
 	if n == 0 {
-		r.stepPace(elapsed, end > r.c.Serving || lanesWaiting > 0, others)
+		r.stepPace(elapsed, waiting, others)
 		return
 	}
 	serving, got, ghosts := r.admitPresent(r.c.Serving, end, r.judgeFrom(now, lim), n)

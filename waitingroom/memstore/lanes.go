@@ -36,6 +36,29 @@ func (r *memRoom) lanesWaiting() uint64 {
 	return n
 }
 
+// admittingWaits reports whether someone waits whom the step could let in:
+// in a lane whose weight is above 0, general of them in the general lane,
+// others in the other lanes. Only such a second counts in the line's pace
+// (waitingroom.Pace): fans of a lane that admits nobody in the phase in
+// force wait for another phase, not for the line to move.
+func (r *memRoom) admittingWaits(lanes waitingroom.Lanes, general, others uint64) bool {
+	if !lanes.On() {
+		return general > 0 || others > 0
+	}
+	for i, w := range lanes.Weights() {
+		if w == 0 {
+			continue
+		}
+		if i == 0 && general > 0 {
+			return true
+		}
+		if l := r.laneAt(i); i > 0 && l.Seq > l.Serving {
+			return true
+		}
+	}
+	return false
+}
+
 // servingOf is the serving counter of place's lane: places below it may
 // claim.
 func (r *memRoom) servingOf(place uint64) uint64 {

@@ -21,6 +21,7 @@ var laneTests = []suiteTest{
 	{"LanesRecordedInHistory", testLanesHistory},
 	{"LanesReseeded", testLanesReseeded},
 	{"LaneOfWeightZeroWaits", testLaneOfWeightZeroWaits},
+	{"LaneOfWeightZeroOutOfThePace", testLaneOfWeightZeroOutOfThePace},
 }
 
 // laneLimits: presale=3 members=2 general=1, thirty a second, room for all.
@@ -260,5 +261,33 @@ func testLaneOfWeightZeroWaits(t *testing.T, h Harness) {
 	}
 	if want := []string{held.Lanes.String(), open.Lanes.String()}; fmt.Sprint(weights) != fmt.Sprint(want) {
 		t.Errorf("the steps recorded weights %q, want %q", weights, want)
+	}
+}
+
+// testLaneOfWeightZeroOutOfThePace: seconds in which only fans of lanes of
+// weight 0 wait are not measured in the line's pace (waitingroom.Pace):
+// they wait for a phase that gives their lane a weight, not for the line to
+// move, and counting those seconds would make the wait of everyone after
+// them look longer. A second with a fan of a lane that admits is measured,
+// admitted or not.
+func testLaneOfWeightZeroOutOfThePace(t *testing.T, h Harness) {
+	f := newFixture(t, h)
+	held := laneLimits()
+	l, err := waitingroom.ParseLanes("presale=3 members=0 general=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held.Lanes = l
+	f.fillLanes(5, "members", "general")
+	for sec := 1.0; sec <= 4; sec++ {
+		f.advance(at(sec), held)
+	}
+	if p := f.snap(at(4)).Pace; p != (waitingroom.Pace{}) {
+		t.Fatalf("only lanes of weight 0 waited: pace %+v, want nothing measured", p)
+	}
+	f.joinLane("presale-late", "presale", at(4.5), held)
+	f.advance(at(5), held)
+	if p := f.snap(at(5)).Pace; p.Seconds != 1 || p.Places != 1 {
+		t.Fatalf("a presale fan waited and went in: pace %+v, want one second, one place", p)
 	}
 }

@@ -516,6 +516,25 @@ local function admit()
 		n = math.min(math.floor(line), room, end_ - serving + lanes_waiting, fans)
 	end
 	local waiting = end_ > serving or lanes_waiting > 0
+	if #lane_weights > 1 then
+		-- Only someone the step could let in, in a lane whose weight is
+		-- above 0, makes the second count in the pace (memstore's
+		-- admittingWaits).
+		waiting = false
+		for i = 1, #lane_weights do
+			if lane_weights[i] > 0 then
+				local w = end_ - serving
+				if i > 1 then
+					local m = redis.call('HMGET', meta, lane_field(i - 1, 'seq'), lane_field(i - 1, 'serv'))
+					w = num(m[1]) - num(m[2])
+				end
+				if w > 0 then
+					waiting = true
+					break
+				end
+			end
+		end
+	end
 	local admitted = 0
 	if #lane_weights > 1 and n > 0 then
 		n, admitted = share_lanes(ARGV[18], lane_weights, end_ - serving, n, now, ARGV[10])
