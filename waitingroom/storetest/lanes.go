@@ -37,6 +37,18 @@ func laneLimits() waitingroom.Limits {
 	return lim
 }
 
+// presaleOnly are laneLimits in a phase that lets in the presale lane
+// alone: members and general weigh 0.
+func presaleOnly() waitingroom.Limits {
+	lim := laneLimits()
+	l, err := waitingroom.ParseLanes("presale=3 members=0 general=0")
+	if err != nil {
+		panic(err)
+	}
+	lim.Lanes = l
+	return lim
+}
+
 // joinLane joins v to lane, checking the store gave no refusal.
 func (f *fixture) joinLane(v, lane string, now time.Time, lim waitingroom.Limits) waitingroom.JoinResult {
 	f.t.Helper()
@@ -224,12 +236,7 @@ func testLanesReseeded(t *testing.T, h Harness) {
 // that give it a share are in force.
 func testLaneOfWeightZeroWaits(t *testing.T, h Harness) {
 	f := newFixture(t, h)
-	held := laneLimits()
-	l, err := waitingroom.ParseLanes("presale=3 members=0 general=0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	held.Lanes = l
+	held := presaleOnly()
 	first := f.joinLane("members-first", "members", t0, held)
 	if first.Admitted {
 		t.Fatal("a fan of a lane of weight 0 was let in on joining an empty room")
@@ -272,12 +279,7 @@ func testLaneOfWeightZeroWaits(t *testing.T, h Harness) {
 // admitted or not.
 func testLaneOfWeightZeroOutOfThePace(t *testing.T, h Harness) {
 	f := newFixture(t, h)
-	held := laneLimits()
-	l, err := waitingroom.ParseLanes("presale=3 members=0 general=0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	held.Lanes = l
+	held := presaleOnly()
 	f.fillLanes(5, "members", "general")
 	for sec := 1.0; sec <= 4; sec++ {
 		f.advance(at(sec), held)

@@ -201,11 +201,10 @@ func testWaitlistLeftover(t *testing.T, h Harness) {
 	}
 }
 
-// testWaitlistEnds: a step without the waitlist ends it (sold_out or the
-// waitlist turned off): its record and grants go, the history says so, and
-// the snapshot says when it ended (the passes issued from then on may hold
-// what came back) until a new waitlist starts.
-func testWaitlistEnds(t *testing.T, h Harness) {
+// waitlistThatEnded is a room of five fans whose line became a waitlist at
+// 2 s, let the first in on a unit reported back, and stopped being one at
+// 3 s (the sale reopened).
+func waitlistThatEnded(t *testing.T, h Harness) *fixture {
 	f := newFixture(t, h)
 	f.fill(5, at(0))
 	f.supply(1, 1)
@@ -213,6 +212,15 @@ func testWaitlistEnds(t *testing.T, h Harness) {
 	closed := limits()
 	closed.Open = false
 	f.advance(at(3), closed)
+	return f
+}
+
+// testWaitlistEnds: a step without the waitlist ends it (sold_out or the
+// waitlist turned off): its record and grants go, the history says so, and
+// the snapshot says when it ended (the passes issued from then on may hold
+// what came back) until a new waitlist starts.
+func testWaitlistEnds(t *testing.T, h Harness) {
+	f := waitlistThatEnded(t, h)
 	if s := f.snap(at(3)); s.Waitlist.On() || s.Waitlist.Owed != 0 || s.Serving != 1 || !s.Waitlist.Ended.Equal(at(3)) {
 		t.Fatalf("after the waitlist: %+v serving %d; want it ended at %s", s.Waitlist, s.Serving, at(3))
 	}
@@ -235,13 +243,7 @@ func testWaitlistEnds(t *testing.T, h Harness) {
 // a node's seed: a room the seed creates takes it; one that exists takes a
 // later one, never an earlier; a line that is a waitlist again keeps none.
 func testWaitlistEndSurvivesLoss(t *testing.T, h Harness) {
-	f := newFixture(t, h)
-	f.fill(5, at(0))
-	f.supply(1, 1)
-	f.advance(at(2), waitlisting(1))
-	closed := limits()
-	closed.Open = false
-	f.advance(at(3), closed)
+	f := waitlistThatEnded(t, h)
 	if h.Wipe != nil {
 		h.Wipe(t, f.s, f.room)
 		f.init(waitingroom.Recall{Counters: waitingroom.Counters{Seq: 5, Serving: 1}, Whole: true, WaitlistEnded: at(3)})
