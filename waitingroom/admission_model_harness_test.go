@@ -937,6 +937,15 @@ func (m *admissionModel) storeLost() {
 			m.subject(s.subject).losses++
 		}
 	}
+	// The re-seed holds a slot for each session and admission pending in
+	// the view of the node that makes it, which may lag the store by a
+	// refresh (a session the origin requeued since, whose slot the store
+	// kept for its fan as a returner): as many as any view had may be held,
+	// above a cap a phase lowered since, until the hold ends.
+	for _, n := range m.nodes {
+		v := n.room.Snapshot()
+		m.storeHeld = max(m.storeHeld, v.Active+v.Pending)
+	}
 	m.tb.Logf("step %d: store-lost at +%s (keys up to %d handed out, serving %d)", m.steps, m.until(now), loss.maxKey, loss.serving)
 	m.tickAll()
 	m.losses[len(m.losses)-1].ticked = m.event
