@@ -79,6 +79,14 @@ func (b *beats) tell(p uint64, m ToldMarks) {
 	b.mu.Unlock()
 }
 
+// forgetSent forgets which marks this node sent: the store lost them with the
+// room, and the next answers to the fans still waiting send them again.
+func (b *beats) forgetSent() {
+	b.mu.Lock()
+	b.sent = nil
+	b.mu.Unlock()
+}
+
 // addTold adds marks m to those of place p not sent yet.
 func (b *beats) addTold(p uint64, m ToldMarks) {
 	if b.told == nil {

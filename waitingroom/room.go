@@ -422,6 +422,7 @@ func (r *Room) refresh(ctx context.Context, now time.Time) error {
 	}
 	if lossSeen || (snap.Blank && !r.known) {
 		r.flow.lost()
+		r.beats.forgetSent()
 	}
 	r.flow.add(now, snap.Counters, snap.Blank && now.Before(snap.SettleUntil), r.settings().AdmissionGrace)
 	r.lastOK = now
@@ -537,6 +538,7 @@ func (r *Room) reseed(ctx context.Context, now time.Time) error {
 	}
 	drawSeed, drawAt := r.seed, r.seedAt
 	r.flow.lost()
+	r.beats.forgetSent()
 	r.mu.Unlock()
 	if err := r.store.Init(ctx, r.id, seed); err != nil {
 		return err

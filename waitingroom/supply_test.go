@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/foyer-dev/foyer/waitingroom"
+	"github.com/foyer-dev/foyer/waitingroom/memstore"
 )
 
 // TestSupplyNotedOnOneNodeToldOnBoth: a supply the origin reported through
@@ -175,5 +176,53 @@ func TestFairnessCountsWhatEachFanWasTold(t *testing.T) {
 	}
 	if got := *rep.Supply.Places; got != want {
 		t.Fatalf("the report counts %+v; the fans saw %+v", got, want)
+	}
+}
+
+// TestToldMarksSentAgainAfterALoss: a node sends each place's marks once;
+// when the store loses the room, and the marks with it, the node's next
+// answers to the fans still waiting send them again.
+func TestToldMarksSentAgainAfterALoss(t *testing.T) {
+	e := newEnv(t)
+	r := e.node("told-loss", waitingroom.Settings{NewUsersPerMinute: 60, TotalActiveUsers: 10, QueueAll: true})
+	var fans []waitingroom.Ticket
+	for range 3 {
+		fans = append(fans, e.join(r).Ticket)
+	}
+	r.NoteSupply(1)
+	e.step(2, r)
+	told := func() uint64 {
+		t.Helper()
+		tally, err := e.store.ToldTally(e.ctx, "told-loss")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n uint64
+		for m, c := range tally {
+			if m != 0 {
+				n += c
+			}
+		}
+		return n
+	}
+	for i := range fans {
+		e.poll(r, fans[i])
+	}
+	e.step(2, r)
+	if n := told(); n != 3 {
+		t.Fatalf("the store counts %d places told, want 3", n)
+	}
+	e.store.(*memstore.Store).Drop("told-loss")
+	e.step(2, r) // the node re-seeds the room
+	r.NoteSupply(1)
+	e.step(2, r)
+	for i := range fans {
+		if st := e.poll(r, fans[i]).Status; st.Outcome == "" {
+			t.Fatalf("fan %d after the loss: %+v; want told an outcome", i, st)
+		}
+	}
+	e.step(2, r)
+	if n := told(); n != 3 {
+		t.Fatalf("after the loss, the store counts %d places told, want the 3 still waiting again", n)
 	}
 }
