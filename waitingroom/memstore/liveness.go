@@ -55,10 +55,7 @@ func (s *Store) Beat(_ context.Context, name string, b waitingroom.Beats, now ti
 		}
 	}
 	for _, t := range b.Told {
-		if r.told == nil {
-			r.told = make(map[uint64]waitingroom.ToldMarks)
-		}
-		r.told[t.Place] |= t.Marks
+		r.tell(t.Place, t.Marks)
 	}
 	r.expireSessions(now)
 	for _, v := range b.Sessions {
@@ -80,10 +77,39 @@ func (s *Store) ToldTally(_ context.Context, name string) (waitingroom.ToldTally
 	}
 	defer r.mu.Unlock()
 	var t waitingroom.ToldTally
-	for _, m := range r.told {
-		t[m&0xF]++
+	for _, bits := range r.told {
+		for _, b := range bits {
+			t[b>>4]++
+			t[b&0xF]++
+		}
 	}
+	t[0] = 0 // the places nobody marked
 	return t, nil
+}
+
+// maxToldPlace is the first place number in a lane whose marks are not kept,
+// as on Redis (a bitmap ends at 2^32 bits).
+const maxToldPlace = 1 << 30
+
+// tell adds marks m to place's: four bits a place in its lane's bitmap (place
+// n's the high half of byte n/2 when n is even), as the Redis store keeps
+// them, so that a room keeps half a byte per place told anything rather
+// than an entry per fan.
+func (r *memRoom) tell(place uint64, m waitingroom.ToldMarks) {
+	lane, n := waitingroom.LaneOfPlace(place)
+	if n >= maxToldPlace || m&0xF == 0 {
+		return
+	}
+	if r.told == nil {
+		r.told = make(map[int][]byte)
+	}
+	bits := r.told[lane]
+	if i := int(n / 2); i >= len(bits) {
+		bits = append(bits, make([]byte, i+1-len(bits))...)
+	}
+	shift := 4 * (1 - n%2)
+	bits[n/2] |= byte(m&0xF) << shift
+	r.told[lane] = bits
 }
 
 // windowIndex numbers the heartbeat window holding now.

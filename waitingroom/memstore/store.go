@@ -53,10 +53,10 @@ type memRoom struct {
 	heldLeft    int // held placeholders "held:0".."held:<heldLeft-1>" not yet given to a claim
 	revoked     []waitingroom.Revocation
 	revCursor   int64
-	history     []waitingroom.HistoryEntry       // the public history, oldest first
-	supply      []waitingroom.SupplySample       // the latest supply samples, oldest first (supply.go)
-	told        map[uint64]waitingroom.ToldMarks // what places' holders were told (Beats.Told)
-	audit       []waitingroom.AuditEntry         // the audit trail, oldest first, at most waitingroom.MaxAudit
+	history     []waitingroom.HistoryEntry // the public history, oldest first
+	supply      []waitingroom.SupplySample // the latest supply samples, oldest first (supply.go)
+	told        map[int][]byte             // what places' holders were told, by lane (liveness.go)
+	audit       []waitingroom.AuditEntry   // the audit trail, oldest first, at most waitingroom.MaxAudit
 
 	// The line's waitlist (waitlist.go): its record (Owed is kept by the
 	// grants), and the units let in for and still owed, oldest first.
