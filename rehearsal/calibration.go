@@ -152,6 +152,22 @@ func (r *rehearsal) calibrate(rep *waitingroom.SupplyCalibration, repErr error) 
 	return c
 }
 
+// fansAsPlaces is the fans' own count in the shape of the report's count of
+// places told (one fan, one place).
+func (c calibration) fansAsPlaces() waitingroom.PlacesTold {
+	in := func(k int) waitingroom.ToldLetIn {
+		return waitingroom.ToldLetIn{Told: uint64(c.told[k]), LetIn: uint64(c.toldLetIn[k])}
+	}
+	return waitingroom.PlacesTold{Told: uint64(c.fans), LetIn: uint64(c.letIn), Likely: in(0), AtRisk: in(1), Unlikely: in(2)}
+}
+
+// toldFigures writes a count of places (or fans) told, as the verdict and
+// the report show it.
+func toldFigures(p waitingroom.PlacesTold) string {
+	return fmt.Sprintf("told %d (let in %d); likely %d (%d), at risk %d (%d), unlikely %d (%d)",
+		p.Told, p.LetIn, p.Likely.Told, p.Likely.LetIn, p.AtRisk.Told, p.AtRisk.LetIn, p.Unlikely.Told, p.Unlikely.LetIn)
+}
+
 // compare sets the fairness report's count of places told beside the fans'
 // own, figure by figure, and says where they differ. One fan holds one
 // place here, so they are equal, but for answers the room gave and the fan
@@ -161,17 +177,23 @@ func (c calibration) compare(p *waitingroom.PlacesTold) []string {
 	if p == nil {
 		return []string{"the report counts no places told"}
 	}
+	f := c.fansAsPlaces()
 	var out []string
-	check := func(name string, report uint64, fans int) {
-		if int(report) < fans || int(report) > fans+c.unread {
-			out = append(out, fmt.Sprintf("%s: the report %d, the fans %d (%d answers unread)", name, report, fans, c.unread))
+	for _, b := range []struct {
+		name         string
+		report, fans waitingroom.ToldLetIn
+	}{
+		{"an outcome", waitingroom.ToldLetIn{Told: p.Told, LetIn: p.LetIn}, waitingroom.ToldLetIn{Told: f.Told, LetIn: f.LetIn}},
+		{outcomeLabels[0], p.Likely, f.Likely}, {outcomeLabels[1], p.AtRisk, f.AtRisk}, {outcomeLabels[2], p.Unlikely, f.Unlikely},
+	} {
+		for _, n := range []struct {
+			what         string
+			report, fans uint64
+		}{{"told " + b.name, b.report.Told, b.fans.Told}, {"told " + b.name + " and let in", b.report.LetIn, b.fans.LetIn}} {
+			if n.report < n.fans || n.report > n.fans+uint64(c.unread) {
+				out = append(out, fmt.Sprintf("%s: the report %d, the fans %d (%d answers unread)", n.what, n.report, n.fans, c.unread))
+			}
 		}
-	}
-	check("told an outcome", p.Told, c.fans)
-	check("told one and let in", p.LetIn, c.letIn)
-	for k, b := range []waitingroom.ToldLetIn{p.Likely, p.AtRisk, p.Unlikely} {
-		check("told "+outcomeLabels[k], b.Told, c.told[k])
-		check("told "+outcomeLabels[k]+" and let in", b.LetIn, c.toldLetIn[k])
 	}
 	return out
 }
@@ -299,11 +321,9 @@ func (c calibration) print(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 		if p := c.report.Places; p != nil {
-			fmt.Fprintf(w, "  report, place by place: told %d (let in %d); likely %d (%d), at risk %d (%d), unlikely %d (%d)\n",
-				p.Told, p.LetIn, p.Likely.Told, p.Likely.LetIn, p.AtRisk.Told, p.AtRisk.LetIn, p.Unlikely.Told, p.Unlikely.LetIn)
+			fmt.Fprintf(w, "  report, place by place: %s\n", toldFigures(*p))
 		}
-		fmt.Fprintf(w, "  fans, fan by fan:      told %d (let in %d); likely %d (%d), at risk %d (%d), unlikely %d (%d)\n",
-			c.fans, c.letIn, c.told[0], c.toldLetIn[0], c.told[1], c.toldLetIn[1], c.told[2], c.toldLetIn[2])
+		fmt.Fprintf(w, "  fans, fan by fan:      %s\n", toldFigures(c.fansAsPlaces()))
 		fmt.Fprintf(w, "  report equals fans   %s\n", c.equalsFans())
 	}
 }
@@ -325,12 +345,10 @@ func (c calibration) rows() []reportRow {
 				t.Likely.Told, t.Likely.Served, t.AtRisk.Told, t.AtRisk.Served, t.Unlikely.Told, t.Unlikely.Served)},
 			reportRow{"fairness report adds up", met(len(c.reportBad) == 0)})
 		if p := c.report.Places; p != nil {
-			rows = append(rows, reportRow{"fairness report: places told, let in; likely, at risk, unlikely (let in)", fmt.Sprintf("%d, %d; %d (%d), %d (%d), %d (%d)",
-				p.Told, p.LetIn, p.Likely.Told, p.Likely.LetIn, p.AtRisk.Told, p.AtRisk.LetIn, p.Unlikely.Told, p.Unlikely.LetIn)})
+			rows = append(rows, reportRow{"fairness report: places told, place by place", toldFigures(*p)})
 		}
 		rows = append(rows,
-			reportRow{"fans: told, let in; likely, at risk, unlikely (let in)", fmt.Sprintf("%d, %d; %d (%d), %d (%d), %d (%d)",
-				c.fans, c.letIn, c.told[0], c.toldLetIn[0], c.told[1], c.toldLetIn[1], c.told[2], c.toldLetIn[2])},
+			reportRow{"fans told, fan by fan", toldFigures(c.fansAsPlaces())},
 			reportRow{"fairness report equals the count of fans", c.equalsFans()})
 	} else {
 		rows = append(rows, reportRow{"fairness report", fmt.Sprintf("UNAVAILABLE: %v", c.reportErr)})

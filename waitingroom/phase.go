@@ -76,7 +76,7 @@ func (s Settings) limitsAt(now time.Time) Limits {
 		JoinLimit:    s.JoinLimit,
 		Requeues:     s.requeues(),
 		Lanes:        s.LanesInForce(),
-		PhaseQueue:   s.Unphased().Phases.prequeueAt(now),
+		PhaseQueue:   s.Phases.configured().prequeueAt(now),
 	}
 	if s.waitlisting(now) {
 		lim.Waitlist = true

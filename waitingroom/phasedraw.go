@@ -54,7 +54,7 @@ type phaseDraw struct {
 func phaseDrawSeeds(s Settings, ranges []PhaseRange) []string {
 	var names []string
 	seen := map[string]bool{}
-	for _, ph := range s.Unphased().Phases.List() {
+	for _, ph := range s.Phases.configured().List() {
 		if ph.ShuffleAtStart && !seen[ph.Name] {
 			names, seen[ph.Name] = append(names, ph.Name), true
 		}
@@ -145,7 +145,7 @@ func (r *Room) phaseDrawInfo(s Settings, ranges []PhaseRange) []PhaseDraw {
 	out := make([]PhaseDraw, 0, len(names))
 	for _, name := range names {
 		pd := PhaseDraw{Phase: name}
-		if ph, ok := s.Unphased().Phases.Find(name); ok {
+		if ph, ok := s.Phases.configured().Find(name); ok {
 			opens := ph.PrequeueStart.UTC()
 			pd.PrequeueStart, pd.Start = &opens, ph.Start.UTC()
 		}
@@ -198,12 +198,7 @@ func (v *view) phasePrequeue(k uint64, now time.Time) (starts time.Time, draw, o
 	if open || k < v.snap.Seq {
 		return time.Time{}, false, false
 	}
-	// The phases as configured, without copying the settings (a poll
-	// comes here while its view predates its key).
-	phases := v.settings.Phases
-	if b := phases.unphased; b != nil {
-		phases = b.Phases
-	}
+	phases := v.settings.Phases.configured()
 	pq := phases.prequeueAt(now)
 	if pq.Phase == "" {
 		pq = phases.prequeueAt(now.Add(phaseSkew))
@@ -232,7 +227,7 @@ func (v *view) phasePlace(k uint64) (uint64, bool) {
 // phaseDrawn reports whether the room draws in a phase: configured to, or
 // drawn already.
 func (v *view) phaseDrawn() bool {
-	if v.settings.Unphased().Phases.hasDraws() {
+	if v.settings.Phases.configured().hasDraws() {
 		return true
 	}
 	for _, pd := range v.phaseDraws {

@@ -205,11 +205,11 @@ func (p Phases) validatePrequeues(s Settings, lanes bool) []error {
 // shuffle_at_start changed. Its fans were told when and how their places
 // are made, and its seed was committed for it (phasedraw.go).
 func checkPrequeuesKept(before, after Settings, now time.Time) error {
-	pq := before.Unphased().Phases.prequeueAt(now)
+	pq := before.Phases.configured().prequeueAt(now)
 	if pq.Phase == "" {
 		return nil
 	}
-	ph, ok := after.Unphased().Phases.Find(pq.Phase)
+	ph, ok := after.Phases.configured().Find(pq.Phase)
 	if !ok || !ph.PrequeueStart.Equal(pq.Opens) || !ph.Start.Equal(pq.Starts) || ph.ShuffleAtStart != pq.Draw {
 		return settingErr("phases", "phase %q's pre-queue is open (from %s, placed at its start %s): "+
 			"it cannot be removed, nor its prequeue_start, start or shuffle_at_start changed, until the phase starts",

@@ -171,6 +171,16 @@ func (s Settings) At(now time.Time) Settings {
 	return eff
 }
 
+// configured is the phases as configured, also when a phase is laid over
+// the settings that hold them (At): what Unphased().Phases is, without
+// copying the settings, which polls would pay for.
+func (p Phases) configured() Phases {
+	if p.unphased != nil {
+		return p.unphased.Phases
+	}
+	return p
+}
+
 // Unphased returns s without the phase laid over it, if one was.
 func (s Settings) Unphased() Settings {
 	if b := s.Phases.unphased; b != nil {

@@ -149,6 +149,24 @@ func markOf(o Outcome) ToldMarks {
 // places carry exactly the marks m. Places never marked are not counted.
 type ToldTally [16]uint64
 
+// Both stores keep the marks in a bitmap per lane, four bits a place: place
+// n's are the high half of byte n/2 when n is even, the low half when odd,
+// read as the marks' value. MaxToldPlace is the first place number in a lane
+// whose marks are not kept (a Redis bitmap ends at 2^32 bits).
+const MaxToldPlace = 1 << 30
+
+// AddBitmap counts the places of one lane's bitmap of marks.
+func (t *ToldTally) AddBitmap(bits []byte) {
+	for _, b := range bits {
+		if b>>4 != 0 {
+			t[b>>4]++
+		}
+		if b&0xF != 0 {
+			t[b&0xF]++
+		}
+	}
+}
+
 // PlacesTold is the calibration counted place by place, from the marks the
 // nodes recorded as they answered: each place counted once for every
 // outcome its holder was ever told, with how many of those places were let

@@ -78,26 +78,17 @@ func (s *Store) ToldTally(_ context.Context, name string) (waitingroom.ToldTally
 	defer r.mu.Unlock()
 	var t waitingroom.ToldTally
 	for _, bits := range r.told {
-		for _, b := range bits {
-			t[b>>4]++
-			t[b&0xF]++
-		}
+		t.AddBitmap(bits)
 	}
-	t[0] = 0 // the places nobody marked
 	return t, nil
 }
 
-// maxToldPlace is the first place number in a lane whose marks are not kept,
-// as on Redis (a bitmap ends at 2^32 bits).
-const maxToldPlace = 1 << 30
-
-// tell adds marks m to place's: four bits a place in its lane's bitmap (place
-// n's the high half of byte n/2 when n is even), as the Redis store keeps
-// them, so that a room keeps half a byte per place told anything rather
-// than an entry per fan.
+// tell adds marks m to place's in its lane's bitmap, laid out as the Redis
+// store lays it out (waitingroom.ToldTally), so that a room keeps half a
+// byte per place told anything rather than an entry per fan.
 func (r *memRoom) tell(place uint64, m waitingroom.ToldMarks) {
 	lane, n := waitingroom.LaneOfPlace(place)
-	if n >= maxToldPlace || m&0xF == 0 {
+	if n >= waitingroom.MaxToldPlace || m&0xF == 0 {
 		return
 	}
 	if r.told == nil {

@@ -28,11 +28,13 @@ func (s *Store) ReportSupply(_ context.Context, name string, units uint64, now t
 	if last.N > 0 && units < last.Units && len(r.wlGrants) > 0 {
 		// A fall pays what the waitlist's fans were let in for.
 		r.wlGrants = waitingroom.PayWaitlist(r.wlGrants, last.Units-units)
-	} else if owed := r.waitlistState(now).Owed; last.N == 0 && owed > units {
+	} else if last.N == 0 {
 		// The first report since the room was created, which took up a
 		// waitlist's debt from before a loss: no more can be owed than is
 		// left.
-		r.wlGrants = waitingroom.PayWaitlist(r.wlGrants, owed-units)
+		if owed := r.waitlistState(now).Owed; owed > units {
+			r.wlGrants = waitingroom.PayWaitlist(r.wlGrants, owed-units)
+		}
 	}
 	r.supply = append(r.supply, smp)
 	if over := len(r.supply) - waitingroom.MaxSupplyTail; over > 0 {

@@ -25,9 +25,6 @@ const (
 	// operations of four arguments each at most per place, well inside
 	// what Lua's unpack takes at once.
 	maxToldMarks = 256
-	// maxToldPlace is the first place number in a lane a bitmap cannot
-	// hold (Redis bitmaps end at 2^32 bits); its marks are not kept.
-	maxToldPlace = 1 << 30
 )
 
 // toldKey is the bitmap of lane's places.
@@ -49,7 +46,7 @@ func (s *Store) toldCalls(room string, marks []waitingroom.PlaceTold) []toldCall
 	index := map[int]int{} // lane -> index of its key in the call, from 1
 	for _, t := range marks {
 		lane, n := waitingroom.LaneOfPlace(t.Place)
-		if n >= maxToldPlace || t.Marks == 0 {
+		if n >= waitingroom.MaxToldPlace || t.Marks == 0 {
 			continue
 		}
 		if c == nil || len(c.args) == 1+3*maxToldMarks {
@@ -75,7 +72,7 @@ func (s *Store) ToldTally(ctx context.Context, room string) (waitingroom.ToldTal
 	var t waitingroom.ToldTally
 	keys := roomKeys(s.prefix, room)
 	var exists *redis.IntCmd
-	gets := make([]*redis.StringCmd, waitingroom.MaxLanes+1)
+	gets := make([]*redis.StringCmd, waitingroom.MaxLanes)
 	_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		exists = p.Exists(ctx, keys[0])
 		for lane := range gets {
@@ -91,11 +88,7 @@ func (s *Store) ToldTally(ctx context.Context, room string) (waitingroom.ToldTal
 		return t, waitingroom.ErrNoRoom
 	}
 	for _, g := range gets {
-		for _, b := range []byte(g.Val()) {
-			t[b>>4]++
-			t[b&0xF]++
-		}
+		t.AddBitmap([]byte(g.Val()))
 	}
-	t[0] = 0 // the places nobody marked
 	return t, nil
 }
